@@ -1,0 +1,1 @@
+"""Core ML bundle build/load (later)."""

@@ -1,0 +1,1 @@
+"""Textual app (later). Nothing in the headless path imports this package."""
