@@ -1,0 +1,1 @@
+"""Page reading with MinerU2.5: preprocessing, numpy engine, tokenizer, generation."""
