@@ -195,7 +195,7 @@ def _cat(parts: list[str]) -> str:
             continue
         if out and _ENDS_WITH_WORD_COMMAND.search(out) and part[0].isalnum():
             out += " "
-        elif part.startswith("'") and _has_top_script(last):
+        elif part.startswith("'") and _has_top_script(last, primes=False):
             out += "{}"  # x^{2}' would be a double superscript
         out += part
         last = part
@@ -386,11 +386,12 @@ def _accent_last(token: str, command: str) -> str:
 
 def _is_atom(latex: str) -> bool:
     """One character or one bare command: accents stay narrow, no braces needed."""
-    return len(latex) == 1 or re.fullmatch(r"\\[A-Za-z]+|\\[a-z]+\{(?:.|\\[A-Za-z]+)\}", latex) is not None
+    return len(latex) <= 1 or re.fullmatch(r"\\[A-Za-z]+|\\[a-z]+\{(?:.|\\[A-Za-z]+)\}", latex) is not None
 
 
-def _has_top_script(latex: str) -> bool:
-    """Whether ``latex`` has a ^ or _ outside braces (x^{2} as a base needs braces)."""
+def _has_top_script(latex: str, primes: bool = True) -> bool:
+    """Whether ``latex`` has a ^ or _ (or a prime) outside braces: x^{2} as a base needs braces."""
+    marks = "^_'" if primes else "^_"
     depth = 0
     escaped = False
     for c in latex:
@@ -402,7 +403,7 @@ def _has_top_script(latex: str) -> bool:
             depth += 1
         elif c == "}":
             depth -= 1
-        elif c in "^_'" and depth == 0:
+        elif c in marks and depth == 0:
             return True
     return False
 
