@@ -37,7 +37,7 @@ def el(name: str, *children: str, **props: str | None) -> str:
     pr = ""
     if props:
         items = "".join(
-            f"<m:{k}/>" if v is None else f'<m:{k} m:val="{v}"/>' for k, v in props.items()
+            f"<m:{k}/>" if v is None else f'<m:{k} m:val="{escape(v, {chr(34): "&quot;"})}"/>' for k, v in props.items()
         )
         pr = f"<m:{name}Pr>{items}<m:ctrlPr><w:rPr><w:i/></w:rPr></m:ctrlPr></m:{name}Pr>"
     return f"<m:{name}>{pr}{''.join(children)}</m:{name}>"
@@ -477,3 +477,11 @@ def test_corpus_equations_spot_checks():
     assert r"\sum_{k=0}^{n}\binom{n}{k}x^{k}a^{n-k}" in ours[8]
     assert ours[-3].startswith(r"P_{\text{ x}}=\underbrace{S\cdot T\cdot G\cdot(x+y+z)}_{group\ with\ underbraces}")
     assert ours[-1] == r"\mathrm{s}{}_{+}\tau\left\{\max\right\}=\mathrm{A}\times\mathrm{B}"
+
+
+def test_property_characters_are_escaped():
+    assert conv(el("d", e(r("x")), begChr="{{", endChr="%")) == r"\{\{x\%"
+    assert conv(el("d", e(r("a")), e(r("b")), sepChr="&")) == r"\left(a\&b\right)"
+    assert conv(el("nary", el("sub", r("i")), e(r("x")), chr="#")) == r"\mathop{\#}_{i}x"
+    assert conv(el("acc", e(r("x")), chr="}")) == r"\overset{\}}{x}"
+    assert conv(el("groupChr", e(r("x")), chr="_", pos="top")) == r"\overset{\_}{x}"

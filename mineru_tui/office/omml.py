@@ -374,6 +374,11 @@ def _symbol(ch: str, font: str) -> str | None:
     return ch
 
 
+def _chars(text: str) -> str:
+    """Math LaTeX for characters taken from a property (m:chr, m:begChr...)."""
+    return _math_text(text, "", _Ctx())
+
+
 def _accent_last(token: str, command: str) -> str:
     """Put a combining accent (typed after its letter) on the token's last letter."""
     if len(token) > 1 and token.isascii() and token.isalpha():
@@ -475,7 +480,7 @@ def _do_nary(el, ctx: _Ctx) -> str:
     if ch == "":
         op = ""  # an n-ary object with no operator character: only its limits show
     else:
-        op = NARY.get(ch) or r"\mathop{%s}" % (SYMBOLS.get(ch) or ch)
+        op = NARY.get(ch) or r"\mathop{%s}" % _chars(ch)
     sub = "" if _flag(el, "naryPr", "subHide") else _arg(_child(el, "sub"), ctx.arg())
     sup = "" if _flag(el, "naryPr", "supHide") else _arg(_child(el, "sup"), ctx.arg())
     loc = _prop(el, "naryPr", "limLoc")
@@ -520,14 +525,12 @@ def _do_d(el, ctx: _Ctx) -> str:
         frac = _only_child(items[0], "f")
         if frac is not None and (beg, end) == ("(", ")") and _prop(frac, "fPr", "type") == "noBar":
             return r"\binom{%s}{%s}" % (_arg(_child(frac, "num"), ctx.arg()), _arg(_child(frac, "den"), ctx.arg()))
-    sep_latex = DELIMITERS.get(sep) or SYMBOLS.get(sep) or sep
+    sep_latex = DELIMITERS.get(sep) or _chars(sep)
     body = sep_latex.join(_arg(e, ctx.arg()) for e in items)
     left, right = _delimiter(beg), _delimiter(end)
     if left is None or right is None or not _flag(el, "dPr", "grow", default=True):
         # Not stretchable (or told not to grow): plain characters.
-        left_plain = SYMBOLS.get(beg, beg) if beg not in "()[]|" else beg
-        right_plain = SYMBOLS.get(end, end) if end not in "()[]|" else end
-        return _cat([left_plain, body, right_plain])
+        return _cat([_chars(beg), body, _chars(end)])
     return _cat([r"\left" + left, body, r"\right" + right])
 
 
@@ -582,7 +585,7 @@ def _do_acc(el, ctx: _Ctx) -> str:
         return r"%s{%s}" % (narrow if _is_atom(base) else wide, base)
     if ch == "":
         return base
-    return r"\overset{%s}{%s}" % (SYMBOLS.get(ch, ch), base)
+    return r"\overset{%s}{%s}" % (_chars(ch), base)
 
 
 def _do_bar(el, ctx: _Ctx) -> str:
@@ -615,7 +618,7 @@ def _do_groupchr(el, ctx: _Ctx) -> str:
             return r"%s{%s}" % (under, base)
     if ch == "":
         return base
-    symbol = SYMBOLS.get(ch, ch)
+    symbol = _chars(ch)
     return (r"\overset{%s}{%s}" if pos == "top" else r"\underset{%s}{%s}") % (symbol, base)
 
 
