@@ -188,6 +188,7 @@ def test_nested_scripts_get_braces_and_primes_stay_primes():
     assert conv(el("sSup", e(r("f")), el("sup", r("′")))) == "f'"
     assert conv(el("sSup", e(r("f")), el("sup", r("′′"))) + r("(x)")) == "f''(x)"
     assert conv(el("sSup", e(r("x")), el("sup", r("2"))) + r("′")) == "x^{2}{}'"
+    assert conv(el("sSubSup", e(r("x")), el("sub", r("1")), el("sup", r("′")))) == r"x_{1}^{\prime}"
 
 
 def test_empty_script_parts():
@@ -485,3 +486,12 @@ def test_property_characters_are_escaped():
     assert conv(el("nary", el("sub", r("i")), e(r("x")), chr="#")) == r"\mathop{\#}_{i}x"
     assert conv(el("acc", e(r("x")), chr="}")) == r"\overset{\}}{x}"
     assert conv(el("groupChr", e(r("x")), chr="_", pos="top")) == r"\overset{\_}{x}"
+
+
+def test_long_runs_convert_in_linear_time():
+    import time
+
+    start = time.perf_counter()
+    latex = omml_to_latex(math(r("απ x " * 20000)))
+    assert time.perf_counter() - start < 2
+    assert latex.count(r"\alpha") == 20000

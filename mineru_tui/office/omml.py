@@ -188,18 +188,16 @@ def _children(el, ctx: _Ctx) -> str:
 
 def _cat(parts: list[str]) -> str:
     """Join LaTeX pieces, adding a space only where TeX needs one (``\\pi r``)."""
-    out = ""
-    last = ""
+    out: list[str] = []
     for part in parts:
         if not part:
             continue
-        if out and _ENDS_WITH_WORD_COMMAND.search(out) and part[0].isalnum():
-            out += " "
-        elif part.startswith("'") and _has_top_script(last, primes=False):
-            out += "{}"  # x^{2}' would be a double superscript
-        out += part
-        last = part
-    return out
+        if out and part[0].isalnum() and _ENDS_WITH_WORD_COMMAND.search(out[-1]):
+            out.append(" ")
+        elif out and part.startswith("'") and _has_top_script(out[-1], primes=False):
+            out.append("{}")  # x^{2}' would be a double superscript
+        out.append(part)
+    return "".join(out)
 
 
 def _arg(el, ctx: _Ctx) -> str:
@@ -441,8 +439,9 @@ def _do_ssub(el, ctx: _Ctx) -> str:
 def _do_ssubsup(el, ctx: _Ctx) -> str:
     sub = _arg(_child(el, "sub"), ctx.arg())
     sup = _arg(_child(el, "sup"), ctx.arg())
-    sup_part = "^{%s}" % sup if sup else ""  # a prime after _{} would need braces; keep ^
-    return _script_base(el, ctx) + _sub(sub) + sup_part
+    if sup and set(sup) == {"'"}:
+        sup = r"\prime" * len(sup)  # x_{1}^{'} would raise the prime twice
+    return _script_base(el, ctx) + _sub(sub) + ("^{%s}" % sup if sup else "")
 
 
 def _do_spre(el, ctx: _Ctx) -> str:
