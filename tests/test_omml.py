@@ -252,6 +252,9 @@ def test_delimiter_missing_side_and_separators():
     assert conv(el("d", e(r("a")), e(r("b")))) == r"\left(a|b\right)"
     assert conv(el("d", e(r("a")), e(r("b")), sepChr=",")) == r"\left(a,b\right)"
     assert conv(el("d", e(r("x")), grow="0")) == "(x)"
+    # a character property without m:val carries nothing: the default applies
+    assert conv('<m:d><m:dPr><m:begChr m:val="{"/><m:endChr/></m:dPr>' + e(r("x")) + "</m:d>") == r"\left\{x\right)"
+    assert conv(el("rad", el("deg", r("3")), e(r("x")), degHide=None)) == r"\sqrt{x}"
 
 
 def matrix(*rows: list[str], mpr: str = "") -> str:

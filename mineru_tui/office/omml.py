@@ -209,23 +209,23 @@ def _child(el, local: str):
     return el.find(_M + local)
 
 
-def _prop(el, pr: str, name: str) -> str | None:
-    """The m:val of ``el/m:<pr>/m:<name>``; "" when the element has no value, None when absent."""
+def _prop_node(el, pr: str, name: str):
     props = el.find(_M + pr)
-    if props is None:
-        return None
-    node = props.find(_M + name)
-    if node is None:
-        return None
-    return node.get(_VAL, "")
+    return props.find(_M + name) if props is not None else None
+
+
+def _prop(el, pr: str, name: str) -> str | None:
+    """The m:val of ``el/m:<pr>/m:<name>``, None when absent (so the default applies)."""
+    node = _prop_node(el, pr, name)
+    return node.get(_VAL) if node is not None else None
 
 
 def _flag(el, pr: str, name: str, default: bool = False) -> bool:
-    """An OOXML on/off property: present without value means on."""
-    val = _prop(el, pr, name)
-    if val is None:
+    """An OOXML on/off property: present without a value means on."""
+    node = _prop_node(el, pr, name)
+    if node is None:
         return default
-    return val.strip().lower() in ("", "1", "on", "true")
+    return node.get(_VAL, "on").strip().lower() in ("1", "on", "true")
 
 
 def _as_text(el) -> str:
