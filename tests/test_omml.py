@@ -498,3 +498,8 @@ def test_long_runs_convert_in_linear_time():
     latex = omml_to_latex(math(r("απ x " * 20000)))
     assert time.perf_counter() - start < 2
     assert latex.count(r"\alpha") == 20000
+
+
+def test_bold_greek_and_ohm_sign():
+    assert conv(r("αx", '<m:sty m:val="b"/>')) == r"\boldsymbol{\alpha}\mathbf{x}"
+    assert conv(r("\u2126")) == r"\Omega"

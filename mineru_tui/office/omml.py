@@ -357,7 +357,8 @@ def _symbol(ch: str, font: str) -> str | None:
     """Math LaTeX for one non-ASCII-alphanumeric character; None for foreign letters."""
     latex = SYMBOLS.get(ch)
     if latex is not None:
-        if font in (r"\mathbf", r"\boldsymbol") and latex.startswith("\\") and unicodedata.category(ch).startswith("L"):
+        bold = font in (r"\mathbf", r"\boldsymbol")
+        if bold and latex.startswith("\\") and unicodedata.category(ch).startswith("L"):
             return r"\boldsymbol{%s}" % latex  # bold Greek
         return latex
     latex = math_alphanumeric(ch)
@@ -523,7 +524,8 @@ def _do_d(el, ctx: _Ctx) -> str:
             return _matrix(matrix, ctx, MATRIX_ENVS[(beg, end)])
         frac = _only_child(items[0], "f")
         if frac is not None and (beg, end) == ("(", ")") and _prop(frac, "fPr", "type") == "noBar":
-            return r"\binom{%s}{%s}" % (_arg(_child(frac, "num"), ctx.arg()), _arg(_child(frac, "den"), ctx.arg()))
+            num, den = _arg(_child(frac, "num"), ctx.arg()), _arg(_child(frac, "den"), ctx.arg())
+            return r"\binom{%s}{%s}" % (num, den)
     sep_latex = DELIMITERS.get(sep) or _chars(sep)
     body = sep_latex.join(_arg(e, ctx.arg()) for e in items)
     left, right = _delimiter(beg), _delimiter(end)

@@ -25,7 +25,7 @@ GREEK: dict[str, str] = {
     "Η": "H", "Θ": r"\Theta", "Ι": "I", "Κ": "K", "Λ": r"\Lambda", "Μ": "M",
     "Ν": "N", "Ξ": r"\Xi", "Ο": "O", "Π": r"\Pi", "Ρ": "P", "Σ": r"\Sigma",
     "Τ": "T", "Υ": r"\Upsilon", "ϒ": r"\Upsilon", "Φ": r"\Phi", "Χ": "X",
-    "Ψ": r"\Psi", "Ω": r"\Omega", "Ω": r"\Omega",
+    "Ψ": r"\Psi", "Ω": r"\Omega", "\u2126": r"\Omega",
 }
 
 OPERATORS: dict[str, str] = {
