@@ -503,3 +503,14 @@ def test_long_runs_convert_in_linear_time():
 def test_bold_greek_and_ohm_sign():
     assert conv(r("αx", '<m:sty m:val="b"/>')) == r"\boldsymbol{\alpha}\mathbf{x}"
     assert conv(r("\u2126")) == r"\Omega"
+
+
+def test_unicode_scripts_typed_in_text():
+    assert conv(r("x²+y₁₂")) == "x^{2}+y_{12}"
+    assert conv(el("sSup", e(r("x")), el("sup", r("2"))) + r("³")) == "x^{2}{}^{3}"
+    assert conv(r("aⁿ⁻¹")) == "a^{n-1}"
+
+
+def test_equation_number_mark_in_equation_arrays():
+    number = el("d", e(r("1")))
+    assert conv(el("eqArr", e(r("E=mc#"), number))) == r"E=mc\qquad\left(1\right)"

@@ -25,6 +25,8 @@ from mineru_tui.office.omml_symbols import (
     LIMIT_FUNCTIONS,
     MATRIX_ENVS,
     NARY,
+    SUBSCRIPTS as _SUBSCRIPTS,
+    SUPERSCRIPTS as _SUPERSCRIPTS,
     SYMBOLS,
     math_alphanumeric,
 )
@@ -59,7 +61,8 @@ _TEXT_ESCAPES = {
     "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "%": r"\%", "&": r"\&",
     "#": r"\#", "_": r"\_", "$": r"\$", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}",
 }
-_TOKEN = re.compile(r"[A-Za-z]+|[0-9]+|[ \t\r\n]+|.", re.S)
+_TOKEN = re.compile(r"[A-Za-z]+|[0-9]+|[ \t\r\n]+|[%s]+|[%s]+|." % (
+    "".join(_SUPERSCRIPTS), "".join(_SUBSCRIPTS)), re.S)
 _ENDS_WITH_WORD_COMMAND = re.compile(r"\\[A-Za-z]+$")
 _ALIGN_MARK = re.compile(r"(?<!\\)&")
 
@@ -194,8 +197,8 @@ def _cat(parts: list[str]) -> str:
             continue
         if out and part[0].isalnum() and _ENDS_WITH_WORD_COMMAND.search(out[-1]):
             out.append(" ")
-        elif out and part.startswith("'") and _has_top_script(out[-1], primes=False):
-            out.append("{}")  # x^{2}' would be a double superscript
+        elif out and part[0] in "^_'" and ("^" if part[0] == "'" else part[0]) in _top_scripts(out[-1]):
+            out.append("{}")  # x^{2}' or x^{2}^{3} would be a double superscript
         out.append(part)
     return "".join(out)
 
@@ -329,6 +332,13 @@ def _math_text(text: str, font: str, ctx: _Ctx) -> str:
         elif first == "&" and ctx.align:
             flush_foreign()
             out.append("&")
+        elif first == "#" and ctx.align:  # Word's equation-number mark: "E=mc^2#(1)"
+            flush_foreign()
+            out.append(r"\qquad")
+        elif first in _SUPERSCRIPTS or first in _SUBSCRIPTS:
+            flush_foreign()
+            table, mark = (_SUPERSCRIPTS, "^") if first in _SUPERSCRIPTS else (_SUBSCRIPTS, "_")
+            out.append("%s{%s}" % (mark, _cat([table[c] for c in tok])))
         elif unicodedata.combining(first) and first in ACCENTS and (out or foreign):
             flush_foreign()
             out[-1] = _accent_last(out[-1], ACCENTS[first][0])
@@ -393,9 +403,9 @@ def _is_atom(latex: str) -> bool:
     return len(latex) <= 1 or re.fullmatch(r"\\[A-Za-z]+|\\[a-z]+\{(?:.|\\[A-Za-z]+)\}", latex) is not None
 
 
-def _has_top_script(latex: str, primes: bool = True) -> bool:
-    """Whether ``latex`` has a ^ or _ (or a prime) outside braces: x^{2} as a base needs braces."""
-    marks = "^_'" if primes else "^_"
+def _top_scripts(latex: str) -> set[str]:
+    """The script marks (^ _ ') that ``latex`` has outside braces."""
+    marks = set()
     depth = 0
     escaped = False
     for c in latex:
@@ -407,16 +417,16 @@ def _has_top_script(latex: str, primes: bool = True) -> bool:
             depth += 1
         elif c == "}":
             depth -= 1
-        elif c in marks and depth == 0:
-            return True
-    return False
+        elif c in "^_'" and depth == 0:
+            marks.add(c)
+    return marks
 
 
 def _script_base(el, ctx: _Ctx) -> str:
     base = _arg(_child(el, "e"), ctx.base())
     if not base:
         return "{}"
-    return "{%s}" % base if _has_top_script(base) else base
+    return "{%s}" % base if _top_scripts(base) else base  # x^{2} as a base needs braces
 
 
 def _sup(sup: str) -> str:

@@ -85,7 +85,9 @@ OPERATORS: dict[str, str] = {
     "‴": "'''", "⟨": r"\langle", "⟩": r"\rangle", "〈": r"\langle",
     "〉": r"\rangle", "⌊": r"\lfloor", "⌋": r"\rfloor", "⌈": r"\lceil",
     "⌉": r"\rceil", "‖": r"\|", "∆": r"\Delta", "ℑ": r"\Im", "ℜ": r"\Re",
-    "ℎ": "h", "¦": "|", "¯": r"\bar{}",
+    "ℎ": "h", "¦": "|", "¯": r"\bar{}", "∕": "/", "⁄": "/", "‐": "-", "–": "-",
+    "⨯": r"\times", "⊺": r"\intercal", "∎": r"\blacksquare", "⟂": r"\perp",
+    "⊻": r"\veebar", "⊼": r"\barwedge",
     # characters that are LaTeX specials in math text
     "{": r"\{", "}": r"\}", "%": r"\%", "&": r"\&", "#": r"\#", "_": r"\_",
     "$": r"\$", "\\": r"\backslash", "^": r"\hat{}", "~": r"\sim",
@@ -98,6 +100,18 @@ OPERATORS: dict[str, str] = {
 }
 
 SYMBOLS: dict[str, str] = {**GREEK, **OPERATORS}
+
+# Unicode superscript/subscript characters typed into math text ("x²"): their base forms.
+SUPERSCRIPTS: dict[str, str] = {
+    "⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7",
+    "⁸": "8", "⁹": "9", "⁺": "+", "⁻": "-", "⁼": "=", "⁽": "(", "⁾": ")", "ⁿ": "n", "ⁱ": "i",
+}
+SUBSCRIPTS: dict[str, str] = {
+    "₀": "0", "₁": "1", "₂": "2", "₃": "3", "₄": "4", "₅": "5", "₆": "6", "₇": "7",
+    "₈": "8", "₉": "9", "₊": "+", "₋": "-", "₌": "=", "₍": "(", "₎": ")", "ₐ": "a",
+    "ₑ": "e", "ₒ": "o", "ₓ": "x", "ₕ": "h", "ₖ": "k", "ₗ": "l", "ₘ": "m", "ₙ": "n",
+    "ₚ": "p", "ₛ": "s", "ₜ": "t", "ᵢ": "i", "ⱼ": "j",
+}
 
 # n-ary operator characters (m:nary/m:chr); "∫" is the default when m:chr is absent.
 NARY: dict[str, str] = {
