@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from mineru_tui.office.omml_symbols import (
     ACCENTS,
@@ -30,6 +30,9 @@ from mineru_tui.office.omml_symbols import (
     SYMBOLS,
     math_alphanumeric,
 )
+
+if TYPE_CHECKING:
+    from lxml.etree import _Element
 
 M_NS = "http://schemas.openxmlformats.org/officeDocument/2006/math"
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
@@ -84,7 +87,7 @@ class _Ctx:
         return _Ctx(fname=self.fname, depth=self.depth + 1)
 
 
-def omml_to_latex(element) -> str:
+def omml_to_latex(element: _Element) -> str:
     """Convert an ``m:oMath`` or ``m:oMathPara`` lxml element to LaTeX (no ``$``).
 
     An ``m:oMathPara`` holding several ``m:oMath`` gives one line each, joined with
