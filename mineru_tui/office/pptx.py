@@ -1,0 +1,585 @@
+"""PowerPoint (.pptx) to the document model: one page per slide, shapes in reading order.
+
+Choices (see also the modules this one uses):
+
+* **Pages.** One :class:`Page` per slide in presentation order, ``page_idx`` = slide index
+  (0-based), ``name`` = ``"Slide N"`` (1-based), ``page_size`` = the presentation's slide
+  size in **points** (EMU / 12700, the unit of PDF pages). Top-level blocks get the
+  ``bbox`` of the shape they come from, ``[x0, y0, x1, y1]`` in the same points.
+* **Hidden slides** (``show="0"``) are **included**, and one warning lists them: their text
+  is part of the file (peers keep it too), and a deck whose only slide is hidden would
+  otherwise come out empty. ``read_pptx(path, include_hidden=False)`` skips them.
+* **Headings.** The title slide's ``ctrTitle`` is a level-1 heading. Slide titles
+  (``title``) are level 2 when the deck has a ``ctrTitle`` somewhere (slides sit under the
+  presentation title) and level 1 otherwise. A slide's title is read first; its other
+  shapes follow in reading order (:mod:`~mineru_tui.office.pptx_order`), groups recursed.
+* **Placeholders** inherit position and list styles from the layout (matched by ``idx``,
+  then by type) and the master (by type); empty placeholders produce nothing; date,
+  footer, header and slide-number placeholders go to ``discarded_blocks``.
+* **Speaker notes** (the notes slide's text, without its slide image, number, date,
+  header and footer placeholders) are one ``notes`` block at the end of the page.
+* Broken parts (a missing or corrupt slide, picture, chart or diagram) become entries
+  in ``doc.warnings``; only a file that is not a presentation at all raises
+  :class:`~mineru_tui.errors.InputError`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mineru_tui.document import (Block, BlockType, Document, Line, Page, image_block,
+                                 text_block, text_span, title_block)
+from mineru_tui.errors import InputError
+from mineru_tui.office.pptx_order import Box, reading_order
+from mineru_tui.office.pptx_package import (NS, R_EMBED, R_ID, R_LINK, Package, PartError,
+                                            local, q)
+from mineru_tui.office.pptx_text import (TextContext, notes_lines, text_body_blocks,
+                                         text_body_spans)
+
+EMU_PER_POINT = 12700
+
+_SHAPE_TAGS = {q("p:sp"), q("p:pic"), q("p:graphicFrame"), q("p:grpSp"), q("p:cxnSp")}
+_TITLE_TYPES = ("title", "ctrTitle")
+_DISCARD_TYPES = {"dt": BlockType.FOOTER, "ftr": BlockType.FOOTER, "hdr": BlockType.HEADER,
+                  "sldNum": BlockType.PAGE_NUMBER}
+_NOTES_SKIP = ("sldImg", "sldNum", "dt", "ftr", "hdr")
+# A layout placeholder's master counterpart, by type (what PowerPoint inherits from).
+_MASTER_TYPE = {"ctrTitle": "title", "title": "title", "dt": "dt", "ftr": "ftr",
+                "sldNum": "sldNum", "hdr": "hdr"}
+_URI_TABLE = "http://schemas.openxmlformats.org/drawingml/2006/table"
+_URI_CHART = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+_URI_DIAGRAM = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
+_URI_CHARTEX = "http://schemas.microsoft.com/office/drawing/2014/chartex"
+
+_IMAGE_MAGIC = {
+    "png": (b"\x89PNG\r\n\x1a\n",), "jpg": (b"\xff\xd8\xff",), "jpeg": (b"\xff\xd8\xff",),
+    "gif": (b"GIF87a", b"GIF89a"), "bmp": (b"BM",), "tiff": (b"II*\x00", b"MM\x00*"),
+    "tif": (b"II*\x00", b"MM\x00*"), "webp": (b"RIFF",),
+}
+
+
+def read_pptx(path: str | Path, include_hidden: bool = True) -> Document:
+    """Read a .pptx file into a :class:`Document` (one page per slide).
+
+    Raises :class:`InputError` when the file is not a readable presentation; problems
+    with single parts are reported in ``doc.warnings`` instead.
+    """
+    pkg = Package(path)
+    try:
+        return _Reader(pkg, Path(path).name, include_hidden).read()
+    finally:
+        pkg.close()
+
+
+@dataclass
+class _Item:
+    """What one shape contributed, with its box for the reading order."""
+
+    box: Box | None
+    blocks: list[Block] = field(default_factory=list)
+    discarded: list[Block] = field(default_factory=list)
+    is_title: bool = False
+
+
+@dataclass
+class _Template:
+    """A layout or master: its placeholders by ``idx`` and by type, its text styles."""
+
+    by_idx: dict[str, object]
+    by_type: dict[str, object]
+    tx_styles: object = None
+    master: "_Template | None" = None
+
+
+def _ph(el):
+    """The ``p:ph`` of a shape, or None when it is not a placeholder."""
+    for child in el:
+        if local(child).startswith("nv"):
+            nvpr = child.find(q("p:nvPr"))
+            return nvpr.find(q("p:ph")) if nvpr is not None else None
+    return None
+
+
+def _cnvpr(el):
+    for child in el:
+        if local(child).startswith("nv"):
+            return child.find(q("p:cNvPr"))
+    return None
+
+
+def _xfrm(el):
+    tag = local(el)
+    if tag == "graphicFrame":
+        return el.find(q("p:xfrm"))
+    if tag == "grpSp":
+        pr = el.find(q("p:grpSpPr"))
+    else:
+        pr = el.find(q("p:spPr"))
+    return pr.find(q("a:xfrm")) if pr is not None else None
+
+
+def _num(el, attr: str) -> float:
+    try:
+        return float(el.get(attr) or 0)
+    except ValueError:
+        return 0.0
+
+
+def _box_of(xfrm) -> Box | None:
+    if xfrm is None:
+        return None
+    off, ext = xfrm.find(q("a:off")), xfrm.find(q("a:ext"))
+    if off is None or ext is None:
+        return None
+    return (_num(off, "x"), _num(off, "y"), max(0.0, _num(ext, "cx")), max(0.0, _num(ext, "cy")))
+
+
+# A transform from a group's child coordinates to slide coordinates: x*sx + tx, y*sy + ty.
+_Transform = tuple[float, float, float, float]
+_IDENTITY: _Transform = (1.0, 0.0, 1.0, 0.0)
+
+
+def _apply(t: _Transform, box: Box) -> Box:
+    sx, tx, sy, ty = t
+    return (box[0] * sx + tx, box[1] * sy + ty, box[2] * sx, box[3] * sy)
+
+
+def _group_transform(xfrm, parent: _Transform) -> _Transform:
+    """Compose a group's ``chOff``/``chExt`` mapping with its parent's transform."""
+    if xfrm is None:
+        return parent
+    off, ext = xfrm.find(q("a:off")), xfrm.find(q("a:ext"))
+    choff, chext = xfrm.find(q("a:chOff")), xfrm.find(q("a:chExt"))
+    if off is None or ext is None or choff is None or chext is None:
+        return parent
+    sx = _num(ext, "cx") / _num(chext, "cx") if _num(chext, "cx") else 1.0
+    sy = _num(ext, "cy") / _num(chext, "cy") if _num(chext, "cy") else 1.0
+    tx = _num(off, "x") - _num(choff, "x") * sx
+    ty = _num(off, "y") - _num(choff, "y") * sy
+    psx, ptx, psy, pty = parent
+    return (sx * psx, tx * psx + ptx, sy * psy, ty * psy + pty)
+
+
+def _union(boxes: list[Box]) -> Box | None:
+    boxes = [b for b in boxes if b is not None]
+    if not boxes:
+        return None
+    x0 = min(b[0] for b in boxes)
+    y0 = min(b[1] for b in boxes)
+    x1 = max(b[0] + b[2] for b in boxes)
+    y1 = max(b[1] + b[3] for b in boxes)
+    return (x0, y0, x1 - x0, y1 - y0)
+
+
+def _looks_like_image(data: bytes, ext: str) -> bool:
+    if not data:
+        return False
+    magic = _IMAGE_MAGIC.get(ext)
+    return magic is None or data.startswith(magic)
+
+
+class _Reader:
+    def __init__(self, pkg: Package, name: str, include_hidden: bool):
+        self.pkg = pkg
+        self.name = name
+        self.include_hidden = include_hidden
+        self.doc = Document(backend="office")
+        self.templates: dict[str, _Template] = {}
+        self.default_style = None
+        self.title_level = 1
+        # per slide
+        self.part = ""
+        self.slide_no = 0
+        self.template: _Template | None = None
+
+    # -- the presentation ----------------------------------------------------------
+
+    def read(self) -> Document:
+        pres_part = self.pkg.related("", "officeDocument")
+        try:
+            if pres_part is None:
+                raise PartError("no presentation part")
+            pres = self.pkg.xml(pres_part)
+        except PartError as exc:
+            raise InputError(f"{self.name}: not a readable PowerPoint presentation ({exc})") from None
+        if pres.tag != q("p:presentation"):
+            raise InputError(f"{self.name}: not a PowerPoint presentation "
+                             f"(its main part is {local(pres) or 'not XML'})")
+        size = pres.find(q("p:sldSz"))
+        page_size = None
+        if size is not None and _num(size, "cx") and _num(size, "cy"):
+            page_size = (round(_num(size, "cx") / EMU_PER_POINT, 2),
+                         round(_num(size, "cy") / EMU_PER_POINT, 2))
+        self.default_style = pres.find(q("p:defaultTextStyle"))
+        rels = self.pkg.rels(pres_part)
+        slide_parts = []
+        lst = pres.find(q("p:sldIdLst"))
+        for sld in (lst if lst is not None else ()):
+            rel = rels.get(sld.get(R_ID) or "")
+            if rel is not None and not rel.external:
+                slide_parts.append(rel.target)
+        slides = []
+        for i, part in enumerate(slide_parts):
+            try:
+                slides.append((part, self.pkg.xml(part)))
+            except PartError as exc:
+                self.doc.warnings.append(f"slide {i + 1}: skipped ({exc})")
+                slides.append((part, None))
+        if any(ph.get("type") == "ctrTitle" for _, root in slides if root is not None
+               for ph in root.iter(q("p:ph"))):
+            self.title_level = 2
+        hidden = []
+        for i, (part, root) in enumerate(slides):
+            page = Page(page_idx=len(self.doc.pages), page_size=page_size, name=f"Slide {i + 1}")
+            if root is not None and root.get("show") in ("0", "false"):
+                hidden.append(str(i + 1))
+                if not self.include_hidden:
+                    continue
+            if root is not None:
+                self.read_slide(part, root, i + 1, page)
+            self.doc.pages.append(page)
+        if hidden:
+            verb = "included" if self.include_hidden else "skipped"
+            self.doc.warnings.append(f"hidden slide{'s' if len(hidden) > 1 else ''} "
+                                     f"{', '.join(hidden)} {verb}")
+        return self.doc
+
+    def warn(self, message: str) -> None:
+        self.doc.warnings.append(f"slide {self.slide_no}: {message}")
+
+    # -- layouts and masters -------------------------------------------------------
+
+    def load_template(self, part: str | None, master: bool) -> _Template | None:
+        if part is None:
+            return None
+        if part in self.templates:
+            return self.templates[part]
+        try:
+            root = self.pkg.xml(part)
+        except PartError as exc:
+            self.warn(f"{'master' if master else 'layout'} ignored ({exc})")
+            self.templates[part] = None
+            return None
+        by_idx: dict[str, object] = {}
+        by_type: dict[str, object] = {}
+        tree = root.find(f"{q('p:cSld')}/{q('p:spTree')}")
+        for el in (tree.iter(q("p:sp"), q("p:pic"), q("p:graphicFrame")) if tree is not None else ()):
+            ph = _ph(el)
+            if ph is None:
+                continue
+            by_idx.setdefault(ph.get("idx") or "0", el)
+            by_type.setdefault(ph.get("type") or "obj", el)
+        template = _Template(by_idx, by_type)
+        if master:
+            template.tx_styles = root.find(q("p:txStyles"))
+        else:
+            template.master = self.load_template(self.pkg.related(part, "slideMaster"), True)
+        self.templates[part] = template
+        return template
+
+    def inherited(self, ph) -> tuple[object, object]:
+        """The layout and master placeholders a slide placeholder inherits from."""
+        layout = self.template
+        if layout is None:
+            return None, None
+        ph_type = ph.get("type") or "obj"
+        base = layout.by_idx.get(ph.get("idx") or "0")
+        if base is None or (ph_type in _TITLE_TYPES) != ((_ph(base).get("type") or "obj")
+                                                          in _TITLE_TYPES):
+            base = layout.by_type.get(ph_type)
+            if base is None and ph_type in _TITLE_TYPES:
+                base = layout.by_type.get("title") or layout.by_type.get("ctrTitle")
+        master = layout.master
+        if master is None:
+            return base, None
+        base_type = (_ph(base).get("type") or "obj") if base is not None else ph_type
+        master_type = _MASTER_TYPE.get(base_type, "body")
+        return base, master.by_type.get(master_type)
+
+    def style_chain(self, el, ph) -> list:
+        """List styles a shape's paragraphs inherit from, nearest first."""
+        chain = [_lst_style(el)]
+        if ph is None:
+            chain.append(self.default_style)
+            return chain
+        layout_ph, master_ph = self.inherited(ph)
+        chain += [_lst_style(layout_ph), _lst_style(master_ph)]
+        master = self.template.master if self.template is not None else None
+        styles = master.tx_styles if master is not None else None
+        if styles is not None:
+            ph_type = ph.get("type") or "obj"
+            if ph_type in _TITLE_TYPES:
+                chain.append(styles.find(q("p:titleStyle")))
+            elif ph_type in _DISCARD_TYPES:
+                chain.append(styles.find(q("p:otherStyle")))
+            else:
+                chain.append(styles.find(q("p:bodyStyle")))
+        return chain
+
+    # -- slides --------------------------------------------------------------------
+
+    def read_slide(self, part: str, root, number: int, page: Page) -> None:
+        self.part, self.slide_no = part, number
+        self.template = self.load_template(self.pkg.related(part, "slideLayout"), False)
+        tree = root.find(f"{q('p:cSld')}/{q('p:spTree')}")
+        items = self.shapes(tree, _IDENTITY) if tree is not None else []
+        titles = [it for it in items if it.is_title]
+        rest = [it for it in items if not it.is_title]
+        for it in titles + [rest[i] for i in reading_order([it.box for it in rest])]:
+            if it.box is not None:
+                x, y, w, h = (v / EMU_PER_POINT for v in it.box)
+                bbox = [round(x, 2), round(y, 2), round(x + w, 2), round(y + h, 2)]
+                for b in it.blocks + it.discarded:
+                    b.bbox = bbox
+            page.para_blocks += it.blocks
+            page.discarded_blocks += it.discarded
+        notes = self.read_notes(part)
+        if notes is not None:
+            page.para_blocks.append(notes)
+
+    def shapes(self, container, transform: _Transform) -> list[_Item]:
+        """The items of a shape tree or group, in document order, with boxes on the slide.
+
+        Items without a position of their own take the previous item's box, so the
+        reading order keeps them next to their neighbour in the file."""
+        items: list[_Item] = []
+        for el in container:
+            if el.tag == q("mc:AlternateContent"):
+                for chosen in _choose(el):
+                    items += self.shape(chosen, transform)
+            elif el.tag in _SHAPE_TAGS:
+                items += self.shape(el, transform)
+        last = None
+        for it in items:
+            if it.box is None:
+                it.box = last
+            last = it.box
+        if last is not None:
+            for it in items:
+                if it.box is None:
+                    it.box = last
+        return items
+
+    def shape(self, el, transform: _Transform) -> list[_Item]:
+        tag = local(el)
+        try:
+            if tag == "grpSp":
+                return [self.group(el, transform)]
+            ph = _ph(el)
+            box = _box_of(_xfrm(el))
+            if box is None and ph is not None:
+                layout_ph, master_ph = self.inherited(ph)
+                box = _box_of(_xfrm(layout_ph)) if layout_ph is not None else None
+                if box is None and master_ph is not None:
+                    box = _box_of(_xfrm(master_ph))
+            elif box is not None:
+                box = _apply(transform, box)
+            item = _Item(box)
+            if tag == "sp":
+                self.text_shape(el, ph, item)
+            elif tag == "pic":
+                self.picture(el, item)
+            elif tag == "graphicFrame":
+                self.graphic_frame(el, item)
+            return [item] if item.blocks or item.discarded else []
+        except RecursionError:
+            self.warn("shape nested too deeply; skipped")
+            return []
+
+    def group(self, el, transform: _Transform) -> _Item:
+        inner = _group_transform(_xfrm(el), transform)
+        items = self.shapes(el, inner)
+        box = _union([it.box for it in items]) or _apply(transform, _box_of(_xfrm(el)) or (0, 0, 0, 0))
+        group = _Item(box)
+        for i in reading_order([it.box for it in items]):
+            group.blocks += items[i].blocks
+            group.discarded += items[i].discarded
+        return group
+
+    # -- shape kinds ---------------------------------------------------------------
+
+    def link(self, rid: str) -> str | None:
+        rel = self.pkg.rels(self.part).get(rid)
+        return rel.target if rel is not None and rel.external else None
+
+    def context(self, el, ph) -> TextContext:
+        shape_link = None
+        cnvpr = _cnvpr(el)
+        click = cnvpr.find(q("a:hlinkClick")) if cnvpr is not None else None
+        if click is not None and click.get(R_ID):
+            shape_link = self.link(click.get(R_ID))
+        return TextContext(styles=self.style_chain(el, ph), link=self.link,
+                           shape_link=shape_link, warnings=self.doc.warnings)
+
+    def text_shape(self, el, ph, item: _Item) -> None:
+        fill = el.find(f"{q('p:spPr')}/{q('a:blipFill')}")
+        if fill is not None:
+            image = self.image(fill, el)
+            if image is not None:
+                item.blocks.append(image)
+        body = el.find(q("p:txBody"))
+        if body is None:
+            return
+        ph_type = (ph.get("type") or "obj") if ph is not None else None
+        ctx = self.context(el, ph)
+        if ph_type in _TITLE_TYPES:
+            spans = text_body_spans(body, ctx)
+            if any(s.content.strip() for s in spans):
+                level = 1 if ph_type == "ctrTitle" else self.title_level
+                item.blocks.insert(0, title_block(spans, level))
+                item.is_title = True
+        elif ph_type in _DISCARD_TYPES:
+            lines = [l for b in text_body_blocks(body, ctx) for l in _all_lines(b)]
+            if lines:
+                item.discarded.append(Block(_DISCARD_TYPES[ph_type], lines=lines))
+        else:
+            item.blocks += text_body_blocks(body, ctx)
+
+    def image(self, fill, el) -> Block | None:
+        """An image block for a ``blipFill`` (of a picture or a picture-filled shape)."""
+        blip = fill.find(q("a:blip"))
+        if blip is None:
+            return None
+        cnvpr = _cnvpr(el)
+        name = cnvpr.get("name", "") if cnvpr is not None else ""
+        alt = (cnvpr.get("descr") or cnvpr.get("title") or "").strip() if cnvpr is not None else ""
+        rid = blip.get(R_EMBED)
+        rel = self.pkg.rels(self.part).get(rid or "")
+        if rel is None or rel.external:
+            if rid or blip.get(R_LINK):
+                what = "is linked, not embedded" if blip.get(R_LINK) and not rid else "has no image part"
+                self.warn(f"picture {name!r} {what}; skipped")
+            return None
+        try:
+            data = self.pkg.blob(rel.target)
+        except PartError as exc:
+            self.warn(f"picture {name!r} skipped ({exc})")
+            return None
+        ext = self.pkg.image_ext(rel.target)
+        if not _looks_like_image(data, ext):
+            self.warn(f"picture {name!r} skipped (corrupt {ext} data in {rel.target})")
+            return None
+        return image_block(self.doc.add_image(data, ext), alt=alt)
+
+    def picture(self, el, item: _Item) -> None:
+        fill = el.find(q("p:blipFill"))
+        if fill is not None:
+            image = self.image(fill, el)
+            if image is not None:
+                item.blocks.append(image)
+
+    def graphic_frame(self, el, item: _Item) -> None:
+        data = el.find(f"{q('a:graphic')}/{q('a:graphicData')}")
+        if data is None:
+            return
+        uri = data.get("uri", "")
+        cnvpr = _cnvpr(el)
+        name = cnvpr.get("name", "") if cnvpr is not None else ""
+        if uri == _URI_TABLE:
+            tbl = data.find(q("a:tbl"))
+            if tbl is not None:
+                from mineru_tui.office.pptx_tables import read_table
+                item.blocks.append(read_table(tbl, self.context(el, None)))
+        elif uri == _URI_CHART:
+            chart = data.find(q("c:chart"))
+            self.chart(chart.get(R_ID) if chart is not None else None, name, item)
+        elif uri == _URI_DIAGRAM:
+            rel_ids = data.find(q("dgm:relIds"))
+            self.diagram(rel_ids.get(q("r:dm")) if rel_ids is not None else None, name, item)
+        else:  # OLE objects and others: their preview picture, when they have one
+            for pic in data.iter(q("p:pic")):
+                self.picture(pic, item)
+                break
+
+    def related_xml(self, rid: str | None, what: str, name: str):
+        rel = self.pkg.rels(self.part).get(rid or "")
+        if rel is None or rel.external:
+            self.warn(f"{what} {name!r} has no {what} part; skipped")
+            return None
+        try:
+            return self.pkg.xml(rel.target)
+        except PartError as exc:
+            self.warn(f"{what} {name!r} skipped ({exc})")
+            return None
+
+    def chart(self, rid: str | None, name: str, item: _Item) -> None:
+        root = self.related_xml(rid, "chart", name)
+        if root is None:
+            return
+        from mineru_tui.office.pptx_charts import read_chart
+        try:
+            block = read_chart(root)
+        except Exception as exc:  # a malformed chart must not lose the slide
+            self.warn(f"chart {name!r} skipped ({type(exc).__name__}: {exc})")
+            return
+        if block is None:
+            self.warn(f"chart {name!r} has no cached data; skipped")
+        else:
+            item.blocks.append(block)
+
+    def diagram(self, rid: str | None, name: str, item: _Item) -> None:
+        root = self.related_xml(rid, "diagram", name)
+        if root is None:
+            return
+        from mineru_tui.office.pptx_smartart import read_diagram
+        block = read_diagram(root)
+        if block is not None:
+            item.blocks.append(block)
+
+    # -- notes ---------------------------------------------------------------------
+
+    def read_notes(self, slide_part: str) -> Block | None:
+        part = self.pkg.related(slide_part, "notesSlide")
+        if part is None:
+            return None
+        try:
+            root = self.pkg.xml(part)
+        except PartError as exc:
+            self.warn(f"speaker notes skipped ({exc})")
+            return None
+        rels = self.pkg.rels(part)
+
+        def link(rid: str) -> str | None:
+            rel = rels.get(rid)
+            return rel.target if rel is not None and rel.external else None
+
+        ctx = TextContext(link=link, warnings=self.doc.warnings)
+        lines: list[Line] = []
+        for sp in root.iter(q("p:sp")):
+            ph = _ph(sp)
+            if ph is not None and (ph.get("type") or "obj") in _NOTES_SKIP:
+                continue
+            body = sp.find(q("p:txBody"))
+            if body is not None:
+                lines += notes_lines(body, ctx)
+        return Block(BlockType.NOTES, lines=lines) if lines else None
+
+
+def _lst_style(el):
+    if el is None:
+        return None
+    body = el.find(q("p:txBody"))
+    return body.find(q("a:lstStyle")) if body is not None else None
+
+
+def _all_lines(block: Block) -> list[Line]:
+    if block.blocks:
+        return [l for b in block.blocks for l in _all_lines(b)]
+    return list(block.lines)
+
+
+def _choose(alt) -> list:
+    """The shapes of an ``mc:AlternateContent`` to read: the first choice holding shapes
+    this reader understands (e.g. ``a14`` math text), else the fallback."""
+    for choice in alt.iterfind(q("mc:Choice")):
+        shapes = [el for el in choice if el.tag in _SHAPE_TAGS]
+        if shapes and not any(_is_chartex(el) for el in shapes):
+            return shapes
+    fallback = alt.find(q("mc:Fallback"))
+    return [el for el in fallback if el.tag in _SHAPE_TAGS] if fallback is not None else []
+
+
+def _is_chartex(el) -> bool:
+    data = el.find(f"{q('a:graphic')}/{q('a:graphicData')}")
+    return data is not None and data.get("uri") == _URI_CHARTEX
