@@ -615,3 +615,71 @@ def test_reading_order_unit():
     boxes = [(0, 0, 45, 10), (50, 0, 45, 10), (0, 40, 45, 10), (50, 40, 45, 10)]
     assert reading_order(boxes) == [0, 1, 2, 3]
     assert reading_order([]) == []
+
+
+CHARTEX = """<cx:chartSpace xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"
+    xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    xmlns:cx="http://schemas.microsoft.com/office/drawing/2014/chartex">
+  <cx:chartData>
+    <cx:data id="0">
+      <cx:strDim type="cat"><cx:f>Sheet1!$A$2:$A$4</cx:f>
+        <cx:lvl ptCount="3"><cx:pt idx="0">Start</cx:pt><cx:pt idx="1">Gain</cx:pt><cx:pt idx="2">End</cx:pt></cx:lvl>
+      </cx:strDim>
+      <cx:numDim type="val"><cx:f>Sheet1!$B$2:$B$4</cx:f>
+        <cx:lvl ptCount="3" formatCode="General"><cx:pt idx="0">100</cx:pt><cx:pt idx="1">20.5</cx:pt><cx:pt idx="2">120.5</cx:pt></cx:lvl>
+      </cx:numDim>
+    </cx:data>
+  </cx:chartData>
+  <cx:chart>
+    <cx:title pos="t"><cx:tx><cx:txData><cx:v>Bridge</cx:v></cx:txData></cx:tx></cx:title>
+    <cx:plotArea><cx:plotAreaRegion>
+      <cx:series layoutId="waterfall"><cx:tx><cx:txData><cx:f>Sheet1!$B$1</cx:f><cx:v>Cash</cx:v></cx:txData></cx:tx><cx:dataId val="0"/></cx:series>
+    </cx:plotAreaRegion></cx:plotArea>
+  </cx:chart>
+</cx:chartSpace>"""
+
+
+def test_office2016_chart_in_alternate_content(tmp_path):
+    from pptx.opc.package import Part
+    from pptx.opc.packuri import PackURI
+    prs = new_prs()
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    part = Part(PackURI("/ppt/charts/chartEx1.xml"),
+                "application/vnd.ms-office.chartex+xml", prs.part.package, CHARTEX.encode())
+    rid = slide.part.relate_to(part, "http://schemas.microsoft.com/office/2014/relationships/chartEx")
+    alt = etree.fromstring(f"""<mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"
+        xmlns:p="{P}" xmlns:a="{A}" xmlns:r="{R}">
+      <mc:Choice xmlns:cx1="http://schemas.microsoft.com/office/drawing/2015/9/8/chartex" Requires="cx1">
+        <p:graphicFrame>
+          <p:nvGraphicFramePr><p:cNvPr id="5" name="Chart 4"/><p:cNvGraphicFramePr/><p:nvPr/></p:nvGraphicFramePr>
+          <p:xfrm><a:off x="914400" y="914400"/><a:ext cx="5486400" cy="3200400"/></p:xfrm>
+          <a:graphic><a:graphicData uri="http://schemas.microsoft.com/office/drawing/2014/chartex">
+            <cx:chart xmlns:cx="http://schemas.microsoft.com/office/drawing/2014/chartex" r:id="{rid}"/>
+          </a:graphicData></a:graphic>
+        </p:graphicFrame>
+      </mc:Choice>
+      <mc:Fallback>
+        <p:sp><p:nvSpPr><p:cNvPr id="5" name="Chart 4"/><p:cNvSpPr/><p:nvPr/></p:nvSpPr><p:spPr/>
+          <p:txBody><a:bodyPr/><a:p><a:r><a:t>This chart isn't available</a:t></a:r></a:p></p:txBody></p:sp>
+      </mc:Fallback>
+    </mc:AlternateContent>""")
+    slide.shapes._spTree.append(alt)
+    doc = read_pptx(save(prs, tmp_path))
+    (chart,) = blocks(doc, BlockType.TABLE)
+    assert chart.sub_type == "chart"
+    assert [plain_text(b) for b in chart.blocks if b.type == BlockType.TABLE_CAPTION] == ["Bridge"]
+    assert cell_texts(tables(doc)[0]) == [["", "Cash"], ["Start", "100"], ["Gain", "20.5"],
+                                          ["End", "120.5"]]
+    assert "isn't available" not in text_of(doc)
+
+
+def test_omml_converter_when_present():
+    pytest.importorskip("mineru_tui.office.omml")
+    from mineru_tui.office.pptx_text import _math_spans
+    frac = etree.fromstring(
+        '<a14:m xmlns:a14="http://schemas.microsoft.com/office/drawing/2010/main" '
+        'xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/math"><m:oMathPara>'
+        '<m:oMath><m:f><m:num><m:r><m:t>a</m:t></m:r></m:num><m:den><m:r><m:t>b</m:t></m:r>'
+        '</m:den></m:f></m:oMath></m:oMathPara></a14:m>')
+    (span,) = _math_spans(frac)
+    assert span.type == SpanType.INTERLINE_EQUATION and span.content == r"\frac{a}{b}"

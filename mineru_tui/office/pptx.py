@@ -481,9 +481,10 @@ class _Reader:
             if tbl is not None:
                 from mineru_tui.office.pptx_tables import read_table
                 item.blocks.append(read_table(tbl, self.context(el, None)))
-        elif uri == _URI_CHART:
-            chart = data.find(q("c:chart"))
-            self.chart(chart.get(R_ID) if chart is not None else None, name, item)
+        elif uri in (_URI_CHART, _URI_CHARTEX):
+            chart = next((c for c in data if local(c) == "chart"), None)
+            self.chart(chart.get(R_ID) if chart is not None else None, name, item,
+                       extended=uri == _URI_CHARTEX)
         elif uri == _URI_DIAGRAM:
             rel_ids = data.find(q("dgm:relIds"))
             self.diagram(rel_ids.get(q("r:dm")) if rel_ids is not None else None, name, item)
@@ -503,13 +504,13 @@ class _Reader:
             self.warn(f"{what} {name!r} skipped ({exc})")
             return None
 
-    def chart(self, rid: str | None, name: str, item: _Item) -> None:
+    def chart(self, rid: str | None, name: str, item: _Item, extended: bool = False) -> None:
         root = self.related_xml(rid, "chart", name)
         if root is None:
             return
-        from mineru_tui.office.pptx_charts import read_chart
+        from mineru_tui.office.pptx_charts import read_chart, read_chartex
         try:
-            block = read_chart(root)
+            block = read_chartex(root) if extended else read_chart(root)
         except Exception as exc:  # a malformed chart must not lose the slide
             self.warn(f"chart {name!r} skipped ({type(exc).__name__}: {exc})")
             return
@@ -571,15 +572,11 @@ def _all_lines(block: Block) -> list[Line]:
 
 def _choose(alt) -> list:
     """The shapes of an ``mc:AlternateContent`` to read: the first choice holding shapes
-    this reader understands (e.g. ``a14`` math text), else the fallback."""
+    (``a14`` math text, Office 2016 charts...), else the fallback (ink and other
+    content parts have no shapes, so their fallback picture is read)."""
     for choice in alt.iterfind(q("mc:Choice")):
         shapes = [el for el in choice if el.tag in _SHAPE_TAGS]
-        if shapes and not any(_is_chartex(el) for el in shapes):
+        if shapes:
             return shapes
     fallback = alt.find(q("mc:Fallback"))
     return [el for el in fallback if el.tag in _SHAPE_TAGS] if fallback is not None else []
-
-
-def _is_chartex(el) -> bool:
-    data = el.find(f"{q('a:graphic')}/{q('a:graphicData')}")
-    return data is not None and data.get("uri") == _URI_CHARTEX

@@ -205,3 +205,81 @@ def read_chart(root) -> Block | None:
     title = _title(chart, [n for n, _, _ in series])
     captions = [text_block([text_span(title)])] if title else []
     return table_block(Table(rows=rows), captions=captions, sub_type="chart")
+
+
+# ---------------------------------------------------------------------------------------
+# Office 2016 chart types (waterfall, treemap, sunburst, histogram, funnel, box & whisker)
+
+CX = "http://schemas.microsoft.com/office/drawing/2014/chartex"
+
+
+def _cx(tag: str) -> str:
+    return f"{{{CX}}}{tag}"
+
+
+def _cx_level(lvl, numeric: bool) -> list[str]:
+    try:
+        count = min(int(lvl.get("ptCount") or 0), 100000)
+    except ValueError:
+        count = 0
+    found: dict[int, str] = {}
+    for pt in lvl.iterfind(_cx("pt")):
+        try:
+            idx = int(pt.get("idx"))
+        except (TypeError, ValueError):
+            continue
+        if 0 <= idx <= 100000 and pt.text is not None:
+            found[idx] = format_number(pt.text, lvl.get("formatCode")) if numeric else pt.text
+    size = max(count, max(found) + 1 if found else 0)
+    return [found.get(i, "") for i in range(size)]
+
+
+def read_chartex(root) -> Block | None:
+    """A chart-data table for a ``cx:chartSpace`` part (the Office 2016 chart types)."""
+    datasets: dict[str, tuple[list[list[str]], list[list[str]]]] = {}
+    data_root = root.find(_cx("chartData"))
+    for data in (data_root.iterfind(_cx("data")) if data_root is not None else ()):
+        cats: list[list[str]] = []
+        vals: list[list[str]] = []
+        for dim in data:
+            kind = local(dim)
+            if kind not in ("strDim", "numDim"):
+                continue
+            levels = [_cx_level(l, kind == "numDim") for l in dim.iterfind(_cx("lvl"))]
+            if dim.get("type") == "cat" or kind == "strDim":
+                cats += list(reversed(levels))  # leaf level first in the file
+            else:
+                vals += levels[:1]
+        datasets[data.get("id") or str(len(datasets))] = (cats, vals)
+    chart = root.find(_cx("chart"))
+    names: list[tuple[str, str]] = []
+    for ser in (chart.iter(_cx("series")) if chart is not None else ()):
+        did = ser.find(_cx("dataId"))
+        v = ser.find(f"{_cx('tx')}/{_cx('txData')}/{_cx('v')}")
+        names.append((did.get("val") if did is not None else "0", v.text if v is not None else ""))
+    if not names:
+        names = [(key, "") for key in datasets]
+    categories: list[list[str]] = []
+    header: list[Cell] = []
+    columns: list[list[str]] = []
+    for i, (did, name) in enumerate(names):
+        cats, vals = datasets.get(did, ([], []))
+        if cats and not categories:
+            categories = cats
+        for values in vals:
+            header.append(_cell(name or f"Series {i + 1}", True))
+            columns.append(values)
+    if not columns:
+        return None
+    header = [_cell("", True) for _ in categories] + header
+    columns = categories + columns
+    rows = [header]
+    for r in range(max(len(c) for c in columns)):
+        rows.append([_cell(col[r] if r < len(col) else "") for col in columns])
+    title = ""
+    title_el = chart.find(_cx("title")) if chart is not None else None
+    if title_el is not None:
+        v = title_el.find(f"{_cx('tx')}/{_cx('txData')}/{_cx('v')}")
+        title = v.text.strip() if v is not None and v.text else _rich_text(title_el)
+    captions = [text_block([text_span(title)])] if title else []
+    return table_block(Table(rows=rows), captions=captions, sub_type="chart")
