@@ -17,7 +17,9 @@ Choices (see also the modules this one uses):
   then by type) and the master (by type); empty placeholders produce nothing; date,
   footer, header and slide-number placeholders go to ``discarded_blocks``.
 * **Speaker notes** (the notes slide's text, without its slide image, number, date,
-  header and footer placeholders) are one ``notes`` block at the end of the page.
+  header and footer placeholders) are one ``notes`` block at the end of the page;
+  review comments (legacy and threaded) follow as ``aside_text`` blocks
+  (:mod:`~mineru_tui.office.pptx_comments`).
 * Broken parts (a missing or corrupt slide, picture, chart or diagram) become entries
   in ``doc.warnings``; only a file that is not a presentation at all raises
   :class:`~mineru_tui.errors.InputError`.
@@ -188,6 +190,8 @@ class _Reader:
         self.templates: dict[str, _Template] = {}
         self.default_style = None
         self.title_level = 1
+        self.pres_part = ""
+        self.authors: dict[str, str] | None = None
         # per slide
         self.part = ""
         self.slide_no = 0
@@ -212,6 +216,7 @@ class _Reader:
             page_size = (round(_num(size, "cx") / EMU_PER_POINT, 2),
                          round(_num(size, "cy") / EMU_PER_POINT, 2))
         self.default_style = pres.find(q("p:defaultTextStyle"))
+        self.pres_part = pres_part
         rels = self.pkg.rels(pres_part)
         slide_parts = []
         lst = pres.find(q("p:sldIdLst"))
@@ -337,6 +342,7 @@ class _Reader:
         notes = self.read_notes(part)
         if notes is not None:
             page.para_blocks.append(notes)
+        page.para_blocks += self.read_comments(part)
 
     def shapes(self, container, transform: _Transform) -> list[_Item]:
         """The items of a shape tree or group, in document order, with boxes on the slide.
@@ -528,7 +534,35 @@ class _Reader:
         if block is not None:
             item.blocks.append(block)
 
-    # -- notes ---------------------------------------------------------------------
+    # -- notes and comments ------------------------------------------------------
+
+    def comment_authors(self) -> dict[str, str]:
+        if self.authors is None:
+            from mineru_tui.office.pptx_comments import read_authors
+            self.authors = {}
+            for kind in ("commentAuthors", "authors"):
+                part = self.pkg.related(self.pres_part, kind)
+                if part is None:
+                    continue
+                try:
+                    self.authors.update(read_authors(self.pkg.xml(part)))
+                except PartError as exc:
+                    self.doc.warnings.append(f"comment authors ignored ({exc})")
+        return self.authors
+
+    def read_comments(self, slide_part: str) -> list[Block]:
+        parts = [r.target for r in self.pkg.rels(slide_part).values()
+                 if r.is_a("comments") and not r.external]
+        if not parts:
+            return []
+        from mineru_tui.office.pptx_comments import read_comments
+        out: list[Block] = []
+        for part in parts:
+            try:
+                out += read_comments(self.pkg.xml(part), self.comment_authors())
+            except PartError as exc:
+                self.warn(f"comments skipped ({exc})")
+        return out
 
     def read_notes(self, slide_part: str) -> Block | None:
         part = self.pkg.related(slide_part, "notesSlide")

@@ -254,6 +254,13 @@ def _level(ppr) -> int:
         return 0
 
 
+def _indented(ppr) -> bool:
+    try:
+        return ppr is not None and int(ppr.get("marL") or 0) > 0
+    except ValueError:
+        return False
+
+
 def _line_objs(lines: list[list[Span]]) -> list[Line]:
     out = [Line(spans) for spans in lines if any(s.content.strip() for s in spans)]
     return out
@@ -293,6 +300,10 @@ def text_body_blocks(body, ctx: TextContext) -> list[Block]:
             if s.type == SpanType.INTERLINE_EQUATION:
                 s.type = SpanType.INLINE_EQUATION
         bullet = resolve_bullet(ppr, level, ctx.styles)
+        if bullet.kind == "none" and items and (level > item_levels[-1] or _indented(ppr)):
+            # an indented plain paragraph right after a list item continues that item
+            items[-1].lines += _line_objs(lines)
+            continue
         for deeper in [k for k in counters if k > level]:
             del counters[deeper]
         if bullet.kind == "none":
