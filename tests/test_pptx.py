@@ -315,7 +315,12 @@ def test_runs_styles_and_hyperlinks(tmp_path):
     strike.font._rPr.set("strike", "sngStrike")
     clicked = add_box(slide, "Whole shape", 1, 4)
     clicked.click_action.hyperlink.address = "https://example.org/"
+    second = prs.slides.add_slide(prs.slide_layouts[6])
+    jump = add_box(slide, "Go to slide two", 4, 4)
+    jump.click_action.target_slide = second
     doc = read_pptx(save(prs, tmp_path))
+    assert {s.link for b in blocks(doc) for l in b.lines for s in l.spans
+            if s.content == "Go to slide two"} == {"#slide-2"}
     spans = {s.content: s for b in blocks(doc) for l in b.lines for s in l.spans}
     assert spans["bold "].style == {"bold"}
     assert spans["italic "].style == {"italic"}
@@ -683,3 +688,48 @@ def test_omml_converter_when_present():
         '</m:den></m:f></m:oMath></m:oMathPara></a14:m>')
     (span,) = _math_spans(frac)
     assert span.type == SpanType.INTERLINE_EQUATION and span.content == r"\frac{a}{b}"
+
+
+def test_review_comments_legacy_and_threaded(tmp_path):
+    from pptx.opc.package import Part
+    from pptx.opc.packuri import PackURI
+    prs = new_prs()
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    add_box(slide, "Reviewed text", 1, 1)
+    slide.notes_slide.notes_text_frame.text = "Notes first"
+    pkg = prs.part.package
+    authors = Part(PackURI("/ppt/commentAuthors.xml"),
+                   "application/vnd.openxmlformats-officedocument.presentationml.commentAuthors+xml",
+                   pkg, f'<p:cmAuthorLst xmlns:p="{P}"><p:cmAuthor id="0" name="Ann Lee" '
+                        f'initials="AL" lastIdx="1" clrIdx="0"/></p:cmAuthorLst>'.encode())
+    prs.part.relate_to(authors, "http://schemas.openxmlformats.org/officeDocument/2006/"
+                                "relationships/commentAuthors")
+    legacy = Part(PackURI("/ppt/comments/comment1.xml"),
+                  "application/vnd.openxmlformats-officedocument.presentationml.comments+xml",
+                  pkg, f'<p:cmLst xmlns:p="{P}"><p:cm authorId="0" dt="2024-01-01T00:00:00" '
+                       f'idx="1"><p:pos x="1" y="1"/><p:text>Check this number</p:text></p:cm>'
+                       f'</p:cmLst>'.encode())
+    slide.part.relate_to(legacy, "http://schemas.openxmlformats.org/officeDocument/2006/"
+                                 "relationships/comments")
+    p188 = "http://schemas.microsoft.com/office/powerpoint/2018/8/main"
+    modern_authors = Part(PackURI("/ppt/authors.xml"),
+                          "application/vnd.ms-powerpoint.authors+xml", pkg,
+                          f'<p188:authorLst xmlns:p188="{p188}"><p188:author id="{{A1}}" '
+                          f'name="Bo Chen" initials="BC" userId="b" providerId="None"/>'
+                          f'</p188:authorLst>'.encode())
+    prs.part.relate_to(modern_authors,
+                       "http://schemas.microsoft.com/office/2018/10/relationships/authors")
+    modern = Part(PackURI("/ppt/comments/modernComment_1.xml"),
+                  "application/vnd.ms-powerpoint.comments+xml", pkg,
+                  f'<p188:cmLst xmlns:p188="{p188}" xmlns:a="{A}"><p188:cm id="{{C1}}" '
+                  f'authorId="{{A1}}"><p188:replyLst><p188:reply id="{{R1}}" authorId="{{A1}}">'
+                  f'<p188:txBody><a:bodyPr/><a:p><a:r><a:t>Fixed</a:t></a:r></a:p></p188:txBody>'
+                  f'</p188:reply></p188:replyLst><p188:txBody><a:bodyPr/><a:p><a:r><a:t>意见</a:t>'
+                  f'</a:r></a:p></p188:txBody></p188:cm></p188:cmLst>'.encode())
+    slide.part.relate_to(modern, "http://schemas.microsoft.com/office/2018/10/relationships/comments")
+    doc = read_pptx(save(prs, tmp_path))
+    kinds = [(b.type, plain_text(b)) for b in doc.pages[0].para_blocks]
+    assert kinds == [(BlockType.TEXT, "Reviewed text"), (BlockType.NOTES, "Notes first"),
+                     (BlockType.ASIDE_TEXT, "Ann Lee (AL): Check this number"),
+                     (BlockType.ASIDE_TEXT, "Bo Chen (BC): 意见"),
+                     (BlockType.ASIDE_TEXT, "Bo Chen (BC): Fixed")]

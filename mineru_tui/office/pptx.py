@@ -16,6 +16,8 @@ Choices (see also the modules this one uses):
 * **Placeholders** inherit position and list styles from the layout (matched by ``idx``,
   then by type) and the master (by type); empty placeholders produce nothing; date,
   footer, header and slide-number placeholders go to ``discarded_blocks``.
+* **Links**: ``a:hlinkClick`` on runs, and on a whole shape (given to its text); a jump
+  to another slide of the deck becomes ``#slide-N``.
 * **Speaker notes** (the notes slide's text, without its slide image, number, date,
   header and footer placeholders) are one ``notes`` block at the end of the page;
   review comments (legacy and threaded) follow as ``aside_text`` blocks
@@ -192,6 +194,7 @@ class _Reader:
         self.title_level = 1
         self.pres_part = ""
         self.authors: dict[str, str] | None = None
+        self.slide_numbers: dict[str, int] = {}
         # per slide
         self.part = ""
         self.slide_no = 0
@@ -224,6 +227,7 @@ class _Reader:
             rel = rels.get(sld.get(R_ID) or "")
             if rel is not None and not rel.external:
                 slide_parts.append(rel.target)
+        self.slide_numbers = {part: i + 1 for i, part in enumerate(slide_parts)}
         slides = []
         for i, part in enumerate(slide_parts):
             try:
@@ -405,9 +409,15 @@ class _Reader:
 
     # -- shape kinds ---------------------------------------------------------------
 
-    def link(self, rid: str) -> str | None:
-        rel = self.pkg.rels(self.part).get(rid)
-        return rel.target if rel is not None and rel.external else None
+    def link(self, rid: str, part: str | None = None) -> str | None:
+        """A hyperlink's URL; a jump to another slide of the deck is ``#slide-N``."""
+        rel = self.pkg.rels(part or self.part).get(rid)
+        if rel is None:
+            return None
+        if rel.external:
+            return rel.target
+        number = self.slide_numbers.get(rel.target)
+        return f"#slide-{number}" if number else None
 
     def context(self, el, ph) -> TextContext:
         shape_link = None
@@ -573,13 +583,7 @@ class _Reader:
         except PartError as exc:
             self.warn(f"speaker notes skipped ({exc})")
             return None
-        rels = self.pkg.rels(part)
-
-        def link(rid: str) -> str | None:
-            rel = rels.get(rid)
-            return rel.target if rel is not None and rel.external else None
-
-        ctx = TextContext(link=link, warnings=self.doc.warnings)
+        ctx = TextContext(link=lambda rid: self.link(rid, part), warnings=self.doc.warnings)
         lines: list[Line] = []
         for sp in root.iter(q("p:sp")):
             ph = _ph(sp)
