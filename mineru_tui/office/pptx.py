@@ -33,24 +33,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mineru_tui.document import (Block, BlockType, Document, Line, Page, image_block,
-                                 text_block, text_span, title_block)
+                                 title_block)
 from mineru_tui.errors import InputError
+from mineru_tui.office.pptx_layouts import TITLE_TYPES, Template, Templates
 from mineru_tui.office.pptx_order import Box, reading_order
-from mineru_tui.office.pptx_package import (NS, R_EMBED, R_ID, R_LINK, Package, PartError,
-                                            local, q)
+from mineru_tui.office.pptx_package import R_EMBED, R_ID, R_LINK, Package, PartError, local, q
+from mineru_tui.office.pptx_shapes import (IDENTITY, SHAPE_TAGS, Transform, apply, box_of,
+                                           choose_alternate, cnvpr_of, group_transform,
+                                           num, ph_of, union, xfrm_of)
 from mineru_tui.office.pptx_text import (TextContext, notes_lines, text_body_blocks,
                                          text_body_spans)
 
 EMU_PER_POINT = 12700
 
-_SHAPE_TAGS = {q("p:sp"), q("p:pic"), q("p:graphicFrame"), q("p:grpSp"), q("p:cxnSp")}
-_TITLE_TYPES = ("title", "ctrTitle")
 _DISCARD_TYPES = {"dt": BlockType.FOOTER, "ftr": BlockType.FOOTER, "hdr": BlockType.HEADER,
                   "sldNum": BlockType.PAGE_NUMBER}
 _NOTES_SKIP = ("sldImg", "sldNum", "dt", "ftr", "hdr")
-# A layout placeholder's master counterpart, by type (what PowerPoint inherits from).
-_MASTER_TYPE = {"ctrTitle": "title", "title": "title", "dt": "dt", "ftr": "ftr",
-                "sldNum": "sldNum", "hdr": "hdr"}
 _URI_TABLE = "http://schemas.openxmlformats.org/drawingml/2006/table"
 _URI_CHART = "http://schemas.openxmlformats.org/drawingml/2006/chart"
 _URI_DIAGRAM = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
@@ -86,96 +84,6 @@ class _Item:
     is_title: bool = False
 
 
-@dataclass
-class _Template:
-    """A layout or master: its placeholders by ``idx`` and by type, its text styles."""
-
-    by_idx: dict[str, object]
-    by_type: dict[str, object]
-    tx_styles: object = None
-    master: "_Template | None" = None
-
-
-def _ph(el):
-    """The ``p:ph`` of a shape, or None when it is not a placeholder."""
-    for child in el:
-        if local(child).startswith("nv"):
-            nvpr = child.find(q("p:nvPr"))
-            return nvpr.find(q("p:ph")) if nvpr is not None else None
-    return None
-
-
-def _cnvpr(el):
-    for child in el:
-        if local(child).startswith("nv"):
-            return child.find(q("p:cNvPr"))
-    return None
-
-
-def _xfrm(el):
-    tag = local(el)
-    if tag == "graphicFrame":
-        return el.find(q("p:xfrm"))
-    if tag == "grpSp":
-        pr = el.find(q("p:grpSpPr"))
-    else:
-        pr = el.find(q("p:spPr"))
-    return pr.find(q("a:xfrm")) if pr is not None else None
-
-
-def _num(el, attr: str) -> float:
-    try:
-        return float(el.get(attr) or 0)
-    except ValueError:
-        return 0.0
-
-
-def _box_of(xfrm) -> Box | None:
-    if xfrm is None:
-        return None
-    off, ext = xfrm.find(q("a:off")), xfrm.find(q("a:ext"))
-    if off is None or ext is None:
-        return None
-    return (_num(off, "x"), _num(off, "y"), max(0.0, _num(ext, "cx")), max(0.0, _num(ext, "cy")))
-
-
-# A transform from a group's child coordinates to slide coordinates: x*sx + tx, y*sy + ty.
-_Transform = tuple[float, float, float, float]
-_IDENTITY: _Transform = (1.0, 0.0, 1.0, 0.0)
-
-
-def _apply(t: _Transform, box: Box) -> Box:
-    sx, tx, sy, ty = t
-    return (box[0] * sx + tx, box[1] * sy + ty, box[2] * sx, box[3] * sy)
-
-
-def _group_transform(xfrm, parent: _Transform) -> _Transform:
-    """Compose a group's ``chOff``/``chExt`` mapping with its parent's transform."""
-    if xfrm is None:
-        return parent
-    off, ext = xfrm.find(q("a:off")), xfrm.find(q("a:ext"))
-    choff, chext = xfrm.find(q("a:chOff")), xfrm.find(q("a:chExt"))
-    if off is None or ext is None or choff is None or chext is None:
-        return parent
-    sx = _num(ext, "cx") / _num(chext, "cx") if _num(chext, "cx") else 1.0
-    sy = _num(ext, "cy") / _num(chext, "cy") if _num(chext, "cy") else 1.0
-    tx = _num(off, "x") - _num(choff, "x") * sx
-    ty = _num(off, "y") - _num(choff, "y") * sy
-    psx, ptx, psy, pty = parent
-    return (sx * psx, tx * psx + ptx, sy * psy, ty * psy + pty)
-
-
-def _union(boxes: list[Box]) -> Box | None:
-    boxes = [b for b in boxes if b is not None]
-    if not boxes:
-        return None
-    x0 = min(b[0] for b in boxes)
-    y0 = min(b[1] for b in boxes)
-    x1 = max(b[0] + b[2] for b in boxes)
-    y1 = max(b[1] + b[3] for b in boxes)
-    return (x0, y0, x1 - x0, y1 - y0)
-
-
 def _looks_like_image(data: bytes, ext: str) -> bool:
     if not data:
         return False
@@ -189,7 +97,7 @@ class _Reader:
         self.name = name
         self.include_hidden = include_hidden
         self.doc = Document(backend="office")
-        self.templates: dict[str, _Template] = {}
+        self.templates = Templates(pkg, self.warn)
         self.default_style = None
         self.title_level = 1
         self.pres_part = ""
@@ -198,7 +106,7 @@ class _Reader:
         # per slide
         self.part = ""
         self.slide_no = 0
-        self.template: _Template | None = None
+        self.template: Template | None = None
 
     # -- the presentation ----------------------------------------------------------
 
@@ -215,9 +123,9 @@ class _Reader:
                              f"(its main part is {local(pres) or 'not XML'})")
         size = pres.find(q("p:sldSz"))
         page_size = None
-        if size is not None and _num(size, "cx") and _num(size, "cy"):
-            page_size = (round(_num(size, "cx") / EMU_PER_POINT, 2),
-                         round(_num(size, "cy") / EMU_PER_POINT, 2))
+        if size is not None and num(size, "cx") and num(size, "cy"):
+            page_size = (round(num(size, "cx") / EMU_PER_POINT, 2),
+                         round(num(size, "cy") / EMU_PER_POINT, 2))
         self.default_style = pres.find(q("p:defaultTextStyle"))
         self.pres_part = pres_part
         rels = self.pkg.rels(pres_part)
@@ -257,82 +165,13 @@ class _Reader:
     def warn(self, message: str) -> None:
         self.doc.warnings.append(f"slide {self.slide_no}: {message}")
 
-    # -- layouts and masters -------------------------------------------------------
-
-    def load_template(self, part: str | None, master: bool) -> _Template | None:
-        if part is None:
-            return None
-        if part in self.templates:
-            return self.templates[part]
-        try:
-            root = self.pkg.xml(part)
-        except PartError as exc:
-            self.warn(f"{'master' if master else 'layout'} ignored ({exc})")
-            self.templates[part] = None
-            return None
-        by_idx: dict[str, object] = {}
-        by_type: dict[str, object] = {}
-        tree = root.find(f"{q('p:cSld')}/{q('p:spTree')}")
-        for el in (tree.iter(q("p:sp"), q("p:pic"), q("p:graphicFrame")) if tree is not None else ()):
-            ph = _ph(el)
-            if ph is None:
-                continue
-            by_idx.setdefault(ph.get("idx") or "0", el)
-            by_type.setdefault(ph.get("type") or "obj", el)
-        template = _Template(by_idx, by_type)
-        if master:
-            template.tx_styles = root.find(q("p:txStyles"))
-        else:
-            template.master = self.load_template(self.pkg.related(part, "slideMaster"), True)
-        self.templates[part] = template
-        return template
-
-    def inherited(self, ph) -> tuple[object, object]:
-        """The layout and master placeholders a slide placeholder inherits from."""
-        layout = self.template
-        if layout is None:
-            return None, None
-        ph_type = ph.get("type") or "obj"
-        base = layout.by_idx.get(ph.get("idx") or "0")
-        if base is None or (ph_type in _TITLE_TYPES) != ((_ph(base).get("type") or "obj")
-                                                          in _TITLE_TYPES):
-            base = layout.by_type.get(ph_type)
-            if base is None and ph_type in _TITLE_TYPES:
-                base = layout.by_type.get("title") or layout.by_type.get("ctrTitle")
-        master = layout.master
-        if master is None:
-            return base, None
-        base_type = (_ph(base).get("type") or "obj") if base is not None else ph_type
-        master_type = _MASTER_TYPE.get(base_type, "body")
-        return base, master.by_type.get(master_type)
-
-    def style_chain(self, el, ph) -> list:
-        """List styles a shape's paragraphs inherit from, nearest first."""
-        chain = [_lst_style(el)]
-        if ph is None:
-            chain.append(self.default_style)
-            return chain
-        layout_ph, master_ph = self.inherited(ph)
-        chain += [_lst_style(layout_ph), _lst_style(master_ph)]
-        master = self.template.master if self.template is not None else None
-        styles = master.tx_styles if master is not None else None
-        if styles is not None:
-            ph_type = ph.get("type") or "obj"
-            if ph_type in _TITLE_TYPES:
-                chain.append(styles.find(q("p:titleStyle")))
-            elif ph_type in _DISCARD_TYPES:
-                chain.append(styles.find(q("p:otherStyle")))
-            else:
-                chain.append(styles.find(q("p:bodyStyle")))
-        return chain
-
     # -- slides --------------------------------------------------------------------
 
     def read_slide(self, part: str, root, number: int, page: Page) -> None:
         self.part, self.slide_no = part, number
-        self.template = self.load_template(self.pkg.related(part, "slideLayout"), False)
+        self.template = self.templates.layout_of(part)
         tree = root.find(f"{q('p:cSld')}/{q('p:spTree')}")
-        items = self.shapes(tree, _IDENTITY) if tree is not None else []
+        items = self.shapes(tree, IDENTITY) if tree is not None else []
         titles = [it for it in items if it.is_title]
         rest = [it for it in items if not it.is_title]
         for it in titles + [rest[i] for i in reading_order([it.box for it in rest])]:
@@ -348,7 +187,7 @@ class _Reader:
             page.para_blocks.append(notes)
         page.para_blocks += self.read_comments(part)
 
-    def shapes(self, container, transform: _Transform) -> list[_Item]:
+    def shapes(self, container, transform: Transform) -> list[_Item]:
         """The items of a shape tree or group, in document order, with boxes on the slide.
 
         Items without a position of their own take the previous item's box, so the
@@ -356,9 +195,9 @@ class _Reader:
         items: list[_Item] = []
         for el in container:
             if el.tag == q("mc:AlternateContent"):
-                for chosen in _choose(el):
+                for chosen in choose_alternate(el):
                     items += self.shape(chosen, transform)
-            elif el.tag in _SHAPE_TAGS:
+            elif el.tag in SHAPE_TAGS:
                 items += self.shape(el, transform)
         last = None
         for it in items:
@@ -371,20 +210,20 @@ class _Reader:
                     it.box = last
         return items
 
-    def shape(self, el, transform: _Transform) -> list[_Item]:
+    def shape(self, el, transform: Transform) -> list[_Item]:
         tag = local(el)
         try:
             if tag == "grpSp":
                 return [self.group(el, transform)]
-            ph = _ph(el)
-            box = _box_of(_xfrm(el))
+            ph = ph_of(el)
+            box = box_of(xfrm_of(el))
             if box is None and ph is not None:
-                layout_ph, master_ph = self.inherited(ph)
-                box = _box_of(_xfrm(layout_ph)) if layout_ph is not None else None
+                layout_ph, master_ph = self.templates.inherited(self.template, ph)
+                box = box_of(xfrm_of(layout_ph)) if layout_ph is not None else None
                 if box is None and master_ph is not None:
-                    box = _box_of(_xfrm(master_ph))
+                    box = box_of(xfrm_of(master_ph))
             elif box is not None:
-                box = _apply(transform, box)
+                box = apply(transform, box)
             item = _Item(box)
             if tag == "sp":
                 self.text_shape(el, ph, item)
@@ -397,10 +236,10 @@ class _Reader:
             self.warn("shape nested too deeply; skipped")
             return []
 
-    def group(self, el, transform: _Transform) -> _Item:
-        inner = _group_transform(_xfrm(el), transform)
+    def group(self, el, transform: Transform) -> _Item:
+        inner = group_transform(xfrm_of(el), transform)
         items = self.shapes(el, inner)
-        box = _union([it.box for it in items]) or _apply(transform, _box_of(_xfrm(el)) or (0, 0, 0, 0))
+        box = union([it.box for it in items]) or apply(transform, box_of(xfrm_of(el)) or (0, 0, 0, 0))
         group = _Item(box)
         for i in reading_order([it.box for it in items]):
             group.blocks += items[i].blocks
@@ -421,11 +260,11 @@ class _Reader:
 
     def context(self, el, ph) -> TextContext:
         shape_link = None
-        cnvpr = _cnvpr(el)
+        cnvpr = cnvpr_of(el)
         click = cnvpr.find(q("a:hlinkClick")) if cnvpr is not None else None
         if click is not None and click.get(R_ID):
             shape_link = self.link(click.get(R_ID))
-        return TextContext(styles=self.style_chain(el, ph), link=self.link,
+        return TextContext(styles=self.templates.style_chain(self.template, el, ph, self.default_style), link=self.link,
                            shape_link=shape_link, warnings=self.doc.warnings)
 
     def text_shape(self, el, ph, item: _Item) -> None:
@@ -439,7 +278,7 @@ class _Reader:
             return
         ph_type = (ph.get("type") or "obj") if ph is not None else None
         ctx = self.context(el, ph)
-        if ph_type in _TITLE_TYPES:
+        if ph_type in TITLE_TYPES:
             spans = text_body_spans(body, ctx)
             if any(s.content.strip() for s in spans):
                 level = 1 if ph_type == "ctrTitle" else self.title_level
@@ -457,7 +296,7 @@ class _Reader:
         blip = fill.find(q("a:blip"))
         if blip is None:
             return None
-        cnvpr = _cnvpr(el)
+        cnvpr = cnvpr_of(el)
         name = cnvpr.get("name", "") if cnvpr is not None else ""
         alt = (cnvpr.get("descr") or cnvpr.get("title") or "").strip() if cnvpr is not None else ""
         rid = blip.get(R_EMBED)
@@ -490,7 +329,7 @@ class _Reader:
         if data is None:
             return
         uri = data.get("uri", "")
-        cnvpr = _cnvpr(el)
+        cnvpr = cnvpr_of(el)
         name = cnvpr.get("name", "") if cnvpr is not None else ""
         if uri == _URI_TABLE:
             tbl = data.find(q("a:tbl"))
@@ -586,7 +425,7 @@ class _Reader:
         ctx = TextContext(link=lambda rid: self.link(rid, part), warnings=self.doc.warnings)
         lines: list[Line] = []
         for sp in root.iter(q("p:sp")):
-            ph = _ph(sp)
+            ph = ph_of(sp)
             if ph is not None and (ph.get("type") or "obj") in _NOTES_SKIP:
                 continue
             body = sp.find(q("p:txBody"))
@@ -595,26 +434,9 @@ class _Reader:
         return Block(BlockType.NOTES, lines=lines) if lines else None
 
 
-def _lst_style(el):
-    if el is None:
-        return None
-    body = el.find(q("p:txBody"))
-    return body.find(q("a:lstStyle")) if body is not None else None
-
-
 def _all_lines(block: Block) -> list[Line]:
     if block.blocks:
         return [l for b in block.blocks for l in _all_lines(b)]
     return list(block.lines)
 
 
-def _choose(alt) -> list:
-    """The shapes of an ``mc:AlternateContent`` to read: the first choice holding shapes
-    (``a14`` math text, Office 2016 charts...), else the fallback (ink and other
-    content parts have no shapes, so their fallback picture is read)."""
-    for choice in alt.iterfind(q("mc:Choice")):
-        shapes = [el for el in choice if el.tag in _SHAPE_TAGS]
-        if shapes:
-            return shapes
-    fallback = alt.find(q("mc:Fallback"))
-    return [el for el in fallback if el.tag in _SHAPE_TAGS] if fallback is not None else []
