@@ -45,6 +45,7 @@ class Templates:
         return self.load(self.pkg.related(slide_part, "slideLayout"), False)
 
     def load(self, part: str | None, master: bool) -> Template | None:
+        """A layout (``master=False``, its master loaded too) or a master, or None."""
         if part is None:
             return None
         if part in self.cache:
@@ -82,8 +83,10 @@ class Templates:
         if base is None or (ph_type in TITLE_TYPES) != ((ph_of(base).get("type") or "obj")
                                                           in TITLE_TYPES):
             base = layout.by_type.get(ph_type)
-            if base is None and ph_type in TITLE_TYPES:
-                base = layout.by_type.get("title") or layout.by_type.get("ctrTitle")
+            if base is None and ph_type in TITLE_TYPES:  # ctrTitle on a title-only layout
+                base = layout.by_type.get("title")
+                if base is None:
+                    base = layout.by_type.get("ctrTitle")
         master = layout.master
         if master is None:
             return base, None

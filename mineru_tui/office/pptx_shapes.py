@@ -12,6 +12,7 @@ from mineru_tui.office.pptx_package import local, q
 
 SHAPE_TAGS = {q("p:sp"), q("p:pic"), q("p:graphicFrame"), q("p:grpSp"), q("p:cxnSp")}
 
+
 def ph_of(el):
     """The ``p:ph`` of a shape, or None when it is not a placeholder."""
     for child in el:
