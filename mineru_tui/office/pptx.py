@@ -103,6 +103,7 @@ class _Reader:
         self.pres_part = ""
         self.authors: dict[str, str] | None = None
         self.slide_numbers: dict[str, int] = {}
+        self.image_names: dict[str, str] = {}  # media part → name in doc.images
         # per slide
         self.part = ""
         self.slide_no = 0
@@ -306,16 +307,19 @@ class _Reader:
                 what = "is linked, not embedded" if blip.get(R_LINK) and not rid else "has no image part"
                 self.warn(f"picture {name!r} {what}; skipped")
             return None
-        try:
-            data = self.pkg.blob(rel.target)
-        except PartError as exc:
-            self.warn(f"picture {name!r} skipped ({exc})")
-            return None
-        ext = self.pkg.image_ext(rel.target)
-        if not _looks_like_image(data, ext):
-            self.warn(f"picture {name!r} skipped (corrupt {ext} data in {rel.target})")
-            return None
-        return image_block(self.doc.add_image(data, ext), alt=alt)
+        stored = self.image_names.get(rel.target)
+        if stored is None:  # each media part is stored once, however often it is shown
+            try:
+                data = self.pkg.blob(rel.target)
+            except PartError as exc:
+                self.warn(f"picture {name!r} skipped ({exc})")
+                return None
+            ext = self.pkg.image_ext(rel.target)
+            if not _looks_like_image(data, ext):
+                self.warn(f"picture {name!r} skipped (corrupt {ext} data in {rel.target})")
+                return None
+            stored = self.image_names[rel.target] = self.doc.add_image(data, ext)
+        return image_block(stored, alt=alt)
 
     def picture(self, el, item: _Item) -> None:
         fill = el.find(q("p:blipFill"))
