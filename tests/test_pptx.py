@@ -736,3 +736,16 @@ def test_review_comments_legacy_and_threaded(tmp_path):
                      (BlockType.ASIDE_TEXT, "Ann Lee (AL): Check this number"),
                      (BlockType.ASIDE_TEXT, "Bo Chen (BC): 意见"),
                      (BlockType.ASIDE_TEXT, "Bo Chen (BC): Fixed")]
+
+
+def test_shapes_without_positions_keep_file_order(tmp_path):
+    prs = new_prs()
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    for text in ("first", "second", "third"):
+        box = add_box(slide, text, 1, 1)
+        xfrm = box._element.spPr.find(f"{{{A}}}xfrm")
+        box._element.spPr.remove(xfrm)
+    add_box(slide, "placed at the top", 1, 0.1)
+    doc = read_pptx(save(prs, tmp_path))
+    texts = [plain_text(b) for b in doc.pages[0].para_blocks]
+    assert texts[:3] == ["first", "second", "third"] and len(texts) == 4

@@ -191,8 +191,9 @@ class _Reader:
     def shapes(self, container, transform: Transform) -> list[_Item]:
         """The items of a shape tree or group, in document order, with boxes on the slide.
 
-        Items without a position of their own take the previous item's box, so the
-        reading order keeps them next to their neighbour in the file."""
+        Items without a position of their own take the previous item's box (the next
+        one's when they come first), so the reading order keeps them next to their
+        neighbour in the file."""
         items: list[_Item] = []
         for el in container:
             if el.tag == q("mc:AlternateContent"):
@@ -200,15 +201,11 @@ class _Reader:
                     items += self.shape(chosen, transform)
             elif el.tag in SHAPE_TAGS:
                 items += self.shape(el, transform)
-        last = None
+        known = next((it.box for it in items if it.box is not None), (0.0, 0.0, 0.0, 0.0))
         for it in items:
             if it.box is None:
-                it.box = last
-            last = it.box
-        if last is not None:
-            for it in items:
-                if it.box is None:
-                    it.box = last
+                it.box = known
+            known = it.box
         return items
 
     def shape(self, el, transform: Transform) -> list[_Item]:
@@ -266,7 +263,7 @@ class _Reader:
         if click is not None and click.get(R_ID):
             shape_link = self.link(click.get(R_ID))
         return TextContext(styles=self.templates.style_chain(self.template, el, ph, self.default_style), link=self.link,
-                           shape_link=shape_link, warnings=self.doc.warnings)
+                           shape_link=shape_link)
 
     def text_shape(self, el, ph, item: _Item) -> None:
         fill = el.find(f"{q('p:spPr')}/{q('a:blipFill')}")
@@ -426,7 +423,7 @@ class _Reader:
         except PartError as exc:
             self.warn(f"speaker notes skipped ({exc})")
             return None
-        ctx = TextContext(link=lambda rid: self.link(rid, part), warnings=self.doc.warnings)
+        ctx = TextContext(link=lambda rid: self.link(rid, part))
         lines: list[Line] = []
         for sp in root.iter(q("p:sp")):
             ph = ph_of(sp)

@@ -25,7 +25,7 @@ def read_table(tbl, ctx: TextContext) -> Block:
     """The table block of an ``a:tbl`` element."""
     tblpr = tbl.find(q("a:tblPr"))
     header_row = tblpr is not None and tblpr.get("firstRow") in ("1", "true")
-    cell_ctx = TextContext(styles=[], link=ctx.link, warnings=ctx.warnings)
+    cell_ctx = TextContext(styles=[], link=ctx.link)
     rows: list[list[Cell]] = []
     for r, tr in enumerate(tbl.iterfind(_TR)):
         row = []

@@ -36,7 +36,6 @@ class TextContext:
     styles: list = field(default_factory=list)
     link: Callable[[str], str | None] = lambda rid: None
     shape_link: str | None = None
-    warnings: list[str] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------------------
