@@ -749,3 +749,13 @@ def test_shapes_without_positions_keep_file_order(tmp_path):
     doc = read_pptx(save(prs, tmp_path))
     texts = [plain_text(b) for b in doc.pages[0].para_blocks]
     assert texts[:3] == ["first", "second", "third"] and len(texts) == 4
+
+
+def test_chart_number_formats():
+    from mineru_tui.office.pptx_charts import format_number
+    assert format_number("43831", "m/d/yyyy") == "2020-01-01"
+    assert format_number("0.125", "0.0%") == "12.5%"
+    assert format_number("1234567.891", "#,##0.00") == "1,234,567.89"
+    assert format_number("2.3999999999999999", "General") == "2.4"
+    assert format_number("7", None) == "7"
+    assert format_number("n/a", "General") == "n/a"

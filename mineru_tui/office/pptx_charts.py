@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from datetime import datetime, timedelta
 
 from mineru_tui.document import Block, Cell, Table, table_block, text_block, text_span
 from mineru_tui.office.pptx_package import NS, local, q
@@ -25,6 +26,8 @@ def _cell(text: str, header: bool = False) -> Cell:
 
 
 _DECIMALS = re.compile(r"0\.(0+)")
+_DATE_CODE = re.compile(r"[dmyhs]", re.I)
+_EPOCH = datetime(1899, 12, 30)  # serial 1 = 1900-01-01 (Excel's leap-year bug included)
 
 
 def format_number(raw: str, code: str | None) -> str:
@@ -36,6 +39,9 @@ def format_number(raw: str, code: str | None) -> str:
     if math.isnan(value) or math.isinf(value):
         return raw.strip()
     code = (code or "General").split(";")[0]
+    if _DATE_CODE.search(re.sub(r'"[^"]*"|\[[^\]]*\]', "", code)) and 0 < value < 2958466:
+        day = _EPOCH + timedelta(days=value)  # date categories are Excel serial days
+        return day.date().isoformat() if value == int(value) else day.isoformat(" ", "minutes")
     m = _DECIMALS.search(code)
     places = len(m.group(1)) if m else (0 if "0" in code and code != "General" else None)
     if "%" in code:
