@@ -759,3 +759,26 @@ def test_chart_number_formats():
     assert format_number("2.3999999999999999", "General") == "2.4"
     assert format_number("7", None) == "7"
     assert format_number("n/a", "General") == "n/a"
+
+
+def test_strict_ooxml_namespaces(tmp_path):
+    prs = new_prs()
+    slide = prs.slides.add_slide(prs.slide_layouts[1])
+    slide.shapes.title.text = "Strict title"
+    slide.placeholders[1].text_frame.text = "Strict body"
+    path = save(prs, tmp_path)
+    pairs = ((b"http://schemas.openxmlformats.org/presentationml/2006/main",
+              b"http://purl.oclc.org/ooxml/presentationml/main"),
+             (b"http://schemas.openxmlformats.org/drawingml/2006/main",
+              b"http://purl.oclc.org/ooxml/drawingml/main"),
+             (b"http://schemas.openxmlformats.org/officeDocument/2006/relationships",
+              b"http://purl.oclc.org/ooxml/officeDocument/relationships"))
+
+    def to_strict(name, data):
+        for old, new in pairs:
+            data = data.replace(old, new)
+        return data
+
+    doc = read_pptx(rewrite_zip(path, tmp_path / "strict.pptx", to_strict))
+    assert [plain_text(b) for b in doc.pages[0].para_blocks] == ["Strict title", "Strict body"]
+    assert list_items(doc) == [(0, "-", "Strict body")]

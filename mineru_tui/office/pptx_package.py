@@ -32,6 +32,30 @@ _IMAGE_TYPES = {
 }
 
 
+# Strict OOXML namespaces and their transitional twins: strict parts are read as if
+# they were transitional (the element vocabulary is the same).
+_STRICT = (
+    (b"http://purl.oclc.org/ooxml/presentationml/main",
+     b"http://schemas.openxmlformats.org/presentationml/2006/main"),
+    (b"http://purl.oclc.org/ooxml/drawingml/main",
+     b"http://schemas.openxmlformats.org/drawingml/2006/main"),
+    (b"http://purl.oclc.org/ooxml/drawingml/chart",
+     b"http://schemas.openxmlformats.org/drawingml/2006/chart"),
+    (b"http://purl.oclc.org/ooxml/drawingml/diagram",
+     b"http://schemas.openxmlformats.org/drawingml/2006/diagram"),
+    (b"http://purl.oclc.org/ooxml/officeDocument/relationships",
+     b"http://schemas.openxmlformats.org/officeDocument/2006/relationships"),
+    (b"http://purl.oclc.org/ooxml/officeDocument/math",
+     b"http://schemas.openxmlformats.org/officeDocument/2006/math"),
+)
+
+
+def _from_strict(data: bytes) -> bytes:
+    for strict, transitional in _STRICT:
+        data = data.replace(strict + b'"', transitional + b'"')
+    return data
+
+
 class PartError(Exception):
     """A part that is missing or cannot be parsed (the message says which)."""
 
@@ -87,6 +111,8 @@ class Package:
         root = self._xml.get(key)
         if root is None:
             data = self.blob(key)
+            if b"purl.oclc.org/ooxml/" in data:
+                data = _from_strict(data)
             try:
                 root = etree.fromstring(data, _PARSER)
             except etree.XMLSyntaxError as exc:
