@@ -731,9 +731,14 @@ def test_review_comments_legacy_and_threaded(tmp_path):
                   f'</a:r></a:p></p188:txBody></p188:cm></p188:cmLst>'.encode())
     slide.part.relate_to(modern, "http://schemas.microsoft.com/office/2018/10/relationships/comments")
     doc = read_pptx(save(prs, tmp_path))
-    kinds = [(b.type, plain_text(b)) for b in doc.pages[0].para_blocks]
-    assert kinds == [(BlockType.TEXT, "Reviewed text"), (BlockType.NOTES, "Notes first"),
-                     (BlockType.ASIDE_TEXT, "Ann Lee (AL): Check this number"),
+    page = doc.pages[0]
+    kinds = [(b.type, plain_text(b)) for b in page.para_blocks]
+    assert kinds == [(BlockType.TEXT, "Reviewed text"), (BlockType.NOTES, "Notes first")]
+    # Comments are kept in the JSON (discarded blocks) but out of the Markdown.
+    comments = [(b.type, plain_text(b)) for b in page.discarded_blocks
+                if b.type == BlockType.ASIDE_TEXT]
+    assert "Check this number" not in to_markdown(doc)
+    assert comments == [(BlockType.ASIDE_TEXT, "Ann Lee (AL): Check this number"),
                      (BlockType.ASIDE_TEXT, "Bo Chen (BC): 意见"),
                      (BlockType.ASIDE_TEXT, "Bo Chen (BC): Fixed")]
 

@@ -20,7 +20,7 @@ Choices (see also the modules this one uses):
   to another slide of the deck becomes ``#slide-N``.
 * **Speaker notes** (the notes slide's text, without its slide image, number, date,
   header and footer placeholders) are one ``notes`` block at the end of the page;
-  review comments (legacy and threaded) follow as ``aside_text`` blocks
+  review comments (legacy and threaded) go to ``discarded_blocks`` as ``aside_text``
   (:mod:`~mineru_tui.office.pptx_comments`).
 * Broken parts (a missing or corrupt slide, picture, chart or diagram) become entries
   in ``doc.warnings``; only a file that is not a presentation at all raises
@@ -186,7 +186,8 @@ class _Reader:
         notes = self.read_notes(part)
         if notes is not None:
             page.para_blocks.append(notes)
-        page.para_blocks += self.read_comments(part)
+        # Review comments are not slide content: kept in the JSON, out of the Markdown.
+        page.discarded_blocks += self.read_comments(part)
 
     def shapes(self, container, transform: Transform) -> list[_Item]:
         """The items of a shape tree or group, in document order, with boxes on the slide.
