@@ -1,0 +1,619 @@
+"""The body reader: document.xml (and any other block container) to model blocks.
+
+One pass over the XML. Block containers (the body, table cells, text boxes, headers,
+notes, content controls) yield paragraphs and tables; a paragraph's inline content
+(runs, hyperlinks, fields, math, drawings) becomes spans. Content that cannot live in a
+line — pictures, text boxes, display equations — splits the paragraph and becomes its
+own block in place. A final pass per container groups list items into list blocks and
+attaches captions to the table or figure next to them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Span, SpanType,
+                                 Table, equation_block, image_block, list_block, table_block,
+                                 text_span, title_block)
+from mineru_tui.office.docx_fields import Field, field_name, hyperlink_target
+from mineru_tui.office.docx_numbering import ListCounter
+from mineru_tui.office.docx_notes import Notes
+from mineru_tui.office.docx_styles import Styles, parse_rpr
+from mineru_tui.office.docx_symbols import symbol_char
+from mineru_tui.office.docx_xml import (A_NS, M_NS, O_NS, PIC_NS, V_NS, W_VAL, WP_NS, int_val,
+                                        local, m, mc, on_off, r, val, w)
+
+# Element names, computed once (the walker compares tags with ``==``).
+P, R, T, TBL, TR, TC = w("p"), w("r"), w("t"), w("tbl"), w("tr"), w("tc")
+PPR, RPR, TRPR, TCPR = w("pPr"), w("rPr"), w("trPr"), w("tcPr")
+PSTYLE, RSTYLE, NUMPR, NUMID, ILVL, OUTLINE = (w("pStyle"), w("rStyle"), w("numPr"), w("numId"),
+                                              w("ilvl"), w("outlineLvl"))
+HYPERLINK, FLDSIMPLE, FLDCHAR, INSTR = w("hyperlink"), w("fldSimple"), w("fldChar"), w("instrText")
+INS, DEL, MOVETO, MOVEFROM = w("ins"), w("del"), w("moveTo"), w("moveFrom")
+SDT, SDTCONTENT, SMARTTAG, CUSTOMXML = w("sdt"), w("sdtContent"), w("smartTag"), w("customXml")
+DIR, BDO = w("dir"), w("bdo")
+TAB, PTAB, BR, CR, SYM = w("tab"), w("ptab"), w("br"), w("cr"), w("sym")
+NBHYPHEN, SOFTHYPHEN = w("noBreakHyphen"), w("softHyphen")
+FOOTREF, ENDREF = w("footnoteReference"), w("endnoteReference")
+DRAWING, PICT, OBJECT = w("drawing"), w("pict"), w("object")
+RUBY, RUBYBASE = w("ruby"), w("rubyBase")
+TXBX = w("txbxContent")
+GRIDSPAN, VMERGE, HMERGE, TBLHEADER = w("gridSpan"), w("vMerge"), w("hMerge"), w("tblHeader")
+GRIDBEFORE, GRIDAFTER = w("gridBefore"), w("gridAfter")
+IND = w("ind")
+ALTCHUNK = w("altChunk")
+OMATH, OMATHPARA = m("oMath"), m("oMathPara")
+ALT, CHOICE, FALLBACK = mc("AlternateContent"), mc("Choice"), mc("Fallback")
+BLIP = f"{{{A_NS}}}blip"
+PIC_PIC, PIC_NVPICPR, PIC_CNVPR = f"{{{PIC_NS}}}pic", f"{{{PIC_NS}}}nvPicPr", f"{{{PIC_NS}}}cNvPr"
+WP_DOCPR = f"{{{WP_NS}}}docPr"
+V_IMAGEDATA, V_SHAPE = f"{{{V_NS}}}imagedata", f"{{{V_NS}}}shape"
+R_ID, R_EMBED, R_LINK = r("id"), r("embed"), r("link")
+O_TITLE = f"{{{O_NS}}}title"
+M_T = f"{{{M_NS}}}t"
+
+_BR = object()  # a soft line break inside a paragraph's items
+_HEADING_DROP = frozenset({"bold"})  # heading styles are bold; "# **x**" helps nobody
+
+
+@dataclass
+class _Out:
+    """A block with what the container pass needs to know about it."""
+
+    block: Block
+    caption: bool = False
+    list_id: str | None = None
+    used: bool = False
+    indented: bool = False  # an unnumbered paragraph indented like a list's continuation
+
+
+class BodyReader:
+    """Reads block containers of one document, sharing styles, lists, notes and images."""
+
+    def __init__(self, doc: Document, part, styles: Styles, counter: ListCounter, notes: Notes):
+        self.doc = doc
+        self.part = part
+        self.styles = styles
+        self.counter = counter
+        self.notes = notes
+        self.fields: list[Field] = []
+        self._images: dict = {}
+        self._omml = None
+        self._warned: set[str] = set()
+        self._seq = False
+        self._run_cache: dict = {}
+        self.headings: list[tuple[Block, bool]] = []  # (title block, from a "Title" style)
+
+    # ---------------------------------------------------------------- warnings, parts
+
+    def warn(self, message: str) -> None:
+        """Record a warning once (corrupt input repeats the same problem many times)."""
+        if message not in self._warned:
+            self._warned.add(message)
+            self.doc.warnings.append(message)
+
+    def read_part_blocks(self, part, container) -> list[Block]:
+        """Read a container that lives in another part (header, footer, notes)."""
+        saved, saved_fields = self.part, self.fields
+        self.part, self.fields = part, []
+        try:
+            return self.read_blocks(container)
+        finally:
+            self.part, self.fields = saved, saved_fields
+
+    # ---------------------------------------------------------------- block level
+
+    def read_blocks(self, container) -> list[Block]:
+        """The blocks of a container element, lists grouped and captions attached."""
+        outs: list[_Out] = []
+        self._block_children(container, outs)
+        return _finish(outs)
+
+    def _block_children(self, el, outs: list[_Out]) -> None:
+        for child in el:
+            tag = child.tag
+            try:
+                if tag == P:
+                    self._paragraph(child, outs)
+                elif tag == TBL:
+                    outs.append(_Out(self._table(child)))
+                elif tag == SDT:
+                    content = child.find(SDTCONTENT)
+                    if content is not None:
+                        self._block_children(content, outs)
+                elif tag in (CUSTOMXML, INS, MOVETO, SMARTTAG):
+                    self._block_children(child, outs)
+                elif tag == ALT:
+                    self._alternate(child, outs, lambda e: self._block_children(e, outs))
+                elif tag == OMATHPARA or tag == OMATH:
+                    outs.append(_Out(equation_block(self._math(child))))
+                elif tag == ALTCHUNK:
+                    self.warn("an embedded alternative-format chunk (altChunk) was not read")
+            except Exception as exc:  # one bad element must not lose the document
+                self.warn(f"skipped a damaged {local(tag) or 'element'}: {type(exc).__name__}: {exc}")
+
+    def _alternate(self, el, sink: list, read) -> None:
+        """mc:AlternateContent: the first Choice, or the Fallback when it gives nothing."""
+        before = len(sink)
+        choice = el.find(CHOICE)
+        if choice is not None:
+            read(choice)
+        if len(sink) == before:
+            fallback = el.find(FALLBACK)
+            if fallback is not None:
+                read(fallback)
+
+    # ---------------------------------------------------------------- paragraphs
+
+    def _paragraph(self, p, outs: list[_Out]) -> None:
+        style_id = num = outline = None
+        indented = False
+        ppr = p.find(PPR)
+        if ppr is not None:
+            style_id = val(ppr.find(PSTYLE))
+            numpr = ppr.find(NUMPR)
+            if numpr is not None:
+                num_id = val(numpr.find(NUMID))
+                ilvl = int_val(numpr.find(ILVL))
+                if num_id is not None:
+                    num = (num_id, ilvl)
+                elif ilvl is not None:  # level only: the style gives the list
+                    styled = self.styles.numbering(style_id or self.styles.default_paragraph)
+                    num = (styled[0], ilvl) if styled else None
+            outline = int_val(ppr.find(OUTLINE))
+            ind = ppr.find(IND)
+            if ind is not None:
+                indented = (int_val(ind, 0, w("left")) or int_val(ind, 0, w("start")) or 0) > 0
+        style_id = style_id or self.styles.default_paragraph
+        if num is None:
+            num = self.styles.numbering(style_id)
+        elif num[1] is None:
+            styled = self.styles.numbering(style_id)
+            num = (num[0], styled[1] if styled else 0)
+        if num is not None and num[0] in ("0", ""):
+            num = None  # numId 0 removes numbering a style would give
+
+        if outline is not None:
+            level = outline + 1 if 0 <= outline < 9 else None
+        else:
+            level = self.styles.heading_level(style_id)
+
+        self._seq = False
+        items: list = []
+        base = None if level else style_id  # headings: no style bold/size on spans
+        self._inline(p, items, None, base)
+
+        label = self.counter.next(num[0], num[1] or 0) if num is not None else None
+        caption = self._seq or self.styles.is_caption(style_id)
+        first = True
+        lines: list[list[Span]] = [[]]
+
+        def flush() -> None:
+            nonlocal first, lines
+            block = self._text_block(lines, level, label if first else None, caption,
+                                     num[1] or 0 if num else 0)
+            lines = [[]]
+            if block is not None:
+                out = block
+                out.caption = out.caption and first
+                out.indented = indented and label is None
+                if out.block.type == BlockType.TITLE:
+                    self.headings.append((out.block, self.styles.is_title(style_id)))
+                outs.append(out)
+                first = False
+
+        for item in items:
+            if item is _BR:
+                lines.append([])
+            elif isinstance(item, Span):
+                lines[-1].append(item)
+            else:
+                flush()
+                outs.append(_Out(item))
+        flush()
+
+    def _text_block(self, lines: list[list[Span]], level, label, caption,
+                    ilvl: int) -> _Out | None:
+        """A paragraph segment as a title, list item, display equation or text block."""
+        while lines and not _has_content(lines[-1]):
+            lines.pop()
+        while lines and not _has_content(lines[0]):
+            lines.pop(0)
+        if not lines:
+            return None
+        spans = [s for line in lines for s in line]
+        if level:
+            if label is not None and label.visible and not label.bullet:
+                spans.insert(0, text_span(label.marker + " "))
+            for s in spans:
+                if s.style & _HEADING_DROP:
+                    s.style = s.style - _HEADING_DROP
+            return _Out(title_block(_merge(spans), level))
+        if label is not None and label.visible:
+            block = Block(BlockType.TEXT, lines=[Line(_merge(l)) for l in lines],
+                          depth=max(0, min(ilvl, 8)), marker=label.marker)
+            return _Out(block, list_id=label.list_id)
+        meaningful = [s for s in spans if s.type != SpanType.TEXT or s.content.strip()]
+        if meaningful and all(s.type == SpanType.INLINE_EQUATION for s in meaningful):
+            return _Out(equation_block(" ".join(s.content for s in meaningful)))
+        return _Out(Block(BlockType.TEXT, lines=[Line(_merge(l)) for l in lines]), caption=caption)
+
+    # ---------------------------------------------------------------- inline content
+
+    def _inline(self, el, items: list, link: str | None, pstyle: str | None) -> None:
+        for child in el:
+            tag = child.tag
+            if tag == R:
+                self._run(child, items, link, pstyle)
+            elif tag == HYPERLINK:
+                self._inline(child, items, self._hyperlink(child) or link, pstyle)
+            elif tag == FLDSIMPLE:
+                instr = child.get(w("instr")) or ""
+                if field_name(instr) == "SEQ":
+                    self._seq = True
+                self._inline(child, items, hyperlink_target(instr) or link, pstyle)
+            elif tag in (INS, MOVETO, SMARTTAG, CUSTOMXML, DIR, BDO):
+                self._inline(child, items, link, pstyle)
+            elif tag == SDT:
+                content = child.find(SDTCONTENT)
+                if content is not None:
+                    self._inline(content, items, link, pstyle)
+            elif tag == OMATH:
+                items.append(Span(SpanType.INLINE_EQUATION, self._math(child)))
+            elif tag == OMATHPARA:
+                items.append(equation_block(self._math(child)))
+            elif tag == ALT:
+                self._alternate(child, items, lambda e: self._inline(e, items, link, pstyle))
+            # w:del, w:moveFrom (deleted text), bookmarks, comment ranges, proofErr: skipped
+
+    def _hyperlink(self, el) -> str | None:
+        url = None
+        rid = el.get(R_ID)
+        if rid:
+            url = self.part.external_target(rid)
+        anchor = el.get(w("anchor"))
+        if anchor:
+            url = (url or "") + "#" + anchor
+        return url
+
+    def _run_style(self, pstyle: str | None, rpr) -> frozenset:
+        rstyle = val(rpr.find(RSTYLE)) if rpr is not None else None
+        key = (pstyle, rstyle)
+        base = self._run_cache.get(key)
+        if base is None:
+            base = dict(self.styles.run_props(pstyle))
+            base.update(self.styles.run_props(rstyle))
+            self._run_cache[key] = base
+        props = base
+        if rpr is not None and len(rpr):
+            direct = parse_rpr(rpr)
+            if direct:
+                props = {**base, **direct}
+        return frozenset(k for k, v in props.items() if v)
+
+    def _run(self, run, items: list, link: str | None, pstyle: str | None) -> None:
+        style = self._run_style(pstyle, run.find(RPR))
+        self._run_content(run, items, style, link)
+
+    def _field_state(self) -> tuple[bool, str | None]:
+        """(showing, link): text shows only in the result part of every open field."""
+        link = None
+        for f in self.fields:
+            if not f.in_result:
+                return False, None
+            if f.link:
+                link = f.link
+        return True, link
+
+    def _run_content(self, run, items: list, style: frozenset, link: str | None) -> None:
+        for child in run:
+            tag = child.tag
+            if tag == FLDCHAR:
+                self._fld_char(child)
+                continue
+            if tag == INSTR:
+                if self.fields and not self.fields[-1].in_result:
+                    self.fields[-1].instr += child.text or ""
+                continue
+            if self.fields:
+                showing, field_link = self._field_state()
+                if not showing:
+                    continue
+                link = field_link or link
+            if tag == T:
+                if child.text:
+                    _add_text(items, child.text, style, link)
+            elif tag == TAB or tag == PTAB:
+                _add_text(items, "\t", style, link)
+            elif tag == BR or tag == CR:
+                if child.get(w("type")) not in ("page", "column"):
+                    items.append(_BR)
+            elif tag == SYM:
+                ch = symbol_char(child.get(w("font")), child.get(w("char")))
+                if ch:
+                    _add_text(items, ch, style, link)
+            elif tag == NBHYPHEN:
+                _add_text(items, "-", style, link)
+            elif tag == FOOTREF or tag == ENDREF:
+                nid = child.get(w("id"))
+                if nid is not None:
+                    kind = "footnote" if tag == FOOTREF else "endnote"
+                    items.append(Span(SpanType.FOOTNOTE_REF, self.notes.ref(kind, nid)))
+            elif tag == DRAWING:
+                self._graphic(child, items, _docpr_alt(child))
+            elif tag == PICT or tag == OBJECT:
+                self._graphic(child, items, "")
+            elif tag == ALT:
+                self._alternate(child, items, lambda e: self._run_content(e, items, style, link))
+            elif tag == RUBY:
+                base = child.find(RUBYBASE)
+                if base is not None:
+                    self._inline(base, items, link, None)
+            # w:delText, w:softHyphen, marks, page-break hints: nothing to show
+
+    def _fld_char(self, el) -> None:
+        kind = el.get(w("fldCharType"))
+        if kind == "begin":
+            if len(self.fields) < 32:
+                self.fields.append(Field())
+        elif kind == "separate":
+            if self.fields:
+                f = self.fields[-1]
+                f.finish_instr()
+                f.in_result = True
+                if field_name(f.instr) == "SEQ":
+                    self._seq = True
+        elif kind == "end":
+            if self.fields:
+                f = self.fields.pop()
+                if field_name(f.instr) == "SEQ":
+                    self._seq = True
+
+    # ---------------------------------------------------------------- drawings, images
+
+    def _graphic(self, el, items: list, alt: str) -> None:
+        """Pictures and text boxes anywhere inside a drawing, VML shape or group."""
+        for child in el:
+            tag = child.tag
+            if tag == TXBX:
+                seq = self._seq  # the box's paragraphs are not the anchoring paragraph
+                items.extend(self.read_blocks(child))
+                self._seq = seq
+            elif tag == BLIP:
+                rid = child.get(R_EMBED) or child.get(R_LINK)
+                self._add_image(items, rid, alt)
+            elif tag == V_IMAGEDATA:
+                rid = child.get(R_ID) or child.get(f"{{{O_NS}}}relid")
+                self._add_image(items, rid, alt or child.get(O_TITLE) or "")
+            elif tag == PIC_PIC:
+                c = child.find(f"{PIC_NVPICPR}/{PIC_CNVPR}")
+                self._graphic(child, items, (c.get("descr") if c is not None else None) or alt)
+            elif tag == V_SHAPE:
+                self._graphic(child, items, child.get("alt") or alt)
+            elif tag == ALT:
+                self._alternate(child, items, lambda e: self._graphic(e, items, alt))
+            elif isinstance(tag, str):
+                self._graphic(child, items, alt)
+
+    def _add_image(self, items: list, rid: str | None, alt: str) -> None:
+        if not rid:
+            return
+        key = (self.part.name, rid)
+        name = self._images.get(key)
+        if name is None:
+            target = self.part.related(rid)
+            if target is None:
+                if self.part.external_target(rid) is None:
+                    self.warn(f"an image ({rid} in {self.part.name}) is missing from the package")
+                return
+            try:
+                data = target.blob()
+            except Exception as exc:
+                self.warn(f"an image ({target.name}) could not be read: {exc}")
+                return
+            if not data:
+                self.warn(f"an image ({target.name}) is empty")
+                return
+            name = self.doc.add_image(data, target.ext)
+            self._images[key] = name
+        items.append(image_block(name, " ".join(alt.split())))
+
+    # ---------------------------------------------------------------- math
+
+    def _math(self, el) -> str:
+        if self._omml is None:
+            try:
+                from mineru_tui.office.omml import omml_to_latex
+                self._omml = omml_to_latex
+            except ImportError:
+                self._omml = False
+                self.warn("equations kept as plain text: the OMML converter is not available")
+        if self._omml:
+            try:
+                latex = self._omml(el)
+                if isinstance(latex, str):
+                    return latex.strip()
+            except Exception as exc:
+                self.warn(f"an equation could not be converted to LaTeX ({type(exc).__name__}); "
+                          "kept as plain text")
+        return "".join(t.text or "" for t in el.iter(M_T)).strip()
+
+    # ---------------------------------------------------------------- tables
+
+    def _table(self, tbl) -> Block:
+        rows: list[list[Cell]] = []
+        open_merges: dict[int, Cell] = {}  # grid column -> cell a vMerge started there
+        for tr in _rows(tbl):
+            trpr = tr.find(TRPR)
+            header = False
+            before = after = 0
+            if trpr is not None:
+                head = trpr.find(TBLHEADER)
+                header = head is not None and on_off(head)
+                before = max(0, min(int_val(trpr.find(GRIDBEFORE), 0) or 0, 64))
+                after = max(0, min(int_val(trpr.find(GRIDAFTER), 0) or 0, 64))
+            row: list[Cell] = [Cell(header=header) for _ in range(before)]
+            col = before
+            for tc in _cells(tr):
+                tcpr = tc.find(TCPR)
+                span, vmerge, hmerge = 1, None, None
+                if tcpr is not None:
+                    span = max(1, min(int_val(tcpr.find(GRIDSPAN), 1) or 1, 1000))
+                    vm = tcpr.find(VMERGE)
+                    if vm is not None:
+                        vmerge = "restart" if vm.get(W_VAL) == "restart" else "continue"
+                    hm = tcpr.find(HMERGE)
+                    if hm is not None:
+                        hmerge = "restart" if hm.get(W_VAL) == "restart" else "continue"
+                if hmerge == "continue" and row:
+                    row[-1].colspan += span
+                    col += span
+                    continue
+                origin = open_merges.get(col)
+                if vmerge == "continue" and origin is not None and origin.colspan == span:
+                    origin.rowspan += 1
+                    col += span
+                    continue
+                cell = Cell(blocks=self.read_blocks(tc), colspan=span, header=header)
+                for c in range(col, col + span):
+                    open_merges.pop(c, None)
+                if vmerge == "restart":
+                    open_merges[col] = cell
+                row.append(cell)
+                col += span
+            row += [Cell(header=header) for _ in range(after)]
+            for c in [c for c in open_merges if c >= col]:  # short row: merges end here
+                del open_merges[c]
+            if row:
+                rows.append(row)
+        return table_block(Table(rows))
+
+
+# -------------------------------------------------------------------- helpers
+
+
+def _rows(tbl):
+    """A table's rows, looking through content controls and tracked insertions."""
+    for child in tbl:
+        tag = child.tag
+        if tag == TR:
+            trpr = child.find(TRPR)
+            if trpr is not None and trpr.find(DEL) is not None:
+                continue  # a deleted row (tracked change)
+            yield child
+        elif tag == SDT:
+            content = child.find(SDTCONTENT)
+            if content is not None:
+                yield from _rows(content)
+        elif tag in (CUSTOMXML, INS, MOVETO):
+            yield from _rows(child)
+
+
+def _cells(tr):
+    for child in tr:
+        tag = child.tag
+        if tag == TC:
+            yield child
+        elif tag == SDT:
+            content = child.find(SDTCONTENT)
+            if content is not None:
+                yield from _cells(content)
+        elif tag in (CUSTOMXML, INS, MOVETO):
+            yield from _cells(child)
+
+
+def _docpr_alt(drawing) -> str:
+    for container in drawing:
+        docpr = container.find(WP_DOCPR)
+        if docpr is not None:
+            return docpr.get("descr") or docpr.get("title") or ""
+    return ""
+
+
+def _add_text(items: list, text: str, style: frozenset, link: str | None) -> None:
+    last = items[-1] if items else None
+    if (isinstance(last, Span) and last.type == SpanType.TEXT and last.style == style
+            and last.link == link):
+        last.content += text
+    else:
+        items.append(Span(SpanType.TEXT, text, style, link))
+
+
+def _merge(spans: list[Span]) -> list[Span]:
+    out: list[Span] = []
+    for s in spans:
+        last = out[-1] if out else None
+        if (last is not None and s.type == SpanType.TEXT and last.type == SpanType.TEXT
+                and last.style == s.style and last.link == s.link):
+            last.content += s.content
+        else:
+            out.append(s)
+    return out
+
+
+def _has_content(spans: list[Span]) -> bool:
+    return any(s.type != SpanType.TEXT or s.content.strip() for s in spans)
+
+
+# -------------------------------------------------------------------- container pass
+
+
+def _finish(outs: list[_Out]) -> list[Block]:
+    """Attach captions, then group consecutive list items into list blocks."""
+    _attach_captions(outs)
+    result: list[Block] = []
+    current: Block | None = None
+    current_id: str | None = None
+    for o in outs:
+        if o.used:
+            continue
+        if (current is not None and o.indented and o.block.type == BlockType.TEXT
+                and current.blocks):
+            current.blocks[-1].lines += o.block.lines  # a paragraph continuing the item
+            continue
+        if o.list_id is not None:
+            if current is None or (o.block.depth == 0 and o.list_id != current_id):
+                current = list_block([])
+                current_id = o.list_id
+                result.append(current)
+            current.blocks.append(o.block)
+        else:
+            current = None
+            result.append(o.block)
+    return result
+
+
+def _captioned(o: _Out | None, kind: str) -> bool:
+    """True when ``o`` is a table/figure block that has no caption yet."""
+    if o is None or o.used or o.block.type != kind:
+        return False
+    want = BlockType.IMAGE_CAPTION if kind == BlockType.IMAGE else BlockType.TABLE_CAPTION
+    return not any(b.type == want for b in o.block.blocks)
+
+
+def _attach_captions(outs: list[_Out]) -> None:
+    # Figures are captioned below, tables above: try those sides first.
+    for i, o in enumerate(outs):
+        if not o.caption or o.block.type != BlockType.TEXT:
+            continue
+        prev = outs[i - 1] if i > 0 else None
+        nxt = outs[i + 1] if i + 1 < len(outs) else None
+        if _captioned(prev, BlockType.IMAGE):
+            target, kind = prev, BlockType.IMAGE_CAPTION
+        elif _captioned(nxt, BlockType.TABLE):
+            target, kind = nxt, BlockType.TABLE_CAPTION
+        elif _captioned(nxt, BlockType.IMAGE):
+            target, kind = nxt, BlockType.IMAGE_CAPTION
+        elif _captioned(prev, BlockType.TABLE):
+            target, kind = prev, BlockType.TABLE_CAPTION
+        else:
+            continue
+        o.block.type = kind
+        kids = target.block.blocks
+        if kind == BlockType.TABLE_CAPTION:
+            at = next((j for j, b in enumerate(kids) if b.type == BlockType.TABLE_BODY), 0)
+            kids.insert(at, o.block)
+        else:
+            at = next((j + 1 for j, b in enumerate(kids) if b.type == BlockType.IMAGE_BODY), len(kids))
+            kids.insert(at, o.block)
+        o.used = True
