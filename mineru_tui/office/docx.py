@@ -27,8 +27,8 @@ def read_docx(path: str | Path) -> Document:
     from mineru_tui.office.docx_styles import Styles
     from mineru_tui.office.docx_xml import w
 
-    main = open_main_part(path)
-    doc = Document(backend="office")
+    main, warnings = open_main_part(path)
+    doc = Document(backend="office", warnings=warnings)
     page = Page(page_idx=0)
     doc.pages.append(page)
 
