@@ -375,3 +375,35 @@ def test_zip_without_document_raises_input_error(tmp_path):
         zf.writestr("hello.txt", "hi")
     with pytest.raises(InputError):
         read(tmp_path, buf.getvalue())
+
+
+def test_caption_kind_and_side(tmp_path):
+    # This document captions tables below (Table 0 says so unambiguously), so "Table 1",
+    # between two tables, goes to the one above it.
+    body = (table([[cell(p("t0"))]]) + p("Table 0: below", '<w:pStyle w:val="Caption"/>') + p("text")
+            + table([[cell(p("t1"))]]) + p("Table 1: below", '<w:pStyle w:val="Caption"/>')
+            + table([[cell(p("t2"))]]) + p("Figure 2: above the figure", '<w:pStyle w:val="Caption"/>')
+            + '<w:p>' + image_run("rImg") + '</w:p>' + p("A caption near nothing", '<w:pStyle w:val="Caption"/>'))
+    doc = read(tmp_path, build_docx(body, {"styles": heading_styles()}, images={"rImg": PNG}))
+    t0, _, t1, t2, fig, lone = blocks(doc)
+    assert [plain_text(k) for k in t0.blocks if k.type == BlockType.TABLE_CAPTION] == ["Table 0: below"]
+    assert [plain_text(k) for k in t1.blocks if k.type == BlockType.TABLE_CAPTION] == ["Table 1: below"]
+    assert not [k for k in t2.blocks if k.type == BlockType.TABLE_CAPTION]
+    assert [plain_text(k) for k in fig.blocks if k.type == BlockType.IMAGE_CAPTION] == ["Figure 2: above the figure"]
+    assert lone.type == BlockType.TEXT
+
+
+def test_unfinished_field_does_not_hide_text_and_heading_breaks(tmp_path):
+    body = ('<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText>BROKEN</w:instrText></w:r></w:p>'
+            + p("still here")
+            + '<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr>' + run("Two") + '<w:r><w:br/></w:r>' + run("lines") + '</w:p>')
+    doc = read(tmp_path, build_docx(body, {"styles": heading_styles()}))
+    assert [plain_text(b) for b in blocks(doc)] == ["still here", "Two lines"]
+
+
+def test_caption_defaults_table_above(tmp_path):
+    body = (table([[cell(p("t1"))]]) + p("Table 2: ambiguous", '<w:pStyle w:val="Caption"/>')
+            + table([[cell(p("t2"))]]))
+    doc = read(tmp_path, build_docx(body, {"styles": heading_styles()}))
+    t1, t2 = blocks(doc)
+    assert [plain_text(k) for k in t2.blocks if k.type == BlockType.TABLE_CAPTION] == ["Table 2: ambiguous"]

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Span, SpanType,
-                                 Table, equation_block, image_block, list_block, table_block,
-                                 text_span, title_block)
+                                 Table, equation_block, image_block, list_block, plain_text,
+                                 table_block, text_span, title_block)
 from mineru_tui.office.docx_fields import Field, field_name, hyperlink_target
 from mineru_tui.office.docx_numbering import ListCounter
 from mineru_tui.office.docx_notes import Notes
@@ -61,7 +61,7 @@ class _Out:
     """A block with what the container pass needs to know about it."""
 
     block: Block
-    caption: bool = False
+    caption: str = ""  # "" (not a caption), "table", "figure" or "any"
     list_id: str | None = None
     used: bool = False
     indented: bool = False  # an unnumbered paragraph indented like a list's continuation
@@ -80,7 +80,7 @@ class BodyReader:
         self._images: dict = {}
         self._omml = None
         self._warned: set[str] = set()
-        self._seq = False
+        self._seq = ""  # the SEQ field kind seen in the current paragraph
         self._run_cache: dict = {}
         self.headings: list[tuple[Block, bool]] = []  # (title block, from a "Title" style)
 
@@ -178,13 +178,15 @@ class BodyReader:
         else:
             level = self.styles.heading_level(style_id)
 
-        self._seq = False
+        self._seq = ""
         items: list = []
         base = None if level else style_id  # headings: no style bold/size on spans
         self._inline(p, items, None, base)
+        if self.fields:  # an instruction never reaches past its paragraph: drop unfinished
+            self.fields = [f for f in self.fields if f.in_result]
 
         label = self.counter.next(num[0], num[1] or 0) if num is not None else None
-        caption = self._seq or self.styles.is_caption(style_id)
+        caption = self._seq or ("any" if self.styles.is_caption(style_id) else "")
         first = True
         lines: list[list[Span]] = [[]]
 
@@ -195,7 +197,7 @@ class BodyReader:
             lines = [[]]
             if block is not None:
                 out = block
-                out.caption = out.caption and first
+                out.caption = out.caption if first else ""
                 out.indented = indented and label is None
                 if out.block.type == BlockType.TITLE:
                     self.headings.append((out.block, self.styles.is_title(style_id)))
@@ -223,6 +225,8 @@ class BodyReader:
             return None
         spans = [s for line in lines for s in line]
         if level:
+            spans = [s for i, line in enumerate(lines)
+                     for s in ([text_span(" ")] if i else []) + line]
             if label is not None and label.visible and not label.bullet:
                 spans.insert(0, text_span(label.marker + " "))
             for s in spans:
@@ -250,7 +254,7 @@ class BodyReader:
             elif tag == FLDSIMPLE:
                 instr = child.get(w("instr")) or ""
                 if field_name(instr) == "SEQ":
-                    self._seq = True
+                    self._seq = _seq_kind(instr)
                 self._inline(child, items, hyperlink_target(instr) or link, pstyle)
             elif tag in (INS, MOVETO, SMARTTAG, CUSTOMXML, DIR, BDO):
                 self._inline(child, items, link, pstyle)
@@ -362,12 +366,12 @@ class BodyReader:
                 f.finish_instr()
                 f.in_result = True
                 if field_name(f.instr) == "SEQ":
-                    self._seq = True
+                    self._seq = _seq_kind(f.instr)
         elif kind == "end":
             if self.fields:
                 f = self.fields.pop()
-                if field_name(f.instr) == "SEQ":
-                    self._seq = True
+                if field_name(f.instr) == "SEQ" and not self._seq:
+                    self._seq = _seq_kind(f.instr)
 
     # ---------------------------------------------------------------- drawings, images
 
@@ -591,29 +595,79 @@ def _captioned(o: _Out | None, kind: str) -> bool:
     return not any(b.type == want for b in o.block.blocks)
 
 
+def _caption_kind(o: _Out) -> str:
+    if o.caption != "any":
+        return o.caption
+    head = plain_text(o.block).lstrip().lower()
+    if head.startswith(("table", "tab.", "tableau", "tabelle", "表")):
+        return "table"
+    if head.startswith(("figure", "fig.", "fig ", "image", "picture", "chart", "abbildung", "图", "図")):
+        return "figure"
+    return "any"
+
+
 def _attach_captions(outs: list[_Out]) -> None:
-    # Figures are captioned below, tables above: try those sides first.
-    for i, o in enumerate(outs):
-        if not o.caption or o.block.type != BlockType.TEXT:
-            continue
+    """Move caption paragraphs into the table or figure block next to them.
+
+    A caption that names its kind ("Table 2", SEQ Figure) only goes to that kind. When
+    both neighbours qualify, the side this document's unambiguous captions use wins;
+    without evidence, Word's defaults: table captions above, figure captions below.
+    """
+    caps = [i for i, o in enumerate(outs) if o.caption and o.block.type == BlockType.TEXT]
+    if not caps:
+        return
+    kinds = {i: _caption_kind(outs[i]) for i in caps}
+
+    def sides(i: int) -> tuple[_Out | None, _Out | None]:
+        wanted = {"table": (BlockType.TABLE,), "figure": (BlockType.IMAGE,)}.get(
+            kinds[i], (BlockType.TABLE, BlockType.IMAGE))
         prev = outs[i - 1] if i > 0 else None
         nxt = outs[i + 1] if i + 1 < len(outs) else None
-        if _captioned(prev, BlockType.IMAGE):
-            target, kind = prev, BlockType.IMAGE_CAPTION
-        elif _captioned(nxt, BlockType.TABLE):
-            target, kind = nxt, BlockType.TABLE_CAPTION
-        elif _captioned(nxt, BlockType.IMAGE):
-            target, kind = nxt, BlockType.IMAGE_CAPTION
-        elif _captioned(prev, BlockType.TABLE):
-            target, kind = prev, BlockType.TABLE_CAPTION
+        prev = prev if prev is not None and any(_captioned(prev, k) for k in wanted) else None
+        nxt = nxt if nxt is not None and any(_captioned(nxt, k) for k in wanted) else None
+        return prev, nxt
+
+    below = {BlockType.TABLE: 0, BlockType.IMAGE: 0}  # votes: caption after its block
+    above = {BlockType.TABLE: 0, BlockType.IMAGE: 0}
+    for i in caps:
+        prev, nxt = sides(i)
+        if prev is not None and nxt is None:
+            below[prev.block.type] += 1
+        elif nxt is not None and prev is None:
+            above[nxt.block.type] += 1
+    for i in caps:
+        o = outs[i]
+        prev, nxt = sides(i)
+        if prev is not None and nxt is not None:
+            score_prev = below[prev.block.type] - above[prev.block.type]
+            score_next = above[nxt.block.type] - below[nxt.block.type]
+            if score_prev == score_next:  # Word's defaults
+                target = prev if prev.block.type == BlockType.IMAGE else nxt
+                if prev.block.type == BlockType.TABLE and nxt.block.type == BlockType.TABLE:
+                    target = nxt
+            else:
+                target = prev if score_prev > score_next else nxt
         else:
+            target = prev or nxt
+        if target is None:
             continue
-        o.block.type = kind
         kids = target.block.blocks
-        if kind == BlockType.TABLE_CAPTION:
+        if target.block.type == BlockType.TABLE:
+            o.block.type = BlockType.TABLE_CAPTION
             at = next((j for j, b in enumerate(kids) if b.type == BlockType.TABLE_BODY), 0)
-            kids.insert(at, o.block)
         else:
+            o.block.type = BlockType.IMAGE_CAPTION
             at = next((j + 1 for j, b in enumerate(kids) if b.type == BlockType.IMAGE_BODY), len(kids))
-            kids.insert(at, o.block)
+        kids.insert(at, o.block)
         o.used = True
+
+
+def _seq_kind(instr: str) -> str:
+    """The caption kind a SEQ field names: ``SEQ Table`` is "table", ``SEQ Figure`` "figure"."""
+    parts = instr.split()
+    name = parts[1].lower() if len(parts) > 1 else ""
+    if name.startswith(("tab", "表")):
+        return "table"
+    if name.startswith(("fig", "abb", "image", "picture", "chart", "图", "図")):
+        return "figure"
+    return "any"
