@@ -184,7 +184,10 @@ def test_stress016_image_headers_footers(parsed):
     assert len(doc.images) == 1
     assert next(iter(doc.images.values())).startswith(b"\x89PNG")
     kinds = {b.type for b in doc.pages[0].discarded_blocks}
-    assert kinds == {BlockType.HEADER, BlockType.FOOTER}
+    assert kinds == {BlockType.HEADER, BlockType.FOOTER, BlockType.IMAGE}  # the logo is in the header
+    assert "image_001.png" not in to_markdown(doc)
+    assert any(e["type"] == "image" and e["img_path"] == "images/image_001.png"
+               for e in to_content_list(doc))
     assert "Notice of Privacy Practices" in " ".join(plain_text(b) for b in doc.pages[0].discarded_blocks)
     items = [i for b in doc.iter_blocks() if b.type == BlockType.LIST for i in b.blocks]
     assert len(items) >= 20

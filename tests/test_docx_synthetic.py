@@ -407,3 +407,35 @@ def test_caption_defaults_table_above(tmp_path):
     doc = read(tmp_path, build_docx(body, {"styles": heading_styles()}))
     t1, t2 = blocks(doc)
     assert [plain_text(k) for k in t2.blocks if k.type == BlockType.TABLE_CAPTION] == ["Table 2: ambiguous"]
+
+
+def _rewrite(data: bytes, edits: dict[str, list[tuple[bytes, bytes]]]) -> bytes:
+    import zipfile
+    src = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zf:
+        for item in src.infolist():
+            blob = src.read(item)
+            for old, new in edits.get(item.filename, []):
+                blob = blob.replace(old, new)
+            zf.writestr(item, blob)
+    return out.getvalue()
+
+
+def test_macro_enabled_and_strict_packages(tmp_path):
+    body = p("Hello") + '<w:p><w:hyperlink r:id="rL">' + run("link") + '</w:hyperlink></w:p>'
+    base = build_docx(body, links={"rL": "https://example.com"})
+    docm = _rewrite(base, {"[Content_Types].xml": [(
+        b"application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml",
+        b"application/vnd.ms-word.document.macroEnabled.main+xml")]})
+    doc = read(tmp_path, docm, "m.docm")
+    assert "Hello" in to_markdown(doc) and "[link](https://example.com)" in to_markdown(doc)
+    strict_w = b"http://purl.oclc.org/ooxml/wordprocessingml/main"
+    strict_r = b"http://purl.oclc.org/ooxml/officeDocument/relationships"
+    trans_w = b"http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+    trans_r = b"http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    strict = _rewrite(base, {"word/document.xml": [(trans_w, strict_w), (trans_r, strict_r)],
+                             "_rels/.rels": [(trans_r, strict_r)],
+                             "word/_rels/document.xml.rels": [(trans_r, strict_r)]})
+    doc = read(tmp_path, strict, "s.docx")
+    assert "Hello" in to_markdown(doc) and "[link](https://example.com)" in to_markdown(doc)

@@ -106,9 +106,13 @@ def _note_blocks(reader, notes) -> list[Block]:
 
 
 def _headers_footers(reader, main) -> list[Block]:
-    """Header and footer text as discarded blocks (each distinct text once)."""
+    """Header and footer text as discarded blocks (each distinct text once).
+
+    Pictures in headers (logos) stay image blocks among the discarded blocks: their
+    files are written with the rest, but MinerU's Markdown leaves them out.
+    """
     out: list[Block] = []
-    seen: set[str] = set()
+    seen: set = set()
     for rel, kind in (("header", BlockType.HEADER), ("footer", BlockType.FOOTER)):
         for part in main.related_by_type(rel):
             try:
@@ -117,6 +121,13 @@ def _headers_footers(reader, main) -> list[Block]:
                 reader.warn(f"{rel} not read ({part.name}): {_reason(exc)}")
                 continue
             for b in blocks:
+                if b.type == BlockType.IMAGE:  # a logo: written out, kept off the Markdown
+                    path = next((s.image_path for k in b.blocks for l in k.lines
+                                 for s in l.spans if s.image_path), None)
+                    if path not in seen:
+                        seen.add(path)
+                        out.append(b)
+                    continue
                 lines = _flat_lines([b])
                 text = plain_text(Block(kind, lines=lines))
                 if not text or (kind, text) in seen:

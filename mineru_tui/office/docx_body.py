@@ -126,7 +126,9 @@ class BodyReader:
                 elif tag == ALT:
                     self._alternate(child, outs, lambda e: self._block_children(e, outs))
                 elif tag == OMATHPARA or tag == OMATH:
-                    outs.append(_Out(equation_block(self._math(child))))
+                    latex = self._math(child)
+                    if latex:
+                        outs.append(_Out(equation_block(latex)))
                 elif tag == ALTCHUNK:
                     self.warn("an embedded alternative-format chunk (altChunk) was not read")
             except Exception as exc:  # one bad element must not lose the document
@@ -232,6 +234,8 @@ class BodyReader:
             for s in spans:
                 if s.style & _HEADING_DROP:
                     s.style = s.style - _HEADING_DROP
+                if "\t" in s.content:  # "1.<tab>Scope": the tab is only layout
+                    s.content = s.content.replace("\t", " ")
             return _Out(title_block(_merge(spans), level))
         if label is not None and label.visible:
             block = Block(BlockType.TEXT, lines=[Line(_merge(l)) for l in lines],
@@ -262,10 +266,11 @@ class BodyReader:
                 content = child.find(SDTCONTENT)
                 if content is not None:
                     self._inline(content, items, link, pstyle)
-            elif tag == OMATH:
-                items.append(Span(SpanType.INLINE_EQUATION, self._math(child)))
-            elif tag == OMATHPARA:
-                items.append(equation_block(self._math(child)))
+            elif tag == OMATH or tag == OMATHPARA:
+                latex = self._math(child)
+                if latex:  # an empty math zone is Word's placeholder, not an equation
+                    items.append(Span(SpanType.INLINE_EQUATION, latex) if tag == OMATH
+                                 else equation_block(latex))
             elif tag == ALT:
                 self._alternate(child, items, lambda e: self._inline(e, items, link, pstyle))
             # w:del, w:moveFrom (deleted text), bookmarks, comment ranges, proofErr: skipped

@@ -76,6 +76,28 @@ class PartRef:
         return [PartRef(rel.target_part) for rel in rels]
 
 
+_STRICT = [(b"http://purl.oclc.org/ooxml/wordprocessingml/main",
+            b"http://schemas.openxmlformats.org/wordprocessingml/2006/main"),
+           (b"http://purl.oclc.org/ooxml/officeDocument/relationships",
+            b"http://schemas.openxmlformats.org/officeDocument/2006/relationships"),
+           (b"http://purl.oclc.org/ooxml/officeDocument/math",
+            b"http://schemas.openxmlformats.org/officeDocument/2006/math"),
+           (b"http://purl.oclc.org/ooxml/drawingml/main",
+            b"http://schemas.openxmlformats.org/drawingml/2006/main"),
+           (b"http://purl.oclc.org/ooxml/drawingml/wordprocessingDrawing",
+            b"http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"),
+           (b"http://purl.oclc.org/ooxml/drawingml/picture",
+            b"http://schemas.openxmlformats.org/drawingml/2006/picture")]
+
+
+def transitional(data: bytes) -> bytes:
+    """Strict OOXML (ISO 29500 strict) spelled with the transitional namespaces we read."""
+    if b"purl.oclc.org/ooxml/" in data:
+        for strict, trans in _STRICT:
+            data = data.replace(strict, trans)
+    return data
+
+
 class ZipPartRef:
     """The same view as :class:`PartRef`, read straight from the zip.
 
@@ -101,7 +123,7 @@ class ZipPartRef:
 
     def xml(self):
         if self._xml is None:
-            self._xml = parse_xml(self.blob())
+            self._xml = parse_xml(transitional(self.blob()))
         return self._xml
 
     def _relationships(self) -> dict:
