@@ -439,3 +439,48 @@ def test_macro_enabled_and_strict_packages(tmp_path):
                              "word/_rels/document.xml.rels": [(trans_r, strict_r)]})
     doc = read(tmp_path, strict, "s.docx")
     assert "Hello" in to_markdown(doc) and "[link](https://example.com)" in to_markdown(doc)
+
+
+def test_mutated_corpus_documents_never_crash(tmp_path):
+    """Remove, move and garble random elements of real documents: a Document or an InputError."""
+    import random
+    import zipfile
+    from pathlib import Path
+
+    from lxml import etree
+
+    rng = random.Random(3)
+    corpus = Path(__file__).parent / "corpus" / "office"
+    for name in ("docling__word_sample.docx", "docling__word_tables.docx", "docling__equations.docx",
+                 "pandoc__notes.docx", "mammoth__text-box.docx"):
+        src = zipfile.ZipFile(corpus / name)
+        root = etree.fromstring(src.read("word/document.xml"))
+        for trial in range(6):
+            tree = etree.fromstring(etree.tostring(root))
+            nodes = list(tree.iter())[2:]
+            for el in rng.sample(nodes, min(len(nodes), 25)):
+                parent = el.getparent()
+                if parent is None:
+                    continue
+                action = rng.randrange(4)
+                if action == 0:
+                    parent.remove(el)
+                elif action == 1:
+                    for key in list(el.attrib):
+                        el.set(key, rng.choice(["", "-1", "x", "99999999", "restart"]))
+                elif action == 2:
+                    tree.find(".//{*}body").append(el)  # move it to the body's end
+                else:
+                    el.text = "garbled \u202e\ufeff"
+            out = io.BytesIO()
+            with zipfile.ZipFile(out, "w") as zf:
+                for item in src.infolist():
+                    data = etree.tostring(tree) if item.filename == "word/document.xml" else src.read(item)
+                    zf.writestr(item.filename, data)
+            path = tmp_path / f"{trial}_{name}"
+            path.write_bytes(out.getvalue())
+            try:
+                doc = read_docx(path)
+            except InputError:
+                continue
+            to_markdown(doc)
