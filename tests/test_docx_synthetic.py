@@ -484,3 +484,18 @@ def test_mutated_corpus_documents_never_crash(tmp_path):
             except InputError:
                 continue
             to_markdown(doc)
+
+
+def test_code_styles(tmp_path):
+    styles = ('<w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/></w:style>'
+              '<w:style w:type="paragraph" w:styleId="SourceCode"><w:name w:val="Source Code"/></w:style>'
+              '<w:style w:type="character" w:styleId="VerbatimChar"><w:name w:val="Verbatim Char"/></w:style>')
+    body = (p("Run ") + p("def f(x):", '<w:pStyle w:val="SourceCode"/>')
+            + p("    return x", '<w:pStyle w:val="SourceCode"/>') + p("Then ", "", "")
+            + '<w:p>' + run("call ") + run("f(1)", '<w:rStyle w:val="VerbatimChar"/>') + '</w:p>')
+    doc = read(tmp_path, build_docx(body, {"styles": styles}))
+    kinds = [b.type for b in blocks(doc)]
+    assert kinds == [BlockType.TEXT, BlockType.CODE, BlockType.TEXT, BlockType.TEXT]
+    md = to_markdown(doc)
+    assert "```\ndef f(x):\n    return x\n```" in md
+    assert "call `f(1)`" in md

@@ -65,6 +65,7 @@ class _Out:
     list_id: str | None = None
     used: bool = False
     indented: bool = False  # an unnumbered paragraph indented like a list's continuation
+    code: bool = False  # a paragraph in a code style ("Source Code", "HTML Preformatted")
 
 
 class BodyReader:
@@ -189,13 +190,14 @@ class BodyReader:
 
         label = self.counter.next(num[0], num[1] or 0) if num is not None else None
         caption = self._seq or ("any" if self.styles.is_caption(style_id) else "")
+        code = not level and label is None and self.styles.is_code(style_id)
         first = True
         lines: list[list[Span]] = [[]]
 
         def flush() -> None:
             nonlocal first, lines
             block = self._text_block(lines, level, label if first else None, caption,
-                                     num[1] or 0 if num else 0)
+                                     num[1] or 0 if num else 0, code)
             lines = [[]]
             if block is not None:
                 out = block
@@ -217,7 +219,7 @@ class BodyReader:
         flush()
 
     def _text_block(self, lines: list[list[Span]], level, label, caption,
-                    ilvl: int) -> _Out | None:
+                    ilvl: int, code: bool = False) -> _Out | None:
         """A paragraph segment as a title, list item, display equation or text block."""
         while lines and not _has_content(lines[-1]):
             lines.pop()
@@ -244,7 +246,8 @@ class BodyReader:
         meaningful = [s for s in spans if s.type != SpanType.TEXT or s.content.strip()]
         if meaningful and all(s.type == SpanType.INLINE_EQUATION for s in meaningful):
             return _Out(equation_block(" ".join(s.content for s in meaningful)))
-        return _Out(Block(BlockType.TEXT, lines=[Line(_merge(l)) for l in lines]), caption=caption)
+        return _Out(Block(BlockType.TEXT, lines=[Line(_merge(l)) for l in lines]), caption=caption,
+                    code=code)
 
     # ---------------------------------------------------------------- inline content
 
@@ -292,6 +295,8 @@ class BodyReader:
         if base is None:
             base = dict(self.styles.run_props(pstyle))
             base.update(self.styles.run_props(rstyle))
+            if rstyle and self.styles.is_code(rstyle):
+                base["code"] = True
             self._run_cache[key] = base
         props = base
         if rpr is not None and len(rpr):
@@ -573,9 +578,20 @@ def _finish(outs: list[_Out]) -> list[Block]:
     result: list[Block] = []
     current: Block | None = None
     current_id: str | None = None
+    code_body: Block | None = None
     for o in outs:
         if o.used:
             continue
+        if o.code:  # consecutive code paragraphs: one code block, a line each
+            current = None
+            lines = [Line([Span(SpanType.TEXT, "".join(s.content for s in l.spans))])
+                     for l in o.block.lines]
+            if code_body is None:
+                code_body = Block(BlockType.CODE_BODY)
+                result.append(Block(BlockType.CODE, blocks=[code_body], sub_type="code"))
+            code_body.lines += lines
+            continue
+        code_body = None
         if (current is not None and o.indented and o.block.type == BlockType.TEXT
                 and current.blocks):
             current.blocks[-1].lines += o.block.lines  # a paragraph continuing the item

@@ -158,6 +158,16 @@ class Styles:
         self._caption[style_id] = result
         return result
 
+    def is_code(self, style_id: str | None) -> bool:
+        """True for code styles: "Source Code", "HTML Preformatted", "Verbatim Char", "HTML Code"."""
+        key = ("code", style_id)
+        if key not in self._caption:
+            self._caption[key] = any(
+                ("code" in s.name and "barcode" not in s.name) or "verbatim" in s.name
+                or s.name in ("html preformatted", "plain text code", "macro text")
+                for s in self.chain(style_id))
+        return self._caption[key]
+
     def is_title(self, style_id: str | None) -> bool:
         """True when the style (or one it is based on) is Word's "Title"."""
         return any(s.name == "title" for s in self.chain(style_id))
