@@ -335,8 +335,11 @@ class BodyReader:
                     continue
                 link = field_link or link
             if tag == T:
-                if child.text:
-                    _add_text(items, child.text, style, link)
+                text = child.text
+                if text:
+                    if "\n" in text or "\r" in text:  # source formatting, not a break (w:br is)
+                        text = text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+                    _add_text(items, text, style, link)
             elif tag == TAB or tag == PTAB:
                 _add_text(items, "\t", style, link)
             elif tag == BR or tag == CR:

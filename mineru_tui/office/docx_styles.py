@@ -64,7 +64,7 @@ class Styles:
         self._level: dict = {}
         self._run: dict = {}
         self._num: dict = {}
-        self._caption: dict = {}
+        self._flags: dict = {}
         if root is not None:
             self._read(root)
 
@@ -152,21 +152,20 @@ class Styles:
 
     def is_caption(self, style_id: str | None) -> bool:
         """True for "Caption" and styles based on it ("Image Caption", "Table Caption"...)."""
-        if style_id in self._caption:
-            return self._caption[style_id]
-        result = any(s.name.endswith("caption") for s in self.chain(style_id))
-        self._caption[style_id] = result
-        return result
+        key = ("caption", style_id)
+        if key not in self._flags:
+            self._flags[key] = any(s.name.endswith("caption") for s in self.chain(style_id))
+        return self._flags[key]
 
     def is_code(self, style_id: str | None) -> bool:
         """True for code styles: "Source Code", "HTML Preformatted", "Verbatim Char", "HTML Code"."""
         key = ("code", style_id)
-        if key not in self._caption:
-            self._caption[key] = any(
+        if key not in self._flags:
+            self._flags[key] = any(
                 ("code" in s.name and "barcode" not in s.name) or "verbatim" in s.name
                 or s.name in ("html preformatted", "plain text code", "macro text")
                 for s in self.chain(style_id))
-        return self._caption[key]
+        return self._flags[key]
 
     def is_title(self, style_id: str | None) -> bool:
         """True when the style (or one it is based on) is Word's "Title"."""
