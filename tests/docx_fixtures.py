@@ -73,13 +73,15 @@ def image_run(rid: str, descr: str = "", anchor: bool = False) -> str:
 
 
 def build_docx(body: str, parts: dict[str, str] | None = None, links: dict[str, str] | None = None,
-               images: dict[str, bytes] | None = None, raw: dict[str, bytes] | None = None) -> bytes:
+               images: dict[str, bytes] | None = None, raw: dict[str, bytes] | None = None,
+               others: dict[str, tuple[str, str, str, bytes]] | None = None) -> bytes:
     """A .docx with ``body`` inside ``w:body``.
 
     ``parts`` maps a kind ("styles", "numbering", "footnotes", "header"...) to the inner
     XML of its root element (or to full XML when it starts with ``<?xml``). ``links``
     maps rIds to external hyperlink targets; ``images`` maps rIds to PNG bytes.
     ``raw`` adds or overrides zip members verbatim (to break things on purpose).
+    ``others`` maps rIds to (relationship type, file name under word/, content type, bytes).
     """
     parts = parts or {}
     links = links or {}
@@ -94,6 +96,10 @@ def build_docx(body: str, parts: dict[str, str] | None = None, links: dict[str, 
         if not xml.startswith("<?xml"):
             xml = f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:{ROOT[kind]} {NS}>{xml}</w:{ROOT[kind]}>'
         files[name] = xml.encode("utf-8")
+    for rid, (rtype, fname, ctype, data) in (others or {}).items():
+        overrides.append(f'<Override PartName="/word/{fname}" ContentType="{ctype}"/>')
+        rels.append(f'<Relationship Id="{rid}" Type="{rtype}" Target="{fname}"/>')
+        files[f"word/{fname}"] = data
     for rid, url in links.items():
         rels.append(f'<Relationship Id="{rid}" Type="{RT}hyperlink" Target="{url}" TargetMode="External"/>')
     for i, (rid, data) in enumerate(images.items()):

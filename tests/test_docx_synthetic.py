@@ -499,3 +499,30 @@ def test_code_styles(tmp_path):
     md = to_markdown(doc)
     assert "```\ndef f(x):\n    return x\n```" in md
     assert "call `f(1)`" in md
+
+
+def test_smartart_text_and_html_alt_chunk(tmp_path):
+    dgm = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
+    data = (f'<dgm:dataModel xmlns:dgm="{dgm}" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main">'
+            '<dgm:ptLst><dgm:pt modelId="0" type="doc"><dgm:t><a:p><a:r><a:t>Root</a:t></a:r></a:p></dgm:t></dgm:pt>'
+            '<dgm:pt modelId="1"><dgm:t><a:p><a:r><a:t>Step one</a:t></a:r></a:p></dgm:t></dgm:pt>'
+            '<dgm:pt modelId="2" type="parTrans"><dgm:t><a:p><a:r><a:t>HIDDEN</a:t></a:r></a:p></dgm:t></dgm:pt>'
+            '<dgm:pt modelId="3"><dgm:t><a:p><a:r><a:t>Step two</a:t></a:r></a:p></dgm:t></dgm:pt>'
+            '</dgm:ptLst></dgm:dataModel>').encode()
+    html = (b"<html><head><style>p{}</style></head><body><h2>Imported</h2><p>From <b>HTML</b></p>"
+            b"<ul><li><p>item</p></li></ul><script>alert(1)</script></body></html>")
+    body = (p("Before") + '<w:p><w:r><w:drawing><wp:inline><wp:docPr id="1" name="Diagram"/><a:graphic>'
+            '<a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/diagram">'
+            f'<dgm:relIds xmlns:dgm="{dgm}" r:dm="rDm" r:lo="rLo" r:qs="rQs" r:cs="rCs"/>'
+            '</a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>'
+            '<w:altChunk r:id="rChunk"/>' + p("After"))
+    others = {"rDm": (RT_BASE + "diagramData", "diagrams/data1.xml",
+                      "application/vnd.openxmlformats-officedocument.drawingml.diagramData+xml", data),
+              "rChunk": (RT_BASE + "aFChunk", "chunk.html", "text/html", html)}
+    doc = read(tmp_path, build_docx(body, others=others))
+    assert [plain_text(b) for b in blocks(doc)] == [
+        "Before", "Root", "Step one", "Step two", "Imported", "From HTML", "item", "After"]
+    assert blocks(doc)[4].type == BlockType.TITLE and blocks(doc)[4].level == 2
+
+
+RT_BASE = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"

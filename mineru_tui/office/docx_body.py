@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Span, SpanType,
                                  Table, equation_block, image_block, list_block, plain_text,
                                  table_block, text_span, title_block)
+from mineru_tui.office.docx_embedded import DGM_NS, alt_chunk_blocks, smartart_blocks
 from mineru_tui.office.docx_fields import Field, field_name, hyperlink_target
 from mineru_tui.office.docx_numbering import ListCounter
 from mineru_tui.office.docx_notes import Notes
@@ -48,7 +49,8 @@ BLIP = f"{{{A_NS}}}blip"
 PIC_PIC, PIC_NVPICPR, PIC_CNVPR = f"{{{PIC_NS}}}pic", f"{{{PIC_NS}}}nvPicPr", f"{{{PIC_NS}}}cNvPr"
 WP_DOCPR = f"{{{WP_NS}}}docPr"
 V_IMAGEDATA, V_SHAPE = f"{{{V_NS}}}imagedata", f"{{{V_NS}}}shape"
-R_ID, R_EMBED, R_LINK = r("id"), r("embed"), r("link")
+R_ID, R_EMBED, R_LINK, R_DM = r("id"), r("embed"), r("link"), r("dm")
+DGM_RELIDS = f"{{{DGM_NS}}}relIds"
 O_TITLE = f"{{{O_NS}}}title"
 M_T = f"{{{M_NS}}}t"
 
@@ -131,7 +133,7 @@ class BodyReader:
                     if latex:
                         outs.append(_Out(equation_block(latex)))
                 elif tag == ALTCHUNK:
-                    self.warn("an embedded alternative-format chunk (altChunk) was not read")
+                    outs.extend(_Out(b) for b in self._alt_chunk(child))
             except Exception as exc:  # one bad element must not lose the document
                 self.warn(f"skipped a damaged {local(tag) or 'element'}: {type(exc).__name__}: {exc}")
 
@@ -409,6 +411,8 @@ class BodyReader:
                 self._graphic(child, items, child.get("alt") or alt)
             elif tag == ALT:
                 self._alternate(child, items, lambda e: self._graphic(e, items, alt))
+            elif tag == DGM_RELIDS:
+                items.extend(self._smartart(child.get(R_DM)))
             elif isinstance(tag, str):
                 self._graphic(child, items, alt)
 
@@ -434,6 +438,28 @@ class BodyReader:
             name = self.doc.add_image(data, target.ext)
             self._images[key] = name
         items.append(image_block(name, " ".join(alt.split())))
+
+    def _smartart(self, rid: str | None) -> list[Block]:
+        target = self.part.related(rid) if rid else None
+        if target is None:
+            return []
+        try:
+            return smartart_blocks(target.xml())
+        except Exception as exc:
+            self.warn(f"SmartArt text not read ({target.name}): {type(exc).__name__}")
+            return []
+
+    def _alt_chunk(self, el) -> list[Block]:
+        rid = el.get(R_ID)
+        target = self.part.related(rid) if rid else None
+        if target is None:
+            self.warn("an imported chunk (altChunk) is missing from the package")
+            return []
+        blocks = alt_chunk_blocks(target.blob(), target.content_type)
+        if blocks is None:
+            self.warn(f"an imported chunk ({target.name}, {target.content_type}) was not read")
+            return []
+        return blocks
 
     # ---------------------------------------------------------------- math
 

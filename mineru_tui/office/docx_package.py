@@ -57,6 +57,10 @@ class PartRef:
     def blob(self) -> bytes:
         return self._part.blob
 
+    @property
+    def content_type(self) -> str:
+        return self._part.content_type or ""
+
     def external_target(self, rid: str) -> str | None:
         """The target URL of an external relationship (hyperlinks, linked images)."""
         rel = self._part.rels.get(rid)
@@ -120,6 +124,12 @@ class ZipPartRef:
 
     def blob(self) -> bytes:
         return self._zip.read(self.name.lstrip("/"))
+
+    @property
+    def content_type(self) -> str:
+        """Guessed from the extension ([Content_Types].xml is not consulted here)."""
+        return {"html": "text/html", "htm": "text/html", "xhtml": "application/xhtml+xml",
+                "txt": "text/plain", "rtf": "application/rtf"}.get(self.ext.lower(), "")
 
     def xml(self):
         if self._xml is None:
