@@ -526,3 +526,17 @@ def test_smartart_text_and_html_alt_chunk(tmp_path):
 
 
 RT_BASE = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
+
+
+def test_header_rows_grid_before_and_sdt_cells(tmp_path):
+    body = ('<w:tbl><w:tblGrid><w:gridCol/><w:gridCol/><w:gridCol/></w:tblGrid>'
+            '<w:tr><w:trPr><w:tblHeader/></w:trPr>' + cell(p("H1")) + cell(p("H2")) + cell(p("H3")) + '</w:tr>'
+            '<w:tr><w:trPr><w:gridBefore w:val="1"/></w:trPr>' + cell(p("late"), '<w:gridSpan w:val="2"/>') + '</w:tr>'
+            '<w:tr><w:sdt><w:sdtContent>' + cell(p("s1")) + cell(p("s2")) + cell(p("s3")) + '</w:sdtContent></w:sdt></w:tr>'
+            '</w:tbl>')
+    doc = read(tmp_path, build_docx(body))
+    [tbl] = tables(doc)
+    assert [c.header for c in tbl.rows[0]] == [True, True, True]
+    assert [(ctext(c), c.colspan) for c in tbl.rows[1]] == [("", 1), ("late", 2)]
+    assert [ctext(c) for c in tbl.rows[2]] == ["s1", "s2", "s3"]
+    assert "<th>H1</th>" in to_markdown(doc)
