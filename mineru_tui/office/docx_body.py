@@ -10,37 +10,34 @@ attaches captions to the table or figure next to them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Span, SpanType,
-                                 Table, equation_block, image_block, list_block, plain_text,
-                                 table_block, text_span, title_block)
+from mineru_tui.document import (Block, BlockType, Document, Line, Span, SpanType,
+                                 equation_block, image_block, text_span, title_block)
 from mineru_tui.office.docx_embedded import DGM_NS, alt_chunk_blocks, smartart_blocks
-from mineru_tui.office.docx_fields import Field, field_name, hyperlink_target
+from mineru_tui.office.docx_fields import Field, field_name, hyperlink_target, seq_kind
+from mineru_tui.office.docx_layout import Piece, finish
 from mineru_tui.office.docx_numbering import ListCounter
 from mineru_tui.office.docx_notes import Notes
 from mineru_tui.office.docx_styles import Styles, parse_rpr
 from mineru_tui.office.docx_symbols import symbol_char
-from mineru_tui.office.docx_xml import (A_NS, M_NS, O_NS, PIC_NS, V_NS, W_VAL, WP_NS, int_val,
-                                        local, m, mc, on_off, r, val, w)
+from mineru_tui.office.docx_tables import read_table
+from mineru_tui.office.docx_xml import (A_NS, M_NS, O_NS, PIC_NS, V_NS, WP_NS, int_val, local, m,
+                                        mc, r, val, w)
 
 # Element names, computed once (the walker compares tags with ``==``).
-P, R, T, TBL, TR, TC = w("p"), w("r"), w("t"), w("tbl"), w("tr"), w("tc")
-PPR, RPR, TRPR, TCPR = w("pPr"), w("rPr"), w("trPr"), w("tcPr")
+P, R, T, TBL = w("p"), w("r"), w("t"), w("tbl")
+PPR, RPR = w("pPr"), w("rPr")
 PSTYLE, RSTYLE, NUMPR, NUMID, ILVL, OUTLINE = (w("pStyle"), w("rStyle"), w("numPr"), w("numId"),
                                               w("ilvl"), w("outlineLvl"))
 HYPERLINK, FLDSIMPLE, FLDCHAR, INSTR = w("hyperlink"), w("fldSimple"), w("fldChar"), w("instrText")
-INS, DEL, MOVETO, MOVEFROM = w("ins"), w("del"), w("moveTo"), w("moveFrom")
+INS, MOVETO = w("ins"), w("moveTo")  # w:del / w:moveFrom: deleted, never read
 SDT, SDTCONTENT, SMARTTAG, CUSTOMXML = w("sdt"), w("sdtContent"), w("smartTag"), w("customXml")
 DIR, BDO = w("dir"), w("bdo")
 TAB, PTAB, BR, CR, SYM = w("tab"), w("ptab"), w("br"), w("cr"), w("sym")
-NBHYPHEN, SOFTHYPHEN = w("noBreakHyphen"), w("softHyphen")
+NBHYPHEN = w("noBreakHyphen")
 FOOTREF, ENDREF = w("footnoteReference"), w("endnoteReference")
 DRAWING, PICT, OBJECT = w("drawing"), w("pict"), w("object")
 RUBY, RUBYBASE = w("ruby"), w("rubyBase")
 TXBX = w("txbxContent")
-GRIDSPAN, VMERGE, HMERGE, TBLHEADER = w("gridSpan"), w("vMerge"), w("hMerge"), w("tblHeader")
-GRIDBEFORE, GRIDAFTER = w("gridBefore"), w("gridAfter")
 IND = w("ind")
 ALTCHUNK = w("altChunk")
 OMATH, OMATHPARA = m("oMath"), m("oMathPara")
@@ -56,18 +53,6 @@ M_T = f"{{{M_NS}}}t"
 
 _BR = object()  # a soft line break inside a paragraph's items
 _HEADING_DROP = frozenset({"bold"})  # heading styles are bold; "# **x**" helps nobody
-
-
-@dataclass
-class _Out:
-    """A block with what the container pass needs to know about it."""
-
-    block: Block
-    caption: str = ""  # "" (not a caption), "table", "figure" or "any"
-    list_id: str | None = None
-    used: bool = False
-    indented: bool = False  # an unnumbered paragraph indented like a list's continuation
-    code: bool = False  # a paragraph in a code style ("Source Code", "HTML Preformatted")
 
 
 class BodyReader:
@@ -108,18 +93,18 @@ class BodyReader:
 
     def read_blocks(self, container) -> list[Block]:
         """The blocks of a container element, lists grouped and captions attached."""
-        outs: list[_Out] = []
+        outs: list[Piece] = []
         self._block_children(container, outs)
-        return _finish(outs)
+        return finish(outs)
 
-    def _block_children(self, el, outs: list[_Out]) -> None:
+    def _block_children(self, el, outs: list[Piece]) -> None:
         for child in el:
             tag = child.tag
             try:
                 if tag == P:
                     self._paragraph(child, outs)
                 elif tag == TBL:
-                    outs.append(_Out(self._table(child)))
+                    outs.append(Piece(read_table(child, self.read_blocks)))
                 elif tag == SDT:
                     content = child.find(SDTCONTENT)
                     if content is not None:
@@ -131,9 +116,9 @@ class BodyReader:
                 elif tag == OMATHPARA or tag == OMATH:
                     latex = self._math(child)
                     if latex:
-                        outs.append(_Out(equation_block(latex)))
+                        outs.append(Piece(equation_block(latex)))
                 elif tag == ALTCHUNK:
-                    outs.extend(_Out(b) for b in self._alt_chunk(child))
+                    outs.extend(Piece(b) for b in self._alt_chunk(child))
             except Exception as exc:  # one bad element must not lose the document
                 self.warn(f"skipped a damaged {local(tag) or 'element'}: {type(exc).__name__}: {exc}")
 
@@ -150,7 +135,7 @@ class BodyReader:
 
     # ---------------------------------------------------------------- paragraphs
 
-    def _paragraph(self, p, outs: list[_Out]) -> None:
+    def _paragraph(self, p, outs: list[Piece]) -> None:
         style_id = num = outline = None
         indented = False
         ppr = p.find(PPR)
@@ -217,11 +202,11 @@ class BodyReader:
                 lines[-1].append(item)
             else:
                 flush()
-                outs.append(_Out(item))
+                outs.append(Piece(item))
         flush()
 
     def _text_block(self, lines: list[list[Span]], level, label, caption,
-                    ilvl: int, code: bool = False) -> _Out | None:
+                    ilvl: int, code: bool = False) -> Piece | None:
         """A paragraph segment as a title, list item, display equation or text block."""
         while lines and not _has_content(lines[-1]):
             lines.pop()
@@ -240,15 +225,15 @@ class BodyReader:
                     s.style = s.style - _HEADING_DROP
                 if "\t" in s.content:  # "1.<tab>Scope": the tab is only layout
                     s.content = s.content.replace("\t", " ")
-            return _Out(title_block(_merge(spans), level))
+            return Piece(title_block(_merge(spans), level))
         if label is not None and label.visible:
             block = Block(BlockType.TEXT, lines=[Line(_merge(l)) for l in lines],
                           depth=max(0, min(ilvl, 8)), marker=label.marker)
-            return _Out(block, list_id=label.list_id)
+            return Piece(block, list_id=label.list_id)
         meaningful = [s for s in spans if s.type != SpanType.TEXT or s.content.strip()]
         if meaningful and all(s.type == SpanType.INLINE_EQUATION for s in meaningful):
-            return _Out(equation_block(" ".join(s.content for s in meaningful)))
-        return _Out(Block(BlockType.TEXT, lines=[Line(_merge(l)) for l in lines]), caption=caption,
+            return Piece(equation_block(" ".join(s.content for s in meaningful)))
+        return Piece(Block(BlockType.TEXT, lines=[Line(_merge(l)) for l in lines]), caption=caption,
                     code=code)
 
     # ---------------------------------------------------------------- inline content
@@ -263,7 +248,7 @@ class BodyReader:
             elif tag == FLDSIMPLE:
                 instr = child.get(w("instr")) or ""
                 if field_name(instr) == "SEQ":
-                    self._seq = _seq_kind(instr)
+                    self._seq = seq_kind(instr)
                 self._inline(child, items, hyperlink_target(instr) or link, pstyle)
             elif tag in (INS, MOVETO, SMARTTAG, CUSTOMXML, DIR, BDO):
                 self._inline(child, items, link, pstyle)
@@ -381,12 +366,12 @@ class BodyReader:
                 f.finish_instr()
                 f.in_result = True
                 if field_name(f.instr) == "SEQ":
-                    self._seq = _seq_kind(f.instr)
+                    self._seq = seq_kind(f.instr)
         elif kind == "end":
             if self.fields:
                 f = self.fields.pop()
                 if field_name(f.instr) == "SEQ" and not self._seq:
-                    self._seq = _seq_kind(f.instr)
+                    self._seq = seq_kind(f.instr)
 
     # ---------------------------------------------------------------- drawings, images
 
@@ -481,90 +466,6 @@ class BodyReader:
                           "kept as plain text")
         return "".join(t.text or "" for t in el.iter(M_T)).strip()
 
-    # ---------------------------------------------------------------- tables
-
-    def _table(self, tbl) -> Block:
-        rows: list[list[Cell]] = []
-        open_merges: dict[int, Cell] = {}  # grid column -> cell a vMerge started there
-        for tr in _rows(tbl):
-            trpr = tr.find(TRPR)
-            header = False
-            before = after = 0
-            if trpr is not None:
-                head = trpr.find(TBLHEADER)
-                header = head is not None and on_off(head)
-                before = max(0, min(int_val(trpr.find(GRIDBEFORE), 0) or 0, 64))
-                after = max(0, min(int_val(trpr.find(GRIDAFTER), 0) or 0, 64))
-            row: list[Cell] = [Cell(header=header) for _ in range(before)]
-            col = before
-            for tc in _cells(tr):
-                tcpr = tc.find(TCPR)
-                span, vmerge, hmerge = 1, None, None
-                if tcpr is not None:
-                    span = max(1, min(int_val(tcpr.find(GRIDSPAN), 1) or 1, 1000))
-                    vm = tcpr.find(VMERGE)
-                    if vm is not None:
-                        vmerge = "restart" if vm.get(W_VAL) == "restart" else "continue"
-                    hm = tcpr.find(HMERGE)
-                    if hm is not None:
-                        hmerge = "restart" if hm.get(W_VAL) == "restart" else "continue"
-                if hmerge == "continue" and row:
-                    row[-1].colspan += span
-                    col += span
-                    continue
-                origin = open_merges.get(col)
-                if vmerge == "continue" and origin is not None and origin.colspan == span:
-                    origin.rowspan += 1
-                    col += span
-                    continue
-                cell = Cell(blocks=self.read_blocks(tc), colspan=span, header=header)
-                for c in range(col, col + span):
-                    open_merges.pop(c, None)
-                if vmerge == "restart":
-                    open_merges[col] = cell
-                row.append(cell)
-                col += span
-            row += [Cell(header=header) for _ in range(after)]
-            for c in [c for c in open_merges if c >= col]:  # short row: merges end here
-                del open_merges[c]
-            if row:
-                rows.append(row)
-        return table_block(Table(rows))
-
-
-# -------------------------------------------------------------------- helpers
-
-
-def _rows(tbl):
-    """A table's rows, looking through content controls and tracked insertions."""
-    for child in tbl:
-        tag = child.tag
-        if tag == TR:
-            trpr = child.find(TRPR)
-            if trpr is not None and trpr.find(DEL) is not None:
-                continue  # a deleted row (tracked change)
-            yield child
-        elif tag == SDT:
-            content = child.find(SDTCONTENT)
-            if content is not None:
-                yield from _rows(content)
-        elif tag in (CUSTOMXML, INS, MOVETO):
-            yield from _rows(child)
-
-
-def _cells(tr):
-    for child in tr:
-        tag = child.tag
-        if tag == TC:
-            yield child
-        elif tag == SDT:
-            content = child.find(SDTCONTENT)
-            if content is not None:
-                yield from _cells(content)
-        elif tag in (CUSTOMXML, INS, MOVETO):
-            yield from _cells(child)
-
-
 def _docpr_alt(drawing) -> str:
     for container in drawing:
         docpr = container.find(WP_DOCPR)
@@ -596,128 +497,3 @@ def _merge(spans: list[Span]) -> list[Span]:
 
 def _has_content(spans: list[Span]) -> bool:
     return any(s.type != SpanType.TEXT or s.content.strip() for s in spans)
-
-
-# -------------------------------------------------------------------- container pass
-
-
-def _finish(outs: list[_Out]) -> list[Block]:
-    """Attach captions, then group consecutive list items into list blocks."""
-    _attach_captions(outs)
-    result: list[Block] = []
-    current: Block | None = None
-    current_id: str | None = None
-    code_body: Block | None = None
-    for o in outs:
-        if o.used:
-            continue
-        if o.code:  # consecutive code paragraphs: one code block, a line each
-            current = None
-            lines = [Line([Span(SpanType.TEXT, "".join(s.content for s in l.spans))])
-                     for l in o.block.lines]
-            if code_body is None:
-                code_body = Block(BlockType.CODE_BODY)
-                result.append(Block(BlockType.CODE, blocks=[code_body], sub_type="code"))
-            code_body.lines += lines
-            continue
-        code_body = None
-        if (current is not None and o.indented and o.block.type == BlockType.TEXT
-                and current.blocks):
-            current.blocks[-1].lines += o.block.lines  # a paragraph continuing the item
-            continue
-        if o.list_id is not None:
-            if current is None or (o.block.depth == 0 and o.list_id != current_id):
-                current = list_block([])
-                current_id = o.list_id
-                result.append(current)
-            current.blocks.append(o.block)
-        else:
-            current = None
-            result.append(o.block)
-    return result
-
-
-def _captioned(o: _Out | None, kind: str) -> bool:
-    """True when ``o`` is a table/figure block that has no caption yet."""
-    if o is None or o.used or o.block.type != kind:
-        return False
-    want = BlockType.IMAGE_CAPTION if kind == BlockType.IMAGE else BlockType.TABLE_CAPTION
-    return not any(b.type == want for b in o.block.blocks)
-
-
-def _caption_kind(o: _Out) -> str:
-    if o.caption != "any":
-        return o.caption
-    head = plain_text(o.block).lstrip().lower()
-    if head.startswith(("table", "tab.", "tableau", "tabelle", "表")):
-        return "table"
-    if head.startswith(("figure", "fig.", "fig ", "image", "picture", "chart", "abbildung", "图", "図")):
-        return "figure"
-    return "any"
-
-
-def _attach_captions(outs: list[_Out]) -> None:
-    """Move caption paragraphs into the table or figure block next to them.
-
-    A caption that names its kind ("Table 2", SEQ Figure) only goes to that kind. When
-    both neighbours qualify, the side this document's unambiguous captions use wins;
-    without evidence, Word's defaults: table captions above, figure captions below.
-    """
-    caps = [i for i, o in enumerate(outs) if o.caption and o.block.type == BlockType.TEXT]
-    if not caps:
-        return
-    kinds = {i: _caption_kind(outs[i]) for i in caps}
-
-    def sides(i: int) -> tuple[_Out | None, _Out | None]:
-        wanted = {"table": (BlockType.TABLE,), "figure": (BlockType.IMAGE,)}.get(
-            kinds[i], (BlockType.TABLE, BlockType.IMAGE))
-        prev = outs[i - 1] if i > 0 else None
-        nxt = outs[i + 1] if i + 1 < len(outs) else None
-        prev = prev if prev is not None and any(_captioned(prev, k) for k in wanted) else None
-        nxt = nxt if nxt is not None and any(_captioned(nxt, k) for k in wanted) else None
-        return prev, nxt
-
-    below = {BlockType.TABLE: 0, BlockType.IMAGE: 0}  # votes: caption after its block
-    above = {BlockType.TABLE: 0, BlockType.IMAGE: 0}
-    for i in caps:
-        prev, nxt = sides(i)
-        if prev is not None and nxt is None:
-            below[prev.block.type] += 1
-        elif nxt is not None and prev is None:
-            above[nxt.block.type] += 1
-    for i in caps:
-        o = outs[i]
-        prev, nxt = sides(i)
-        if prev is not None and nxt is not None:
-            score_prev = below[prev.block.type] - above[prev.block.type]
-            score_next = above[nxt.block.type] - below[nxt.block.type]
-            if score_prev == score_next:  # Word's defaults
-                target = prev if prev.block.type == BlockType.IMAGE else nxt
-                if prev.block.type == BlockType.TABLE and nxt.block.type == BlockType.TABLE:
-                    target = nxt
-            else:
-                target = prev if score_prev > score_next else nxt
-        else:
-            target = prev or nxt
-        if target is None:
-            continue
-        kids = target.block.blocks
-        if target.block.type == BlockType.TABLE:
-            o.block.type = BlockType.TABLE_CAPTION
-            at = next((j for j, b in enumerate(kids) if b.type == BlockType.TABLE_BODY), 0)
-        else:
-            o.block.type = BlockType.IMAGE_CAPTION
-            at = next((j + 1 for j, b in enumerate(kids) if b.type == BlockType.IMAGE_BODY), len(kids))
-        kids.insert(at, o.block)
-        o.used = True
-
-
-def _seq_kind(instr: str) -> str:
-    """The caption kind a SEQ field names: ``SEQ Table`` is "table", ``SEQ Figure`` "figure"."""
-    parts = instr.split()
-    name = parts[1].lower() if len(parts) > 1 else ""
-    if name.startswith(("tab", "表")):
-        return "table"
-    if name.startswith(("fig", "abb", "image", "picture", "chart", "图", "図")):
-        return "figure"
-    return "any"

@@ -59,3 +59,14 @@ def hyperlink_target(instr: str) -> str | None:
     if anchor:
         return (url or "") + "#" + anchor
     return url or None
+
+
+def seq_kind(instr: str) -> str:
+    """The caption kind a SEQ field names: ``SEQ Table`` is "table", ``SEQ Figure`` "figure"."""
+    parts = instr.split()
+    name = parts[1].lower() if len(parts) > 1 else ""
+    if name.startswith(("tab", "表")):
+        return "table"
+    if name.startswith(("fig", "abb", "image", "picture", "chart", "图", "図")):
+        return "figure"
+    return "any"
