@@ -42,7 +42,7 @@ IND = w("ind")
 ALTCHUNK = w("altChunk")
 OMATH, OMATHPARA = m("oMath"), m("oMathPara")
 ALT, CHOICE, FALLBACK = mc("AlternateContent"), mc("Choice"), mc("Fallback")
-BLIP = f"{{{A_NS}}}blip"
+BLIP, GRAPHIC_DATA = f"{{{A_NS}}}blip", f"{{{A_NS}}}graphicData"
 PIC_PIC, PIC_NVPICPR, PIC_CNVPR = f"{{{PIC_NS}}}pic", f"{{{PIC_NS}}}nvPicPr", f"{{{PIC_NS}}}cNvPr"
 WP_DOCPR = f"{{{WP_NS}}}docPr"
 V_IMAGEDATA, V_SHAPE = f"{{{V_NS}}}imagedata", f"{{{V_NS}}}shape"
@@ -391,7 +391,10 @@ class BodyReader:
                 self._add_image(items, rid, alt or child.get(O_TITLE) or "")
             elif tag == PIC_PIC:
                 c = child.find(f"{PIC_NVPICPR}/{PIC_CNVPR}")
-                self._graphic(child, items, (c.get("descr") if c is not None else None) or alt)
+                own = (c.get("descr") if c is not None else None) or ""
+                # A lone picture is described by its drawing's docPr; in a group each
+                # picture's own description says more than the group's.
+                self._graphic(child, items, (alt or own) if el.tag == GRAPHIC_DATA else (own or alt))
             elif tag == V_SHAPE:
                 self._graphic(child, items, child.get("alt") or alt)
             elif tag == ALT:
