@@ -543,3 +543,29 @@ def test_header_rows_grid_before_and_sdt_cells(tmp_path):
     assert [(ctext(c), c.colspan) for c in tbl.rows[1]] == [("", 1), ("late", 2)]
     assert [ctext(c) for c in tbl.rows[2]] == ["s1", "s2", "s3"]
     assert "<th>H1</th>" in to_markdown(doc)
+
+
+def test_chart_as_data_table(tmp_path):
+    c = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+    def ser(name, vals):
+        pts = "".join(f'<c:pt idx="{i}"><c:v>{v}</c:v></c:pt>' for i, v in enumerate(vals))
+        cats = "".join(f'<c:pt idx="{i}"><c:v>{v}</c:v></c:pt>' for i, v in enumerate(["Q1", "Q2"]))
+        return (f'<c:ser><c:tx><c:strRef><c:strCache><c:pt idx="0"><c:v>{name}</c:v></c:pt></c:strCache></c:strRef></c:tx>'
+                f'<c:cat><c:strRef><c:strCache>{cats}</c:strCache></c:strRef></c:cat>'
+                f'<c:val><c:numRef><c:numCache>{pts}</c:numCache></c:numRef></c:val></c:ser>')
+    chart = (f'<c:chartSpace xmlns:c="{c}" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main">'
+             '<c:chart><c:title><c:tx><c:rich><a:p><a:r><a:t>Sales</a:t></a:r></a:p></c:rich></c:tx></c:title>'
+             '<c:plotArea><c:barChart>' + ser("North", [1, 2]) + ser("South", [3, 4.5]) +
+             '</c:barChart></c:plotArea></c:chart></c:chartSpace>').encode()
+    body = ('<w:p><w:r><w:drawing><wp:inline><wp:docPr id="1" name="Chart 1"/><a:graphic>'
+            f'<a:graphicData uri="{c}"><c:chart xmlns:c="{c}" r:id="rChart"/></a:graphicData>'
+            '</a:graphic></wp:inline></w:drawing></w:r></w:p>')
+    others = {"rChart": (RT_BASE + "chart", "charts/chart1.xml",
+                         "application/vnd.openxmlformats-officedocument.drawingml.chart+xml", chart)}
+    doc = read(tmp_path, build_docx(body, others=others))
+    [block] = blocks(doc)
+    assert block.type == BlockType.TABLE and block.sub_type == "chart"
+    assert [plain_text(k) for k in block.blocks if k.type == BlockType.TABLE_CAPTION] == ["Sales"]
+    [tbl] = tables(doc)
+    assert [[ctext(c) for c in r] for r in tbl.rows] == [["", "North", "South"], ["Q1", "1", "3"],
+                                                       ["Q2", "2", "4.5"]]

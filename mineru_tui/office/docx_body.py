@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from mineru_tui.document import (Block, BlockType, Document, Line, Span, SpanType,
                                  equation_block, image_block, text_span, title_block)
-from mineru_tui.office.docx_embedded import DGM_NS, alt_chunk_blocks, smartart_blocks
+from mineru_tui.office.docx_embedded import (C_NS, DGM_NS, alt_chunk_blocks, chart_block,
+                                             smartart_blocks)
 from mineru_tui.office.docx_fields import Field, field_name, hyperlink_target, seq_kind
 from mineru_tui.office.docx_layout import Piece, finish
 from mineru_tui.office.docx_numbering import ListCounter
@@ -47,7 +48,7 @@ PIC_PIC, PIC_NVPICPR, PIC_CNVPR = f"{{{PIC_NS}}}pic", f"{{{PIC_NS}}}nvPicPr", f"
 WP_DOCPR = f"{{{WP_NS}}}docPr"
 V_IMAGEDATA, V_SHAPE = f"{{{V_NS}}}imagedata", f"{{{V_NS}}}shape"
 R_ID, R_EMBED, R_LINK, R_DM = r("id"), r("embed"), r("link"), r("dm")
-DGM_RELIDS = f"{{{DGM_NS}}}relIds"
+DGM_RELIDS, C_CHART = f"{{{DGM_NS}}}relIds", f"{{{C_NS}}}chart"
 O_TITLE = f"{{{O_NS}}}title"
 M_T = f"{{{M_NS}}}t"
 
@@ -399,6 +400,8 @@ class BodyReader:
                 self._graphic(child, items, child.get("alt") or alt)
             elif tag == ALT:
                 self._alternate(child, items, lambda e: self._graphic(e, items, alt))
+            elif tag == C_CHART:
+                self._chart(items, child.get(R_ID))
             elif tag == DGM_RELIDS:
                 items.extend(self._smartart(child.get(R_DM)))
             elif isinstance(tag, str):
@@ -426,6 +429,18 @@ class BodyReader:
             name = self.doc.add_image(data, target.ext)
             self._images[key] = name
         items.append(image_block(name, " ".join(alt.split())))
+
+    def _chart(self, items: list, rid: str | None) -> None:
+        target = self.part.related(rid) if rid else None
+        if target is None:
+            return
+        try:
+            block = chart_block(target.xml())
+        except Exception as exc:
+            self.warn(f"chart data not read ({target.name}): {type(exc).__name__}")
+            return
+        if block is not None:
+            items.append(block)
 
     def _smartart(self, rid: str | None) -> list[Block]:
         target = self.part.related(rid) if rid else None

@@ -1,20 +1,31 @@
-"""Content that lives in other parts than the body: SmartArt data and altChunk imports.
+"""Content that lives in other parts than the body: charts, SmartArt, altChunk imports.
 
-SmartArt keeps its text in a diagram *data* part (``dgm:pt`` nodes with ``dgm:t``
-bodies), referenced from the drawing by ``dgm:relIds/@r:dm``. ``w:altChunk`` imports
-a whole HTML or plain-text file into the body at that point. Both become ordinary
-blocks in place.
+A chart part keeps the numbers it plots in caches (``c:strCache``/``c:numCache``):
+they become a data table, captioned with the chart's title. SmartArt keeps its text
+in a diagram *data* part (``dgm:pt`` nodes with ``dgm:t`` bodies), referenced from the
+drawing by ``dgm:relIds/@r:dm``. ``w:altChunk`` imports a whole HTML or plain-text
+file into the body at that point. All become ordinary blocks in place.
 """
 
 from __future__ import annotations
 
-from mineru_tui.document import Block, text_block, text_span, title_block
+from mineru_tui.document import (Block, Cell, Table, table_block, text_block, text_span,
+                                 title_block)
 from mineru_tui.office.docx_xml import A_NS
 
 DGM_NS = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
 _DGM_PT, _DGM_T = f"{{{DGM_NS}}}pt", f"{{{DGM_NS}}}t"
 _A_P, _A_T = f"{{{A_NS}}}p", f"{{{A_NS}}}t"
 _NODE_TYPES = (None, "node", "doc", "asst")
+
+C_NS = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+
+
+def _c(tag: str) -> str:
+    return f"{{{C_NS}}}{tag}"
+
+
+_MAX_CHART_POINTS = 2000  # a table, not a data dump
 
 _BLOCK_TAGS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "pre", "blockquote", "td", "th",
                "dt", "dd", "caption", "div"}
@@ -68,3 +79,59 @@ def _html_blocks(data: bytes) -> list[Block]:
         else:
             out.append(text_block([text_span(text)]))
     return out
+
+
+def _cache_points(el) -> dict[int, str]:
+    """``idx -> value`` of the cached points under a ``c:cat``/``c:val``/``c:tx``."""
+    out: dict[int, str] = {}
+    if el is None:
+        return out
+    for pt in el.iter(_c("pt")):
+        v = pt.find(_c("v"))
+        try:
+            idx = int(pt.get("idx", "0"))
+        except ValueError:
+            continue
+        if v is not None and v.text is not None and 0 <= idx < _MAX_CHART_POINTS:
+            out.setdefault(idx, v.text.strip())
+    if not out:  # a literal (c:strLit / c:v without a cache)
+        v = el.find(f".//{_c('v')}")
+        if v is not None and v.text:
+            out[0] = v.text.strip()
+    return out
+
+
+def chart_block(root) -> Block | None:
+    """A chart's cached data as a table block (categories down, series across)."""
+    chart = root.find(_c("chart"))
+    if chart is None:
+        return None
+    series = []
+    for ser in chart.iter(_c("ser")):
+        name = " ".join(_cache_points(ser.find(_c("tx"))).values())
+        cats = _cache_points(ser.find(_c("cat")) if ser.find(_c("cat")) is not None else ser.find(_c("xVal")))
+        vals = _cache_points(ser.find(_c("val")) if ser.find(_c("val")) is not None else ser.find(_c("yVal")))
+        if vals:
+            series.append((name or f"Series {len(series) + 1}", cats, vals))
+    if not series:
+        return None
+    cats: dict[int, str] = {}
+    for _, c, _ in series:
+        for idx, label in c.items():
+            cats.setdefault(idx, label)
+    indices = sorted(set(cats) | {i for _, _, v in series for i in v})
+
+    def cell(text: str, header: bool = False) -> Cell:
+        return Cell(blocks=[text_block([text_span(text)])] if text else [], header=header)
+
+    rows = [[cell("", True)] + [cell(name, True) for name, _, _ in series]]
+    for idx in indices:
+        rows.append([cell(cats.get(idx, str(idx + 1)))] + [cell(v.get(idx, "")) for _, _, v in series])
+    title = chart.find(_c("title"))
+    captions = []
+    if title is not None:
+        text = " ".join("".join(t.text or "" for t in p.iter(_A_T)) for p in title.iter(_A_P)).strip()
+        text = text or " ".join(_cache_points(title.find(_c("tx"))).values())
+        if text:
+            captions.append(text_block([text_span(text)]))
+    return table_block(Table(rows), captions=captions, sub_type="chart")
