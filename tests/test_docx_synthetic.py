@@ -345,6 +345,10 @@ def test_corrupt_parts_degrade(tmp_path):
     doc = read(tmp_path, data)
     assert "Item" in to_markdown(doc) and "Heading" in to_markdown(doc)
     assert doc.warnings
+    # Without styles, "Heading1" still reads as a heading (by its id), and the list
+    # without numbering definitions is still a list.
+    assert [(b.type, b.level) for b in blocks(doc)[:2]] == [(BlockType.LIST, None), (BlockType.TITLE, 1)]
+    assert len(doc.images) == 1
     # Numbering XML that parses but makes no sense: still a list, no crash.
     weird = ('<w:abstractNum w:abstractNumId="0"><w:lvl w:ilvl="x"><w:start w:val="q"/></w:lvl></w:abstractNum>'
              '<w:num w:numId="1"><w:abstractNumId w:val="9"/></w:num>')

@@ -111,7 +111,11 @@ class Styles:
         if style_id in self._level:
             return self._level[style_id]
         level = None
-        for style in self.chain(style_id):
+        chain = self.chain(style_id)
+        if not chain and style_id:  # styles part missing or broken: trust the id
+            m = _HEADING_NAME.match(style_id.lower())
+            level = int(m.group(1)) or 1 if m else (1 if style_id.lower() == "title" else None)
+        for style in chain:
             if style.outline_level is not None:
                 level = style.outline_level + 1 if 0 <= style.outline_level < 9 else None
                 break
@@ -154,7 +158,9 @@ class Styles:
         """True for "Caption" and styles based on it ("Image Caption", "Table Caption"...)."""
         key = ("caption", style_id)
         if key not in self._flags:
-            self._flags[key] = any(s.name.endswith("caption") for s in self.chain(style_id))
+            chain = self.chain(style_id)
+            self._flags[key] = (any(s.name.endswith("caption") for s in chain) if chain
+                                else bool(style_id) and style_id.lower().endswith("caption"))
         return self._flags[key]
 
     def is_code(self, style_id: str | None) -> bool:
