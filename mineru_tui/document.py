@@ -479,6 +479,25 @@ def table_to_md(block: Block, image_prefix: str = "") -> str:
     return "\n".join(lines)
 
 
+_MD_ORDERED = re.compile(r"^\d{1,9}[.)]$")
+
+
+def _md_marker(marker: str | None) -> tuple[str, str]:
+    """A CommonMark list marker for an item, and any label to keep in its text.
+
+    Word and PowerPoint number items "a.", "IV.", "(1)" or "1.2"; CommonMark only knows
+    "-" and "N." / "N)". Those others become a bullet that keeps the original label, so
+    nothing is lost and the nesting still parses.
+    """
+    if not marker or marker in ("-", "*", "+"):
+        return "-", ""
+    if _MD_ORDERED.match(marker):
+        return marker, ""
+    if len(marker) == 1 and not marker.isalnum():  # a bullet glyph such as "•" or "▪"
+        return "-", ""
+    return "-", escape_md(marker) + " "
+
+
 def _list_md(block: Block, image_prefix: str) -> str:
     """Nested Markdown list: each item indented under the content of its parent."""
     lines: list[str] = []
@@ -494,8 +513,8 @@ def _list_md(block: Block, image_prefix: str) -> str:
         while len(indents) < depth:
             indents.append(indents[-1] if indents else 0)
         base = indents[depth - 1] if depth else 0
-        marker = item.marker or "-"
-        text = _lines_md(item, image_prefix).replace("\n", "\n" + " " * (base + len(marker) + 1))
+        marker, label = _md_marker(item.marker)
+        text = label + _lines_md(item, image_prefix).replace("\n", "\n" + " " * (base + len(marker) + 1))
         lines.append(" " * base + f"{marker} {text}".rstrip())
         indents.append(base + len(marker) + 1)
     return "\n".join(lines)

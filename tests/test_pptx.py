@@ -368,7 +368,9 @@ def test_numbered_list_levels_and_bullets(tmp_path):
                                (1, "b)", "Two b"), (2, "-", "Dot"), (0, "3.", "Three"),
                                (0, "V.", "Five"), (0, "VI.", "Six")]
     md = to_markdown(doc)
-    assert "1. One\n2. Two\n   a) Two a" in md
+    # Markers CommonMark can't parse ("a)", "V.") become bullets that keep their label.
+    assert "1. One\n2. Two\n   - a) Two a\n   - b) Two b\n     - Dot\n3. Three" in md
+    assert "- V. Five\n- VI. Six" in md
     assert number_marker("alphaUcParenBoth", 28) == "(AB)"
     assert number_marker("romanLcPeriod", 14) == "xiv."
 
