@@ -1,0 +1,215 @@
+"""One worksheet part (``xl/worksheets/sheetN.xml``) read in a single streaming pass.
+
+The result is plain data: the non-empty cells with the text the sheet shows (cached
+formula values, numbers through their number format, shared and inline rich text), the
+merged ranges, the hyperlinks and the drawing relationship ids. The ``dimension``
+element is ignored: the used range comes from the cells themselves.
+
+Huge sheets are capped (:data:`MAX_CELLS` values, :data:`MAX_SCANNED` cells looked
+at); a damaged part keeps every row read before the damage. Both add a warning.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from lxml import etree
+
+from mineru_tui.office.xlsx_format import (datetime_to_serial, format_general, format_number,
+                                           format_text, is_date_format)
+from mineru_tui.office.xlsx_parts import Package, Run, local, r_attr, rich_text
+
+MAX_CELLS = 200_000  # non-empty cells kept per sheet
+MAX_SCANNED = 3_000_000  # cell elements looked at per sheet (formatted empty cells count)
+
+_HYPERLINK_F = re.compile(r'^\s*=?\s*HYPERLINK\(\s*"([^"]+)"', re.I)
+
+
+@dataclass(slots=True)
+class CellValue:
+    """What one cell shows: ``text`` (a str, or rich-text runs), and facts about it."""
+
+    text: str | list[Run]
+    numeric: bool = False  # a number, date, boolean or error (not text)
+    link: str | None = None
+
+
+@dataclass
+class SheetData:
+    cells: dict[tuple[int, int], CellValue] = field(default_factory=dict)  # (row, col), 1-based
+    merges: list[tuple[int, int, int, int]] = field(default_factory=list)  # r1, c1, r2, c2
+    hyperlinks: list[tuple[str, str | None, str | None]] = field(default_factory=list)
+    drawing_ids: list[str] = field(default_factory=list)  # r:ids of <drawing>
+    uncached_formulas: int = 0
+
+
+def col_index(letters: str) -> int:
+    n = 0
+    for ch in letters:
+        n = n * 26 + (ord(ch) - 64)
+    return n
+
+
+def split_ref(ref: str) -> tuple[int, int] | None:
+    """``"B12"`` → (12, 2); None when it is not a cell reference."""
+    ref = ref.replace("$", "").upper()
+    i = 0
+    while i < len(ref) and "A" <= ref[i] <= "Z":
+        i += 1
+    if i == 0 or i > 3 or not ref[i:].isdigit():
+        return None
+    return int(ref[i:]), col_index(ref[:i])
+
+
+def split_range(ref: str) -> tuple[int, int, int, int] | None:
+    """``"A1:C3"`` (or ``"B2"``) → (r1, c1, r2, c2), normalised so r1<=r2, c1<=c2."""
+    parts = ref.split(":")
+    a = split_ref(parts[0])
+    b = split_ref(parts[-1])
+    if a is None or b is None:
+        return None
+    return min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1])
+
+
+def read_sheet(pkg: Package, part: str, shared: list, codes: list[str],
+               date1904: bool) -> SheetData | None:
+    """The cells, merges, links and drawings of one worksheet part (None if missing)."""
+    stream = pkg.open(part)
+    if stream is None:
+        pkg.warnings.append(f"{part}: worksheet part missing")
+        return None
+    data = SheetData()
+    cells = data.cells
+    n_shared = len(shared)
+    n_codes = len(codes)
+    bad_shared = 0
+    scanned = 0
+    row_no = 0
+    capped = False
+    # Number formats resolved once per style index: (code, is_date).
+    fmt_cache: dict[int, tuple[str, bool]] = {}
+    try:
+        with stream:
+            ctx = etree.iterparse(stream, events=("end",),
+                                  tag=("{*}row", "{*}mergeCell", "{*}hyperlink", "{*}drawing"),
+                                  resolve_entities=False, no_network=True)
+            for _, el in ctx:
+                name = local(el.tag)
+                if name == "row":
+                    r = el.get("r")
+                    row_no = int(r) if r and r.isdigit() else row_no + 1
+                    col_no = 0
+                    for c in el:
+                        if local(c.tag) != "c":
+                            continue
+                        scanned += 1
+                        ref = c.get("r")
+                        pos = split_ref(ref) if ref else None
+                        if pos is not None:
+                            col_no = pos[1]
+                        else:
+                            col_no += 1
+                        t = c.get("t") or "n"
+                        v = f = inline = None
+                        for kid in c:
+                            kn = local(kid.tag)
+                            if kn == "v":
+                                v = kid.text if kid.text is not None else ""
+                            elif kn == "f":
+                                f = kid
+                            elif kn == "is":
+                                inline = kid
+                        if v is None and inline is None:
+                            if f is not None and f.text:
+                                data.uncached_formulas += 1
+                                cells[(row_no, col_no)] = CellValue("=" + f.text)
+                            continue
+                        s = c.get("s")
+                        style = int(s) if s and s.isdigit() else 0
+                        fmt = fmt_cache.get(style)
+                        if fmt is None:
+                            code = codes[style] if style < n_codes else "General"
+                            fmt = fmt_cache[style] = (code, is_date_format(code))
+                        value = _cell_value(t, v, inline, fmt, shared, n_shared, date1904)
+                        if value is None:
+                            if t == "s":
+                                bad_shared += 1
+                            continue
+                        if f is not None and f.text and "HYPERLINK" in f.text.upper():
+                            m = _HYPERLINK_F.match(f.text)
+                            if m:
+                                value.link = m.group(1)
+                        cells[(row_no, col_no)] = value
+                    el.clear()
+                    while el.getprevious() is not None:
+                        del el.getparent()[0]
+                    if len(cells) >= MAX_CELLS or scanned >= MAX_SCANNED:
+                        capped = True
+                        break
+                elif name == "mergeCell":
+                    rng = split_range(el.get("ref") or "")
+                    if rng is not None:
+                        data.merges.append(rng)
+                elif name == "hyperlink":
+                    data.hyperlinks.append((el.get("ref") or "", r_attr(el, "id"),
+                                            el.get("location")))
+                elif name == "drawing":
+                    rid = r_attr(el, "id")
+                    if rid:
+                        data.drawing_ids.append(rid)
+    except Exception as exc:  # XMLSyntaxError, zlib errors, truncated zip member...
+        pkg.warnings.append(f"{part}: damaged worksheet ({exc.__class__.__name__}); "
+                            f"kept the {len(cells)} cells read before the damage")
+    if capped:
+        pkg.warnings.append(f"{part}: sheet too large; kept the first {len(cells)} cells "
+                            f"(up to row {row_no}); merges and links after the cells skipped")
+    if bad_shared:
+        pkg.warnings.append(f"{part}: {bad_shared} cells point at missing shared strings")
+    return data
+
+
+def _cell_value(t: str, v: str | None, inline, fmt: tuple[str, bool], shared: list,
+                n_shared: int, date1904: bool) -> CellValue | None:
+    """The shown value of one cell, or None when it shows nothing."""
+    code, is_date = fmt
+    if t == "s":
+        try:
+            text = shared[int(v)]
+        except (ValueError, TypeError, IndexError):
+            return None
+        if isinstance(text, str):
+            if not text:
+                return None
+            if "@" in code:
+                text = format_text(text, code)
+        elif not text:
+            return None
+        return CellValue(text)
+    if t == "inlineStr":
+        text = rich_text(inline) if inline is not None else (v or "")
+        return CellValue(text) if text else None
+    if t == "str":  # a formula's string result
+        return CellValue(v) if v else None
+    if t == "b":
+        return CellValue("TRUE" if (v or "").strip() in ("1", "true") else "FALSE", True)
+    if t == "e":
+        return CellValue(v, True) if v else None
+    if t == "d":  # an ISO 8601 date stored as text
+        try:
+            serial = datetime_to_serial(datetime.fromisoformat(v.strip().rstrip("Z")), date1904)
+        except (ValueError, AttributeError):
+            return CellValue(v, True) if v else None
+        return CellValue(format_number(serial, code if is_date else "yyyy-mm-dd hh:mm:ss",
+                                       date1904).replace(" 00:00:00", ""), True)
+    # A number (t="n" or anything unknown)
+    if not v:
+        return None
+    try:
+        x = float(v)
+    except ValueError:
+        return CellValue(v.strip(), False) if v.strip() else None
+    if code == "General":
+        return CellValue(format_general(x), True)
+    return CellValue(format_number(x, code, date1904), True)
