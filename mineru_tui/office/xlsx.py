@@ -66,6 +66,7 @@ def read_xlsx(path: str | Path) -> Document:
         codes = read_styles(pkg, wb.part)
         shared = read_shared_strings(pkg, wb.part)
         sheet_names = {s.name for s in wb.sheets}
+        resolver = _RefResolver(pkg, wb, shared, codes)
         read_any = False
         for ref in wb.sheets:
             if ref.state.lower() in ("hidden", "veryhidden"):
@@ -79,16 +80,18 @@ def read_xlsx(path: str | Path) -> Document:
                 data = read_sheet(pkg, ref.part, shared, codes, wb.date1904)
                 if data is not None:
                     read_any = True
+                    resolver.sheets[ref.name] = data
                     _apply_links(pkg, ref.part, data, sheet_names)
                     if data.uncached_formulas:
                         doc.warnings.append(
                             f"sheet {ref.name!r}: {data.uncached_formulas} formulas have no "
                             "cached value; their formula text is shown")
                     items += _sheet_items(data, doc, ref.name)
-                    items += _drawing_items(pkg, ref.part, data.drawing_ids, doc)
+                    items += _drawing_items(pkg, ref.part, data.drawing_ids, doc, resolver)
             elif ref.kind == "chartsheet":
                 read_any = True
-                items += _drawing_items(pkg, ref.part, _chartsheet_drawings(pkg, ref.part), doc)
+                items += _drawing_items(pkg, ref.part, _chartsheet_drawings(pkg, ref.part), doc,
+                                        resolver)
             items.sort(key=lambda it: it[0])  # stable: a title stays before its table
             for _, blocks in items:
                 page.para_blocks += blocks
@@ -300,7 +303,8 @@ def _chartsheet_drawings(pkg: Package, part: str) -> list[str]:
     return [r_attr(el, "id") for el in root.iter() if local(el.tag) == "drawing" and r_attr(el, "id")]
 
 
-def _drawing_items(pkg: Package, sheet_part: str, drawing_ids: list[str], doc: Document):
+def _drawing_items(pkg: Package, sheet_part: str, drawing_ids: list[str], doc: Document,
+                   resolver: "_RefResolver"):
     items = []
     rels = pkg.rels(sheet_part)
     for rid in drawing_ids:
@@ -313,13 +317,14 @@ def _drawing_items(pkg: Package, sheet_part: str, drawing_ids: list[str], doc: D
             doc.warnings.append(f"{rel.target}: unreadable drawing ({exc.__class__.__name__})")
             continue
         for obj in objects:
-            block = _drawing_block(pkg, obj, doc)
+            block = _drawing_block(pkg, obj, doc, resolver)
             if block is not None:
                 items.append(((obj.row, obj.col), [block]))
     return items
 
 
-def _drawing_block(pkg: Package, obj: Anchored, doc: Document) -> Block | None:
+def _drawing_block(pkg: Package, obj: Anchored, doc: Document,
+                   resolver: "_RefResolver") -> Block | None:
     if obj.kind == "image":
         data = read_image(pkg, obj.part)
         if not data:
@@ -332,7 +337,7 @@ def _drawing_block(pkg: Package, obj: Anchored, doc: Document) -> Block | None:
         block.lines = [Line([text_span(p)]) for p in obj.paragraphs]
         return block
     try:
-        chart = read_chart(pkg, obj.part)
+        chart = read_chart(pkg, obj.part, resolver)
     except Exception as exc:
         doc.warnings.append(f"{obj.part}: unreadable chart ({exc.__class__.__name__})")
         return None
@@ -354,3 +359,47 @@ def _drawing_block(pkg: Package, obj: Anchored, doc: Document) -> Block | None:
             row.append(Cell([text_block([text_span(v)])] if v else []))
         table.rows.append(row)
     return table_block(table, captions=[text_block([text_span(caption)])], sub_type="chart")
+
+
+class _RefResolver:
+    """Cell texts of a chart reference such as ``'Sheet 1'!$B$2:$B$9``.
+
+    Used only for charts without cached points; a referenced sheet that was not read
+    yet (a later or hidden one) is read on demand, once.
+    """
+
+    def __init__(self, pkg: Package, wb, shared: list, codes: list[str]):
+        self.pkg, self.wb, self.shared, self.codes = pkg, wb, shared, codes
+        self.sheets: dict[str, SheetData | None] = {}
+
+    def __call__(self, ref: str) -> list[str] | None:
+        ref = ref.strip().lstrip("(").rstrip(")")
+        if "," in ref or "!" not in ref:
+            return None  # multi-area references: no guess
+        name, _, cells = ref.rpartition("!")
+        name = name.strip()
+        if name.startswith("'") and name.endswith("'"):
+            name = name[1:-1].replace("''", "'")
+        rng = split_range(cells)
+        if rng is None:
+            return None
+        data = self._sheet(name)
+        if data is None:
+            return None
+        r1, c1, r2, c2 = rng
+        if (r2 - r1 + 1) * (c2 - c1 + 1) > 10_000:
+            return None
+        out = []
+        for r in range(r1, r2 + 1):
+            for c in range(c1, c2 + 1):
+                value = data.cells.get((r, c))
+                text = "" if value is None else value.text
+                out.append(text if isinstance(text, str) else "".join(t for t, _ in text))
+        return out
+
+    def _sheet(self, name: str) -> SheetData | None:
+        if name not in self.sheets:
+            ref = next((s for s in self.wb.sheets if s.name == name and s.part), None)
+            self.sheets[name] = (read_sheet(self.pkg, ref.part, self.shared, self.codes,
+                                            self.wb.date1904) if ref else None)
+        return self.sheets[name]

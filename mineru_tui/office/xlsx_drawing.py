@@ -128,7 +128,9 @@ _TYPE_NAMES = {"bar": "Bar", "bar3D": "Bar", "line": "Line", "line3D": "Line", "
                "stock": "Stock", "surface": "Surface", "surface3D": "Surface"}
 
 
-def read_chart(pkg: Package, part: str) -> Chart | None:
+def read_chart(pkg: Package, part: str, resolve=None) -> Chart | None:
+    """A chart's title, type and series. ``resolve(ref)`` gives a reference's cell texts
+    when the chart has no cached points (openpyxl and some generators write none)."""
     root = pkg.xml(part)
     if root is None:
         return None
@@ -138,7 +140,7 @@ def read_chart(pkg: Package, part: str) -> Chart | None:
     chart = Chart()
     title = next((k for k in chart_el if local(k.tag) == "title"), None)
     if title is not None:
-        chart.title = _title_text(title)
+        chart.title = _title_text(title, resolve)
     plot = next((k for k in chart_el if local(k.tag) == "plotArea"), None)
     if plot is None:
         return chart
@@ -157,7 +159,7 @@ def read_chart(pkg: Package, part: str) -> Chart | None:
         for ser in group:
             if local(ser.tag) != "ser":
                 continue
-            name, cats, vals = _series(ser)
+            name, cats, vals = _series(ser, resolve)
             if not chart.categories and cats:
                 chart.categories = cats
             chart.series.append((name or f"Series {len(chart.series) + 1}", vals))
@@ -165,18 +167,18 @@ def read_chart(pkg: Package, part: str) -> Chart | None:
     return chart
 
 
-def _title_text(title) -> str:
+def _title_text(title, resolve=None) -> str:
     """A title's rich text, or its cached cell reference text."""
     runs = [t.text or "" for t in title.iter("{*}t")]
     if runs:
         return "".join(runs).strip()
     for ref in title.iter("{*}strRef"):
-        pts = _cache_points(ref)
+        pts = _cache_points(ref, resolve)
         return " ".join(p for p in pts if p).strip()
     return ""
 
 
-def _series(ser) -> tuple[str, list[str], list[str]]:
+def _series(ser, resolve=None) -> tuple[str, list[str], list[str]]:
     name, cats, vals = "", [], []
     for kid in ser:
         kn = local(kid.tag)
@@ -185,16 +187,19 @@ def _series(ser) -> tuple[str, list[str], list[str]]:
             if lit is not None:
                 name = (lit.text or "").strip()
             else:
-                name = " ".join(p for p in _cache_points(kid) if p).strip()
+                name = " ".join(p for p in _cache_points(kid, resolve) if p).strip()
         elif kn in ("cat", "xVal"):
-            cats = _cache_points(kid)
+            cats = _cache_points(kid, resolve)
         elif kn in ("val", "yVal"):
-            vals = _cache_points(kid)
+            vals = _cache_points(kid, resolve)
     return name, cats, vals
 
 
-def _cache_points(el) -> list[str]:
-    """The cached points of a data reference (str, num or multi-level), formatted."""
+def _cache_points(el, resolve=None) -> list[str]:
+    """The cached points of a data reference (str, num or multi-level), formatted.
+
+    Without a cache, the reference formula (``c:f``) is handed to ``resolve``.
+    """
     for cache in el.iter("{*}strCache", "{*}numCache", "{*}strLit", "{*}numLit",
                          "{*}multiLvlStrCache"):
         if local(cache.tag) == "multiLvlStrCache":
@@ -229,5 +234,10 @@ def _cache_points(el) -> list[str]:
         except ValueError:
             n = 0
         n = max(n, max(pts) + 1 if pts else 0)
-        return [pts.get(i, "") for i in range(n)]
+        if n:
+            return [pts.get(i, "") for i in range(n)]
+    if resolve is not None:
+        ref = next((f.text for f in el.iter("{*}f") if f.text), None)
+        if ref:
+            return (resolve(ref) or [])[:MAX_CHART_POINTS]
     return []

@@ -98,7 +98,7 @@ class Package:
             return None
         try:
             return etree.fromstring(data, _PARSER)
-        except etree.XMLSyntaxError as exc:
+        except etree.XMLSyntaxError:
             pass
         # Damaged XML: take what a recovering parse can still see.
         try:
@@ -282,7 +282,7 @@ def rich_text(si) -> str | list[Run]:
             rpr = next((x for x in el if local(x.tag) == "rPr"), None)
             runs.append((text, run_style(rpr)))
     if any(style for _, style in runs):
-        return [r for r in runs if r[0]]
+        return [(_unescape(t), st) for t, st in runs if t]
     return _unescape("".join(t for t, _ in runs))
 
 
@@ -292,8 +292,7 @@ def _unescape(text: str) -> str:
         return text
     import re
     return re.sub(r"_x([0-9A-Fa-f]{4})_",
-                  lambda m: chr(int(m.group(1), 16)) if int(m.group(1), 16) not in (0,)
-                  else "", text)
+                  lambda m: chr(int(m.group(1), 16)) if int(m.group(1), 16) else "", text)
 
 
 def read_shared_strings(pkg: Package, workbook_part: str) -> list[str | list[Run]]:

@@ -121,7 +121,9 @@ def read_sheet(pkg: Package, part: str, shared: list, codes: list[str],
                                 f = kid
                             elif kn == "is":
                                 inline = kid
-                        if v is None and inline is None:
+                        # No cached value: no <v>, or an empty one that is not a string result.
+                        if inline is None and (v is None or (not v and t != "str"
+                                                             and f is not None)):
                             if f is not None and f.text:
                                 data.uncached_formulas += 1
                                 cells[(row_no, col_no)] = CellValue("=" + f.text)
