@@ -77,7 +77,7 @@ def format_general(x: float) -> str:
 
 
 class _Section:
-    __slots__ = ("tokens", "cond", "kind", "has_ampm", "elapsed", "text_at")
+    __slots__ = ("tokens", "cond", "kind", "has_ampm", "elapsed", "text_at", "plan")
 
     def __init__(self) -> None:
         self.tokens: list[tuple[str, str]] = []  # (kind, value): lit, ph, date, ...
@@ -86,6 +86,7 @@ class _Section:
         self.has_ampm = False
         self.elapsed = False
         self.text_at = False
+        self.plan: tuple | None = None  # the number layout, worked out on first use
 
 
 _COND_RE = re.compile(r"^(<=|>=|<>|<|>|=)\s*(-?[\d.]+(?:[eE][-+]?\d+)?)$")
@@ -300,39 +301,71 @@ def _render_general_section(sec: _Section, v: float) -> str:
                    for k, val in sec.tokens if k in ("lit", "general"))
 
 
+_Decimal = None
+
+
 def _round_half_up(x: float, nd: int) -> str:
-    """x with nd decimals, halves rounded away from zero like Excel (not banker's)."""
-    from decimal import ROUND_HALF_UP, Decimal
-    q = Decimal(1).scaleb(-nd)
-    return str(Decimal(repr(x)).quantize(q, rounding=ROUND_HALF_UP))
+    """x with nd decimals, halves rounded away from zero like Excel (not banker's).
+
+    Excel rounds the 15-significant-digit value it displays, so 1.005 shows as 1.01.
+    """
+    global _Decimal
+    if _Decimal is None:
+        from decimal import ROUND_HALF_UP, Decimal
+        _Decimal = (Decimal, ROUND_HALF_UP, {})
+    Decimal, half_up, quanta = _Decimal
+    q = quanta.get(nd)
+    if q is None:
+        q = quanta[nd] = Decimal(1).scaleb(-nd)
+    return str(Decimal(f"{x:.15g}").quantize(q, rounding=half_up))
 
 
-def _format_num(sec: _Section, v: float) -> str:
+def _num_plan(sec: _Section) -> tuple:
+    """What a plain number section needs, worked out once per format code."""
     toks = sec.tokens
     kinds = [k for k, _ in toks]
-    if "exp" in kinds:
-        return _format_sci(sec, v)
-    if any(k == "op" and val == "/" for k, val in toks):
-        return _format_fraction(sec, v)
-    # Percent and scaling commas (a comma right after the last placeholder divides by 1000).
-    v *= 100 ** sum(1 for k, val in toks if k == "op" and val == "%")
+    mult = 100 ** sum(1 for t in toks if t == ("op", "%"))
     last_ph = max((i for i, k in enumerate(kinds) if k == "ph"), default=-1)
     j = last_ph + 1
     while j < len(toks) and toks[j] == ("op", ","):
-        v /= 1000
+        mult /= 1000
         j += 1
     dot = next((i for i, t in enumerate(toks) if t == ("op", ".")), None)
     int_toks = toks[:dot] if dot is not None else toks
     frac_toks = toks[dot + 1:] if dot is not None else []
     nd = sum(1 for k, _ in frac_toks if k == "ph")
-    s = _round_half_up(v, nd)
+    plain_frac = all(t == ("ph", "0") for t in frac_toks[:nd]) and \
+        not any(k == "ph" for k, _ in frac_toks[nd:])
+    frac_suffix = "".join("" if (k, v) == ("op", ",") else v for k, v in frac_toks[nd:]) \
+        if plain_frac else None
+    sec.plan = (mult, _int_plan(int_toks), frac_toks, nd, dot is not None,
+                _comma_between_ph(int_toks), frac_suffix)
+    return sec.plan
+
+
+def _format_num(sec: _Section, v: float) -> str:
+    toks = sec.tokens
+    if sec.plan is None:
+        if any(k == "exp" for k, _ in toks):
+            sec.plan = ("sci",)
+        elif any(t == ("op", "/") for t in toks):
+            sec.plan = ("frac",)
+        else:
+            _num_plan(sec)
+    plan = sec.plan
+    if plan[0] == "sci":
+        return _format_sci(sec, v)
+    if plan[0] == "frac":
+        return _format_fraction(sec, v)
+    mult, int_plan, frac_toks, nd, has_dot, group, frac_suffix = plan
+    s = _round_half_up(v * mult if mult != 1 else v, nd)
     ipart, _, fpart = s.partition(".")
-    ipart = ipart.lstrip("-")
-    int_text = _layout_int(int_toks, ipart, _comma_between_ph(int_toks))
-    if dot is None:
+    int_text = _layout_int([], ipart.lstrip("-"), group, int_plan)
+    if not has_dot:
         return int_text
-    frac_text = _layout_frac(frac_toks, fpart)
-    return int_text + "." + frac_text
+    if frac_suffix is not None:  # "0.00" and friends: the digits as they are
+        return int_text + "." + fpart + frac_suffix
+    return int_text + "." + _layout_frac(frac_toks, fpart)
 
 
 def _comma_between_ph(toks: list[tuple[str, str]]) -> bool:
@@ -345,35 +378,38 @@ def _comma_between_ph(toks: list[tuple[str, str]]) -> bool:
     return False
 
 
-def _layout_int(toks: list[tuple[str, str]], digits: str, group: bool) -> str:
+def _int_plan(toks: list[tuple[str, str]]) -> tuple:
+    """How to lay out the integer digits: literals before/after, minimum digits, padding."""
+    phs = [i for i, (k, _) in enumerate(toks) if k == "ph"]
+    if not phs:  # a format of literals only ("yes", ";;;") shows just those
+        return ("lits", "".join(v if k == "lit" else v if (k, v) == ("op", "%") else ""
+                                for k, v in toks))
+    if any(toks[i][0] == "lit" for i in range(phs[0], phs[-1])):
+        return ("interleaved", toks, phs)
+    def text(part):
+        return "".join("" if k == "ph" or (k, v) == ("op", ",") else v for k, v in part)
+    min_digits = sum(1 for i in phs if toks[i][1] == "0")
+    qs = sum(1 for i in phs if toks[i][1] == "?")
+    return ("simple", text(toks[:phs[0]]), text(toks[phs[0]:]), min_digits, qs)
+
+
+def _layout_int(toks: list[tuple[str, str]], digits: str, group: bool, plan=None) -> str:
     """Lay the integer digits into the placeholders right to left, literals in place."""
     if digits == "0":
         digits = ""
-    phs = [i for i, (k, _) in enumerate(toks) if k == "ph"]
-    if not phs:  # a format of literals only ("yes", ";;;") shows just those
-        return "".join(v if k == "lit" else v if (k, v) == ("op", "%") else ""
-                       for k, v in toks)
-    min_digits = sum(1 for i in phs if toks[i][1] == "0")
-    interleaved = any(toks[i][0] == "lit" for i in range(phs[0], phs[-1]))
-    if not interleaved:
-        qs = sum(1 for i in phs if toks[i][1] == "?")
+    plan = plan or _int_plan(toks)
+    if plan[0] == "lits":
+        return plan[1]
+    if plan[0] == "simple":
+        _, before, after, min_digits, qs = plan
         body = digits.rjust(min_digits, "0") if len(digits) < min_digits else digits
-        if group and body:
+        if group and len(body) > 3:
             body = f"{int(body):,}"
-        if len(body) < min_digits + qs:
-            body = " " * (min_digits + qs - len(body)) + body
-        out = []
-        for i, (k, v) in enumerate(toks):
-            if i == phs[0]:
-                out.append(body)
-            elif k == "ph" or (k, v) == ("op", ","):
-                continue
-            elif k == "op":
-                out.append(v if v != "," else "")
-            else:
-                out.append(v)
-        return "".join(out)
+        if qs and len(body) < min_digits + qs:
+            body = body.rjust(min_digits + qs)
+        return before + body + after
     # Interleaved literals (phone numbers, "000-00-0000"): fill digit by digit.
+    _, toks, phs = plan
     rest = list(digits)
     out: list[str] = []
     for i in range(len(toks) - 1, -1, -1):

@@ -22,7 +22,7 @@ from mineru_tui.office.xlsx_format import (datetime_to_serial, format_general, f
 from mineru_tui.office.xlsx_parts import Package, Run, local, r_attr, rich_text
 
 MAX_CELLS = 200_000  # non-empty cells kept per sheet
-MAX_SCANNED = 3_000_000  # cell elements looked at per sheet (formatted empty cells count)
+MAX_SCANNED = 1_000_000  # cell elements looked at per sheet (formatted empty cells count)
 
 _HYPERLINK_F = re.compile(r'^\s*=?\s*HYPERLINK\(\s*"([^"]+)"', re.I)
 
@@ -45,22 +45,27 @@ class SheetData:
     uncached_formulas: int = 0
 
 
+_REF = re.compile(r"\$?([A-Za-z]{1,3})\$?(\d+)$")
+_COLS: dict[str, int] = {}
+
+
 def col_index(letters: str) -> int:
-    n = 0
-    for ch in letters:
-        n = n * 26 + (ord(ch) - 64)
+    """``"AB"`` → 28."""
+    n = _COLS.get(letters)
+    if n is None:
+        n = 0
+        for ch in letters.upper():
+            n = n * 26 + (ord(ch) - 64)
+        _COLS[letters] = n
     return n
 
 
 def split_ref(ref: str) -> tuple[int, int] | None:
     """``"B12"`` → (12, 2); None when it is not a cell reference."""
-    ref = ref.replace("$", "").upper()
-    i = 0
-    while i < len(ref) and "A" <= ref[i] <= "Z":
-        i += 1
-    if i == 0 or i > 3 or not ref[i:].isdigit():
+    m = _REF.match(ref)
+    if m is None:
         return None
-    return int(ref[i:]), col_index(ref[:i])
+    return int(m.group(2)), col_index(m.group(1))
 
 
 def split_range(ref: str) -> tuple[int, int, int, int] | None:
@@ -90,6 +95,7 @@ def read_sheet(pkg: Package, part: str, shared: list, codes: list[str],
     capped = False
     # Number formats resolved once per style index: (code, is_date).
     fmt_cache: dict[int, tuple[str, bool]] = {}
+    tag_c = tag_v = tag_f = tag_is = None
     try:
         with stream:
             ctx = etree.iterparse(stream, events=("end",),
@@ -98,28 +104,28 @@ def read_sheet(pkg: Package, part: str, shared: list, codes: list[str],
             for _, el in ctx:
                 name = local(el.tag)
                 if name == "row":
+                    if tag_c is None:  # the sheet's own namespace, for plain tag compares
+                        ns = el.tag[:-3]
+                        tag_c, tag_v, tag_f, tag_is = (ns + "c", ns + "v", ns + "f", ns + "is")
                     r = el.get("r")
                     row_no = int(r) if r and r.isdigit() else row_no + 1
                     col_no = 0
                     for c in el:
-                        if local(c.tag) != "c":
+                        if c.tag != tag_c:
                             continue
                         scanned += 1
                         ref = c.get("r")
-                        pos = split_ref(ref) if ref else None
-                        if pos is not None:
-                            col_no = pos[1]
-                        else:
-                            col_no += 1
+                        m = _REF.match(ref) if ref else None
+                        col_no = col_index(m.group(1)) if m else col_no + 1
                         t = c.get("t") or "n"
                         v = f = inline = None
                         for kid in c:
-                            kn = local(kid.tag)
-                            if kn == "v":
+                            kt = kid.tag
+                            if kt == tag_v:
                                 v = kid.text if kid.text is not None else ""
-                            elif kn == "f":
+                            elif kt == tag_f:
                                 f = kid
-                            elif kn == "is":
+                            elif kt == tag_is:
                                 inline = kid
                         # No cached value: no <v>, or an empty one that is not a string result.
                         if inline is None and (v is None or (not v and t != "str"
