@@ -575,3 +575,52 @@ def test_markdown_cells_with_pipes_and_newlines_stay_in_their_cells(tmp_path):
     md = to_markdown(read_xlsx(save(wb, tmp_path / "p.xlsx")))
     assert "| a\\|b | x |" in md
     assert "two<br>lines" in md
+
+
+def test_chartsheet_becomes_a_page_with_its_chart(tmp_path):
+    from openpyxl.chart import PieChart, Reference
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for row in (["k", "v"], ["a", 1], ["b", 2]):
+        ws.append(row)
+    chart = PieChart()
+    chart.title = "Share"
+    chart.add_data(Reference(ws, min_col=2, min_row=1, max_row=3), titles_from_data=True)
+    chart.set_categories(Reference(ws, min_col=1, min_row=2, max_row=3))
+    wb.create_chartsheet("Chart1").add_chart(chart)
+    doc = read_xlsx(save(wb, tmp_path / "cs.xlsx"))
+    assert [p.name for p in doc.pages] == ["Sheet", "Chart1"]
+    (block,) = [b for b in doc.pages[1].para_blocks if b.sub_type == "chart"]
+    assert plain_text(block.blocks[0]) == "Pie chart: Share"
+    assert grid(block.blocks[1].lines[0].spans[0].table) == [["", "v"], ["a", "1"], ["b", "2"]]
+
+
+def test_sheet_sized_merge_is_clipped(tmp_path):
+    rows = ('<sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>t</t></is></c>'
+            '<c r="B1"><v>1</v></c></row></sheetData>'
+            '<mergeCells><mergeCell ref="B1:XFD1048576"/><mergeCell ref="bogus"/></mergeCells>')
+    doc = read_xlsx(raw_xlsx(tmp_path / "m.xlsx", rows))
+    (t,) = tables(doc)
+    cell = find_cell(t, "1")
+    assert cell.colspan <= 32 and cell.rowspan <= 32
+
+
+def test_strict_namespace_and_cells_without_references(tmp_path):
+    strict = "http://purl.oclc.org/ooxml/spreadsheetml/main"
+    sheet = (f'<worksheet xmlns="{strict}"><sheetData><row><c t="inlineStr"><is><t>a</t></is>'
+             f'</c><c><v>1</v></c></row><row><c t="inlineStr"><is><t>b</t></is></c><c><v>2</v>'
+             f'</c></row></sheetData></worksheet>')
+    book = (f'<workbook xmlns="{strict}" xmlns:r="http://purl.oclc.org/ooxml/officeDocument/'
+            f'relationships"><sheets><sheet name="Strict" sheetId="1" r:id="rId1"/></sheets>'
+            f'</workbook>')
+    doc = read_xlsx(raw_xlsx(tmp_path / "s.xlsx", "", extra={"xl/worksheets/sheet1.xml": sheet,
+                                                             "xl/workbook.xml": book}))
+    assert [p.name for p in doc.pages] == ["Strict"]
+    assert grid(tables(doc)[0]) == [["a", "1"], ["b", "2"]]
+
+
+def test_xlsm_reads_like_xlsx(tmp_path):
+    src = CORPUS / "unstructured__stanley-cups.xlsx"
+    xlsm = tmp_path / "macro.xlsm"
+    xlsm.write_bytes(src.read_bytes())
+    assert to_markdown(read_office(xlsm, "xlsx")) == to_markdown(read_xlsx(src))

@@ -44,6 +44,7 @@ from mineru_tui.office.xlsx_sheet import CellValue, SheetData, read_sheet, split
 
 MAX_TABLE_CELLS = 250_000  # cells (empty ones included) emitted per table
 MAX_TITLE_CHARS = 200
+MERGE_SLACK = 16  # rows/columns a merge may reach past the last value
 
 # A rectangle of the sheet that holds something: (r1, c1, r2, c2); a value's own cell or
 # the whole range of a merge whose top-left cell has a value.
@@ -155,11 +156,15 @@ def _sheet_items(data: SheetData, doc: Document, sheet: str):
     cells = data.cells
     if not cells:
         return []
+    # A merge may reach past every value (a title merged across extra columns, a block
+    # merged over empty rows); beyond a little slack that is formatting, not content.
+    max_row = max(r for r, _ in cells) + MERGE_SLACK
+    max_col = max(c for _, c in cells) + MERGE_SLACK
     merges: dict[tuple[int, int], Rect] = {}
     for r1, c1, r2, c2 in data.merges:
+        r2, c2 = min(r2, max(r1, max_row)), min(c2, max(c1, max_col))
         if (r1, c1) in cells and (r2 > r1 or c2 > c1):
             merges[(r1, c1)] = (r1, c1, r2, c2)
-    # Merges must not overlap each other; keep the first of any overlapping ones.
     rects: list[Rect] = []
     for pos in cells:
         rects.append(merges.get(pos, (pos[0], pos[1], pos[0], pos[1])))
