@@ -88,14 +88,14 @@ def save(wb, path: Path) -> Path:
 
 def edit_zip(path: Path, replace: dict[str, bytes | None], add: dict[str, bytes] = {}) -> Path:
     """Rewrite the zip with some parts replaced (None removes a part) or added."""
-    src = zipfile.ZipFile(path).infolist(), {i.filename: zipfile.ZipFile(path).read(i.filename)
-                                              for i in zipfile.ZipFile(path).infolist()}
+    with zipfile.ZipFile(path) as src:
+        parts = [(i.filename, src.read(i.filename)) for i in src.infolist()]
     out = path.with_name(path.stem + "_edited.xlsx")
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
-        for info in src[0]:
-            data = replace.get(info.filename, src[1][info.filename])
+        for name, data in parts:
+            data = replace.get(name, data)
             if data is not None:
-                z.writestr(info.filename, data)
+                z.writestr(name, data)
         for name, data in add.items():
             z.writestr(name, data)
     return out

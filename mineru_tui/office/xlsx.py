@@ -38,8 +38,8 @@ from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Page, S
 from mineru_tui.errors import InputError
 from mineru_tui.office.xlsx_drawing import (Anchored, image_ext, read_chart, read_drawing,
                                             read_image)
-from mineru_tui.office.xlsx_parts import (Package, read_shared_strings, read_styles,
-                                          read_workbook)
+from mineru_tui.office.xlsx_parts import (Package, local, r_attr, read_shared_strings,
+                                          read_styles, read_workbook)
 from mineru_tui.office.xlsx_sheet import CellValue, SheetData, read_sheet, split_range
 
 MAX_TABLE_CELLS = 250_000  # cells (empty ones included) emitted per table
@@ -321,11 +321,12 @@ def text_block_from(value: CellValue) -> Block:
 
 
 def _chartsheet_drawings(pkg: Package, part: str) -> list[str]:
+    """The drawing r:ids of a chartsheet part (a chartsheet is one drawing, no cells)."""
     root = pkg.xml(part)
     if root is None:
         return []
-    from mineru_tui.office.xlsx_parts import local, r_attr
-    return [r_attr(el, "id") for el in root.iter() if local(el.tag) == "drawing" and r_attr(el, "id")]
+    return [r_attr(el, "id") for el in root.iter()
+            if local(el.tag) == "drawing" and r_attr(el, "id")]
 
 
 def _drawing_items(pkg: Package, sheet_part: str, drawing_ids: list[str], doc: Document,

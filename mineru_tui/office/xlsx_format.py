@@ -475,9 +475,12 @@ def _format_sci(sec: _Section, v: float) -> str:
     if float(ms) >= 10 ** max(1, int_ph):  # 9.99 rounded up to 10.0
         exp += max(1, int_ph)
         ms = _round_half_up(v / (10 ** exp), nd)
-    lead = "".join(val for k, val in mant_toks if k == "lit" and mant_toks.index((k, val)) < 1)
+    first_ph = next((i for i, (k, _) in enumerate(mant_toks) if k == "ph"), len(mant_toks))
+    lead = "".join(val for k, val in mant_toks[:first_ph] if k == "lit")
+    last_ph = max((i for i, (k, _) in enumerate(exp_toks) if k == "ph"), default=-1)
+    tail = "".join(val for k, val in exp_toks[last_ph + 1:] if k == "lit")
     sign = "-" if exp < 0 else ("+" if sign_always else "")
-    return f"{lead}{ms}E{sign}{abs(exp):0{exp_digits}d}"
+    return f"{lead}{ms}E{sign}{abs(exp):0{exp_digits}d}{tail}"
 
 
 def _format_fraction(sec: _Section, v: float) -> str:
