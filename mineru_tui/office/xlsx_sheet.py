@@ -21,7 +21,7 @@ from mineru_tui.office.xlsx_format import (datetime_to_serial, format_general, f
                                            format_text, is_date_format)
 from mineru_tui.office.xlsx_parts import Package, Run, local, r_attr, rich_text
 
-MAX_CELLS = 200_000  # non-empty cells kept per sheet
+MAX_CELLS = 100_000  # non-empty cells kept per sheet (~1 MB of Markdown)
 MAX_SCANNED = 1_000_000  # cell elements looked at per sheet (formatted empty cells count)
 
 _HYPERLINK_F = re.compile(r'^\s*=?\s*HYPERLINK\(\s*"([^"]+)"', re.I)
