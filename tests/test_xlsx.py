@@ -106,7 +106,7 @@ MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 
 def raw_xlsx(path: Path, sheet_xml: str, shared: list[str] | None = None,
              styles: str | None = None, workbook_sheets: str | None = None,
-             extra: dict[str, str] = {}) -> Path:
+             extra: dict[str, str | bytes] = {}, workbook_rels: list[str] = ()) -> Path:
     """A minimal workbook from raw XML: one sheet (unless ``workbook_sheets`` says more)."""
     sheets = workbook_sheets or '<sheet name="Data" sheetId="1" r:id="rId1"/>'
     rels = ['<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/'
@@ -114,7 +114,7 @@ def raw_xlsx(path: Path, sheet_xml: str, shared: list[str] | None = None,
             '<Relationship Id="rIdS" Type="http://schemas.openxmlformats.org/officeDocument/'
             '2006/relationships/styles" Target="styles.xml"/>',
             '<Relationship Id="rIdT" Type="http://schemas.openxmlformats.org/officeDocument/'
-            '2006/relationships/sharedStrings" Target="sharedStrings.xml"/>']
+            '2006/relationships/sharedStrings" Target="sharedStrings.xml"/>', *workbook_rels]
     parts = {
         "[Content_Types].xml": '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats'
                                '.org/package/2006/content-types"/>',
@@ -624,3 +624,51 @@ def test_xlsm_reads_like_xlsx(tmp_path):
     xlsm = tmp_path / "macro.xlsm"
     xlsm.write_bytes(src.read_bytes())
     assert to_markdown(read_office(xlsm, "xlsx")) == to_markdown(read_xlsx(src))
+
+
+def test_picture_placed_in_cell(tmp_path):
+    from PIL import Image
+    png = io.BytesIO()
+    Image.new("RGB", (2, 2), "blue").save(png, "PNG")
+    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
+    ms = "http://schemas.microsoft.com/office/"
+    pkg_rels = "http://schemas.openxmlformats.org/package/2006/relationships"
+    extra = {
+        "xl/metadata.xml": f'<metadata xmlns="{MAIN}" xmlns:xlrd="{ms}spreadsheetml/2017/'
+                           'richdata"><metadataTypes><metadataType name="XLRICHVALUE"/>'
+                           '</metadataTypes><futureMetadata name="XLRICHVALUE"><bk><extLst><ext>'
+                           '<xlrd:rvb i="0"/></ext></extLst></bk></futureMetadata><valueMetadata>'
+                           '<bk><rc t="1" v="0"/></bk></valueMetadata></metadata>',
+        "xl/richData/rdrichvalue.xml": f'<rvData xmlns="{ms}spreadsheetml/2017/richdata">'
+                                       '<rv s="0"><v>0</v><v>5</v><v>a blue square</v></rv>'
+                                       '</rvData>',
+        "xl/richData/rdrichvaluestructure.xml":
+            f'<rvStructures xmlns="{ms}spreadsheetml/2017/richdata"><s t="_localImage">'
+            '<k n="_rvRel:LocalImageIdentifier" t="i"/><k n="CalcOrigin" t="i"/>'
+            '<k n="Text" t="s"/></s></rvStructures>',
+        "xl/richData/richValueRel.xml": f'<richValueRels xmlns="{ms}spreadsheetml/2022/'
+                                        f'richvaluerel" xmlns:r="{rel[:-1]}"><rel r:id="rId1"/>'
+                                        '</richValueRels>',
+        "xl/richData/_rels/richValueRel.xml.rels":
+            f'<Relationships xmlns="{pkg_rels}"><Relationship Id="rId1" Type="{rel}image" '
+            'Target="../media/image1.png"/></Relationships>',
+        "xl/media/image1.png": png.getvalue(),
+    }
+    wb_rels = [f'<Relationship Id="rIdM" Type="{rel}sheetMetadata" Target="metadata.xml"/>',
+               f'<Relationship Id="rIdV" Type="{ms}2017/06/relationships/rdRichValue" '
+               'Target="richData/rdrichvalue.xml"/>',
+               f'<Relationship Id="rIdW" Type="{ms}2017/06/relationships/rdRichValueStructure" '
+               'Target="richData/rdrichvaluestructure.xml"/>',
+               f'<Relationship Id="rIdX" Type="{ms}2022/10/relationships/richValueRel" '
+               'Target="richData/richValueRel.xml"/>']
+    rows = ('<sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>photo</t></is></c>'
+            '<c r="B1" t="inlineStr"><is><t>name</t></is></c></row>'
+            '<row r="2"><c r="A2" t="e" vm="1"><v>#VALUE!</v></c>'
+            '<c r="B2" t="inlineStr"><is><t>blue</t></is></c></row></sheetData>')
+    doc = read_xlsx(raw_xlsx(tmp_path / "p.xlsx", rows, extra=extra, workbook_rels=wb_rels))
+    (t,) = tables(doc)
+    assert list(doc.images.values()) == [png.getvalue()]
+    (name,) = doc.images
+    assert t.rows[1][0].blocks[0].type == BlockType.IMAGE
+    assert f'<img src="{name}" alt="a blue square">' in to_markdown(doc, "")
+    assert "#VALUE!" not in to_markdown(doc)

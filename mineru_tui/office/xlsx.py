@@ -40,6 +40,7 @@ from mineru_tui.office.xlsx_drawing import (Anchored, image_ext, read_chart, rea
                                             read_image)
 from mineru_tui.office.xlsx_parts import (Package, local, r_attr, read_shared_strings,
                                           read_styles, read_workbook)
+from mineru_tui.office.xlsx_richdata import read_cell_images
 from mineru_tui.office.xlsx_sheet import CellValue, SheetData, read_sheet, split_range
 
 MAX_TABLE_CELLS = 250_000  # cells (empty ones included) emitted per table
@@ -79,6 +80,7 @@ def _read_xlsx(path: Path) -> Document:
                              "or not a spreadsheet")
         codes = read_styles(pkg, wb.part)
         shared = read_shared_strings(pkg, wb.part)
+        cell_images = read_cell_images(pkg, wb.part)
         sheet_names = {s.name for s in wb.sheets}
         resolver = _RefResolver(pkg, wb, shared, codes)
         read_any = False
@@ -91,7 +93,7 @@ def _read_xlsx(path: Path) -> Document:
             if ref.part is None:
                 doc.warnings.append(f"sheet {ref.name!r}: no part behind it, skipped")
             elif ref.kind in ("worksheet", "macrosheet"):
-                data = read_sheet(pkg, ref.part, shared, codes, wb.date1904)
+                data = read_sheet(pkg, ref.part, shared, codes, wb.date1904, cell_images)
                 if data is not None:
                     read_any = True
                     resolver.sheets[ref.name] = data
@@ -100,7 +102,8 @@ def _read_xlsx(path: Path) -> Document:
                         doc.warnings.append(
                             f"sheet {ref.name!r}: {data.uncached_formulas} formulas have no "
                             "cached value; their formula text is shown")
-                    items += _sheet_items(data, doc, ref.name)
+                    pictures = _load_pictures(pkg, data, doc) if cell_images else {}
+                    items += _sheet_items(data, doc, ref.name, pictures)
                     items += _drawing_items(pkg, ref.part, data.drawing_ids, doc, resolver)
             elif ref.kind == "chartsheet":
                 read_any = True
@@ -151,7 +154,7 @@ def _apply_links(pkg: Package, part: str, data: SheetData, sheet_names: set[str]
 # Cells to tables
 
 
-def _sheet_items(data: SheetData, doc: Document, sheet: str):
+def _sheet_items(data: SheetData, doc: Document, sheet: str, pictures: dict[str, str]):
     """(anchor, blocks) for every table, title and paragraph of the sheet."""
     cells = data.cells
     if not cells:
@@ -170,7 +173,7 @@ def _sheet_items(data: SheetData, doc: Document, sheet: str):
         rects.append(merges.get(pos, (pos[0], pos[1], pos[0], pos[1])))
     items = []
     for region in _xy_cut(rects):
-        items += _region_items(region, cells, doc, sheet)
+        items += _region_items(region, cells, doc, sheet, pictures)
     return items
 
 
@@ -210,11 +213,12 @@ def _bounds(rects: list[Rect]) -> Rect:
             max(r[2] for r in rects), max(r[3] for r in rects))
 
 
-def _region_items(rects: list[Rect], cells: dict, doc: Document, sheet: str):
+def _region_items(rects: list[Rect], cells: dict, doc: Document, sheet: str,
+                  pictures: dict[str, str]):
     r1, c1, r2, c2 = _bounds(rects)
     if len(rects) == 1:  # one cell (or one merged block): a paragraph
         value = cells[(rects[0][0], rects[0][1])]
-        return [((r1, c1), [text_block_from(value)])]
+        return [((r1, c1), _cell_blocks(value, pictures))]
     title = _title_row(rects, cells)
     if title is not None:
         rest = [r for r in rects if r is not title]
@@ -223,12 +227,12 @@ def _region_items(rects: list[Rect], cells: dict, doc: Document, sheet: str):
         groups = _xy_cut(rest)
         out = []
         for i, g in enumerate(groups):
-            sub = _region_items(g, cells, doc, sheet)
+            sub = _region_items(g, cells, doc, sheet, pictures)
             if i == 0 and sub:
                 sub[0] = ((title[0], title[1]), head + sub[0][1])
             out += sub
         return out
-    return [((r1, c1), [_table(rects, cells, doc, sheet)])]
+    return [((r1, c1), [_table(rects, cells, doc, sheet, pictures)])]
 
 
 def _title_row(rects: list[Rect], cells: dict) -> Rect | None:
@@ -239,13 +243,15 @@ def _title_row(rects: list[Rect], cells: dict) -> Rect | None:
         return None
     value = cells[(top[0][0], top[0][1])]
     text = value.text if isinstance(value.text, str) else "".join(t for t, _ in value.text)
-    if value.numeric or not text.strip() or len(text) > MAX_TITLE_CHARS or "\n" in text:
+    if (value.numeric or value.image or not text.strip() or len(text) > MAX_TITLE_CHARS
+            or "\n" in text):
         return None
     below = {r[1] for r in rects if r[0] == r1 + 1}
     return top[0] if len(below) >= 2 else None
 
 
-def _table(rects: list[Rect], cells: dict, doc: Document, sheet: str) -> Block:
+def _table(rects: list[Rect], cells: dict, doc: Document, sheet: str,
+           pictures: dict[str, str]) -> Block:
     r1, c1, r2, c2 = _bounds(rects)
     width = c2 - c1 + 1
     if (r2 - r1 + 1) * width > MAX_TABLE_CELLS:
@@ -273,7 +279,7 @@ def _table(rects: list[Rect], cells: dict, doc: Document, sheet: str) -> Block:
             if (r, c) in covered:
                 continue
             value = cells.get((r, c))
-            cell = Cell([text_block_from(value)] if value is not None else [])
+            cell = Cell(_cell_blocks(value, pictures) if value is not None else [])
             if (r, c) in spans:
                 sr1, sc1, sr2, sc2 = spans[(r, c)]
                 cell.colspan, cell.rowspan = sc2 - sc1 + 1, sr2 - sr1 + 1
@@ -288,6 +294,30 @@ def _table(rects: list[Rect], cells: dict, doc: Document, sheet: str) -> Block:
 
 
 _NO_STYLE: frozenset = frozenset()
+
+
+def _cell_blocks(value: CellValue, pictures: dict[str, str]) -> list[Block]:
+    """A cell's content: its text, or the picture placed in it."""
+    if value.image is not None:
+        name = pictures.get(value.image[0])
+        if name:
+            return [image_block(name, alt=value.image[1])]
+    return [text_block_from(value)]
+
+
+def _load_pictures(pkg: Package, data: SheetData, doc: Document) -> dict[str, str]:
+    """Image part → document image name for the sheet's in-cell pictures (each once)."""
+    out: dict[str, str] = {}
+    for value in data.cells.values():
+        if value.image is not None and value.image[0] not in out:
+            part = value.image[0]
+            raw = read_image(pkg, part)
+            if raw:
+                out[part] = doc.add_image(raw, image_ext(part))
+            else:
+                doc.warnings.append(f"{part}: in-cell picture missing or unreadable")
+                out[part] = ""
+    return out
 
 
 def _spans(value: CellValue):

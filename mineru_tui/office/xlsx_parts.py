@@ -190,16 +190,23 @@ def read_workbook(pkg: Package) -> Workbook:
                 wb.sheets.append(SheetRef(el.get("name") or f"Sheet{len(wb.sheets) + 1}",
                                           rel.target if rel and not rel.external else None,
                                           el.get("state") or "visible", kind))
-    if not wb.sheets:
-        # No sheet list: fall back to the worksheet parts in the zip, in numeric order.
+    # Without a usable sheet list or relationships, fall back to the worksheet parts in
+    # the zip, in numeric order: named sheets without a part take the unclaimed ones.
+    unresolved = [s for s in wb.sheets if s.part is None or not pkg.has(s.part)]
+    if not wb.sheets or unresolved:
+        claimed = {s.part.lower() for s in wb.sheets if s.part and pkg.has(s.part)}
         parts = sorted((n for n in pkg.names()
-                        if n.lower().startswith("xl/worksheets/") and n.lower().endswith(".xml")),
-                       key=_natural_key)
+                        if n.lower().startswith("xl/worksheets/") and n.lower().endswith(".xml")
+                        and n.lower() not in claimed), key=_natural_key)
         if parts:
-            pkg.warnings.append("workbook sheet list missing or unreadable; "
+            pkg.warnings.append("workbook sheet list or relationships unreadable; "
                                 "reading worksheet parts directly")
-        wb.sheets = [SheetRef(posixpath.splitext(posixpath.basename(p))[0].capitalize(), p)
-                     for p in parts]
+        if not wb.sheets:
+            wb.sheets = [SheetRef(posixpath.splitext(posixpath.basename(p))[0].capitalize(), p)
+                         for p in parts]
+        else:
+            for ref, part in zip(unresolved, parts):
+                ref.part, ref.kind = part, "worksheet"
     return wb
 
 

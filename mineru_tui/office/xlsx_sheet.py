@@ -34,6 +34,7 @@ class CellValue:
     text: str | list[Run]
     numeric: bool = False  # a number, date, boolean or error (not text)
     link: str | None = None
+    image: tuple[str, str] | None = None  # a picture placed in the cell: (part, alt text)
 
 
 @dataclass
@@ -78,9 +79,12 @@ def split_range(ref: str) -> tuple[int, int, int, int] | None:
     return min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1])
 
 
-def read_sheet(pkg: Package, part: str, shared: list, codes: list[str],
-               date1904: bool) -> SheetData | None:
-    """The cells, merges, links and drawings of one worksheet part (None if missing)."""
+def read_sheet(pkg: Package, part: str, shared: list, codes: list[str], date1904: bool,
+               cell_images: dict[int, tuple[str, str]] | None = None) -> SheetData | None:
+    """The cells, merges, links and drawings of one worksheet part (None if missing).
+
+    ``cell_images`` maps value-metadata indexes (``c/@vm``) to in-cell pictures.
+    """
     stream = pkg.open(part)
     if stream is None:
         pkg.warnings.append(f"{part}: worksheet part missing")
@@ -117,6 +121,12 @@ def read_sheet(pkg: Package, part: str, shared: list, codes: list[str],
                         ref = c.get("r")
                         m = _REF.match(ref) if ref else None
                         col_no = col_index(m.group(1)) if m else col_no + 1
+                        if cell_images:
+                            vm = c.get("vm")
+                            pic = cell_images.get(int(vm)) if vm and vm.isdigit() else None
+                            if pic is not None:  # its cached value is just #VALUE!
+                                cells[(row_no, col_no)] = CellValue(pic[1], image=pic)
+                                continue
                         t = c.get("t") or "n"
                         v = f = inline = None
                         for kid in c:
@@ -142,8 +152,9 @@ def read_sheet(pkg: Package, part: str, shared: list, codes: list[str],
                             fmt = fmt_cache[style] = (code, is_date_format(code))
                         value = _cell_value(t, v, inline, fmt, shared, n_shared, date1904)
                         if value is None:
-                            if t == "s":
-                                bad_shared += 1
+                            continue
+                        if value is _MISSING:
+                            bad_shared += 1
                             continue
                         if f is not None and f.text and "HYPERLINK" in f.text.upper():
                             m = _HYPERLINK_F.match(f.text)
@@ -178,15 +189,20 @@ def read_sheet(pkg: Package, part: str, shared: list, codes: list[str],
     return data
 
 
+_MISSING = CellValue("")  # a shared-string index that points nowhere
+
+
 def _cell_value(t: str, v: str | None, inline, fmt: tuple[str, bool], shared: list,
                 n_shared: int, date1904: bool) -> CellValue | None:
     """The shown value of one cell, or None when it shows nothing."""
     code, is_date = fmt
     if t == "s":
+        if not v or not v.strip():  # <v/>: an empty cell, not a broken reference
+            return None
         try:
             text = shared[int(v)]
         except (ValueError, TypeError, IndexError):
-            return None
+            return _MISSING
         if isinstance(text, str):
             if not text:
                 return None
