@@ -189,6 +189,15 @@ def read_sheet(pkg: Package, part: str, shared: list, codes: list[str], date1904
     return data
 
 
+def _blank(text) -> bool:
+    """True for text that shows nothing (empty or only whitespace, plain or in runs)."""
+    if not text:
+        return True
+    if isinstance(text, str):
+        return text.isspace()
+    return all(t.isspace() or not t for t, _ in text)
+
+
 _MISSING = CellValue("")  # a shared-string index that points nowhere
 
 
@@ -203,19 +212,16 @@ def _cell_value(t: str, v: str | None, inline, fmt: tuple[str, bool], shared: li
             text = shared[int(v)]
         except (ValueError, TypeError, IndexError):
             return _MISSING
-        if isinstance(text, str):
-            if not text:
-                return None
-            if "@" in code:
-                text = format_text(text, code)
-        elif not text:
+        if _blank(text):
             return None
+        if isinstance(text, str) and "@" in code:
+            text = format_text(text, code)
         return CellValue(text)
     if t == "inlineStr":
         text = rich_text(inline) if inline is not None else (v or "")
-        return CellValue(text) if text else None
+        return None if _blank(text) else CellValue(text)
     if t == "str":  # a formula's string result
-        return CellValue(v) if v else None
+        return None if _blank(v) else CellValue(v)
     if t == "b":
         return CellValue("TRUE" if (v or "").strip() in ("1", "true") else "FALSE", True)
     if t == "e":
