@@ -15,8 +15,14 @@ the sheet, holding:
   wider table (a title row, often merged across) becomes a level-3 title before it;
   a region of one cell becomes a paragraph;
 * pictures (image blocks), charts (a ``sub_type="chart"`` table of the cached series
-  data, captioned with the chart type and title) and text boxes from the sheet's drawing,
-  placed in reading order among the tables by their anchor cell.
+  data — or of the referenced cells when the chart caches none — captioned with the
+  chart type and title) and text boxes from the sheet's drawing, placed in reading order
+  among the tables by their anchor cell. Pictures placed in cells sit in their cell.
+  A chartsheet is a page with its chart.
+
+Hidden rows and columns are kept (their data is still the sheet's data). Sheets are
+capped at :data:`~mineru_tui.office.xlsx_sheet.MAX_CELLS` values and tables at
+:data:`MAX_TABLE_CELLS` cells, with a warning.
 
 Cells show what Excel shows: cached formula values (formula text, prefixed "=", only
 when no value is cached — with a warning), numbers and dates through their number
