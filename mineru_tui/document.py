@@ -309,13 +309,20 @@ def safe_url(url: str | None) -> str | None:
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|])")
-_LINE_START = re.compile(r"^(\s*)([#>+\-=]|\d+[.)])(?=\s|$)")
+_LINE_START = re.compile(r"^(\s*)([#>+\-=]|(\d+)([.)]))(?=\s|$)")
 
 
 def escape_md(text: str) -> str:
     """Escape the characters that would change meaning in Markdown inline text."""
     text = _MD_SPECIAL.sub(r"\\\1", text)
-    return _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
+    return _LINE_START.sub(_escape_line_start, text)
+
+
+def _escape_line_start(m: re.Match) -> str:
+    # "1." must become "1\." (CommonMark shows "\1." literally); "#", "-" get a leading "\".
+    if m.group(3):
+        return m.group(1) + m.group(3) + "\\" + m.group(4)
+    return m.group(1) + "\\" + m.group(2)
 
 
 def _styled(text: str, style: frozenset[str], escape: bool = True) -> str:
