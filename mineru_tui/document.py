@@ -367,28 +367,47 @@ def _link_target(url: str) -> str:
     return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
 
 
+def _span_md(s: Span, image_prefix: str) -> str:
+    if s.type == SpanType.TEXT:
+        return _styled(s.content, s.style)
+    if s.type == SpanType.INLINE_EQUATION:
+        return f"${s.content.strip()}$" if s.content.strip() else ""
+    if s.type == SpanType.INTERLINE_EQUATION:
+        return f"$${s.content.strip()}$$" if s.content.strip() else ""
+    if s.type == SpanType.FOOTNOTE_REF:
+        return f"[^{s.content}]"
+    if s.type == SpanType.IMAGE and s.image_path:
+        return f"![{escape_md(s.content)}]({_link_target(image_prefix + s.image_path)})"
+    return ""
+
+
 def spans_to_md(spans: list[Span], image_prefix: str = "") -> str:
-    """Render one line of spans as Markdown inline text."""
+    """Render one line of spans as Markdown inline text.
+
+    Neighbouring spans with the same link become one link (a hyperlink whose runs differ
+    in style is still one ``[...](...)``).
+    """
     parts: list[str] = []
-    for s in _merge_spans(spans):
-        if s.type == SpanType.TEXT:
-            piece = _styled(s.content, s.style)
-            url = safe_url(s.link)
-            if url and s.content.strip():
-                lead = piece[: len(piece) - len(piece.lstrip())]
-                trail = piece[len(piece.rstrip()):]
-                piece = f"{lead}[{piece.strip()}]({_link_target(url)}){trail}"
-            parts.append(piece)
-        elif s.type == SpanType.INLINE_EQUATION:
-            if s.content.strip():
-                parts.append(f"${s.content.strip()}$")
-        elif s.type == SpanType.INTERLINE_EQUATION:
-            if s.content.strip():
-                parts.append(f"$${s.content.strip()}$$")
-        elif s.type == SpanType.FOOTNOTE_REF:
-            parts.append(f"[^{s.content}]")
-        elif s.type == SpanType.IMAGE and s.image_path:
-            parts.append(f"![{escape_md(s.content)}]({_link_target(image_prefix + s.image_path)})")
+    merged = _merge_spans(spans)
+    i = 0
+    while i < len(merged):
+        url = safe_url(merged[i].link) if merged[i].type == SpanType.TEXT else None
+        if not url:
+            parts.append(_span_md(merged[i], image_prefix))
+            i += 1
+            continue
+        j = i
+        while (j < len(merged) and merged[j].type == SpanType.TEXT
+               and safe_url(merged[j].link) == url):
+            j += 1
+        inner = "".join(_span_md(x, image_prefix) for x in merged[i:j])
+        core = inner.strip()
+        if core:
+            lead = inner[: len(inner) - len(inner.lstrip())]
+            trail = inner[len(inner.rstrip()):]
+            inner = f"{lead}[{core}]({_link_target(url)}){trail}"
+        parts.append(inner)
+        i = j
     return "".join(parts)
 
 
@@ -403,7 +422,7 @@ def _cell_html(cell: Cell, image_prefix: str) -> str:
         if b.type == BlockType.TABLE:
             parts.append(_table_body_html(b, image_prefix))
         elif b.type == BlockType.LIST:
-            parts.append("<br>".join(_lines_html(i, image_prefix) for i in b.blocks))
+            parts.append(_list_html(b, image_prefix))
         elif b.type == BlockType.IMAGE:
             for kid in b.blocks:
                 for line in kid.lines:
@@ -414,6 +433,29 @@ def _cell_html(cell: Cell, image_prefix: str) -> str:
         else:
             parts.append(_lines_html(b, image_prefix))
     return "<br>".join(p for p in parts if p)
+
+
+def _list_html(block: Block, image_prefix: str) -> str:
+    """A list inside a table cell as nested ``<ul>``/``<ol>`` (Markdown lists can't go there)."""
+    out: list[str] = []
+    open_tags: list[str] = []  # closing tag of each open depth
+    for item in walk(block.blocks):
+        if item.type == BlockType.LIST:
+            continue
+        depth = max(0, item.depth or 0)
+        while len(open_tags) > depth + 1:
+            out.append("</li>" + open_tags.pop())
+        if len(open_tags) == depth + 1:
+            out.append("</li>")
+        while len(open_tags) < depth + 1:
+            tag = "ol" if item.marker and _MD_ORDERED.match(item.marker) else "ul"
+            out.append(f"<{tag}>")
+            open_tags.append(f"</{tag}>")
+        _, label = _md_marker(item.marker)
+        out.append("<li>" + html.escape(label, quote=False) + _lines_html(item, image_prefix))
+    while open_tags:
+        out.append("</li>" + open_tags.pop())
+    return "".join(out)
 
 
 def _lines_html(block: Block, image_prefix: str) -> str:
