@@ -308,7 +308,7 @@ def safe_url(url: str | None) -> str | None:
 # Markdown
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|$~])")
 _LINE_START = re.compile(r"^(\s*)([#>+\-=]|(\d+)([.)]))(?=\s|$)")
 
 
