@@ -205,13 +205,19 @@ def test_unstructured_groundtruth():
     doc = read_xlsx(CORPUS / "unstructured__stanley-cups.xlsx")
     gt = (CORPUS / "groundtruth" / "unstructured__stanley-cups.xlsx.md").read_text()
     gt_cells = [html.unescape(c) for c in re.findall(r"<td>(.*?)</td>", gt)]
-    ours = [cell_text(c) for t in tables(doc) for row in t.rows for c in row]
+    gt_heads = re.findall(r"^# (.+)$", gt, re.M)
+    ts = tables(doc)
+    # The merged title row (A1:E1 over a 3-column table) stays in the table as its first
+    # row: one header cell spanning the table's width, its span kept, not a heading.
+    assert [(grid(t)[0], t.rows[0][0].colspan, t.rows[0][0].header) for t in ts] == [
+        ([h], 3, True) for h in gt_heads]
+    ours = [cell_text(c) for t in ts for row in t.rows[1:] for c in row]
     assert ours == gt_cells  # same cells in the same order: numbers shown as 1, 2, 13
-    # The merged title row becomes a heading before its table, as in the groundtruth.
-    for page, title in zip(doc.pages, ["Stanley Cups", "Stanley Cups Since 67"]):
-        heads = [b for b in page.para_blocks if b.type == BlockType.TITLE and b.level == 3]
-        assert [plain_text(b) for b in heads] == [title]
-        assert [len(r) for r in tables(doc, page.page_idx)[0].rows] == [3, 3, 3, 3]
+    for page, title in zip(doc.pages, gt_heads, strict=True):
+        heads = [plain_text(b) for b in page.para_blocks if b.type == BlockType.TITLE]
+        assert heads == [title]  # the sheet name only: the title row is not duplicated
+        assert [len(r) for r in tables(doc, page.page_idx)[0].rows] == [1, 3, 3, 3, 3]
+    assert '<th colspan="3">Stanley Cups</th></tr><tr><th>Team</th>' in to_markdown(doc)
 
 
 def test_calamine_merged_cells_as_spans():
@@ -321,7 +327,8 @@ def test_number_and_date_formats(tmp_path, value, fmt, shown):
     ws["A1"] = value
     ws["A1"].number_format = fmt
     doc = read_xlsx(save(wb, tmp_path / "n.xlsx"))
-    assert [plain_text(b) for b in doc.pages[0].para_blocks[1:]] == [shown]
+    # The sheet's only cell: a one-cell table.
+    assert [grid(t) for t in tables(doc)] == [[[shown]]]
 
 
 def test_builtin_format_ids_booleans_errors(tmp_path):
@@ -431,6 +438,46 @@ def test_separate_tables_split_by_empty_rows_and_columns(tmp_path):
         [["b7", "21"], ["b8", "24"]]]
     last = doc.pages[0].para_blocks[-1]
     assert last.type == BlockType.TEXT and plain_text(last) == "a lone note"
+
+
+def test_title_rows_lone_cells_and_header_rows(tmp_path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"] = "Merged title"  # merged past the table (A1:E1 over A:C): kept as a span
+    ws.merge_cells("A1:E1")
+    ws.append(["k", "v", "w"])
+    ws.append(["x", 1, 2])
+    ws["A6"] = "Plain label"  # an unmerged label over a table: a heading before it
+    ws["A7"], ws["B7"], ws["A8"], ws["B8"] = "h1", "h2", "a", 3
+    ws["A10"] = "Section"  # a merged block on its own: a one-cell table keeping its span
+    ws.merge_cells("A10:D10")
+    ws["A12"] = "a lone note"  # a lone unmerged cell beside the tables: a paragraph
+    ws["A14"], ws["B14"] = "top", "wide"  # a header row whose merge reaches a 2nd row
+    ws.merge_cells("A14:A15")
+    ws["B15"], ws["A16"], ws["B16"] = "sub", "d", 4
+    doc = read_xlsx(save(wb, tmp_path / "t.xlsx"))
+    blocks = doc.pages[0].para_blocks[1:]
+    kinds = [(b.type, plain_text(b) if b.type != BlockType.TABLE else None) for b in blocks]
+    assert kinds == [(BlockType.TABLE, None), (BlockType.TITLE, "Plain label"),
+                     (BlockType.TABLE, None), (BlockType.TABLE, None),
+                     (BlockType.TEXT, "a lone note"), (BlockType.TABLE, None)]
+    t1, t2, t3, t4 = tables(doc)
+    assert grid(t1) == [["Merged title"], ["k", "v", "w"], ["x", "1", "2"]]
+    assert (t1.rows[0][0].colspan, t1.rows[0][0].header) == (3, True)
+    assert [c.header for c in t1.rows[1]] == [True] * 3  # the column labels under it
+    assert [c.header for c in t1.rows[2]] == [False] * 3
+    assert grid(t2) == [["h1", "h2"], ["a", "3"]]
+    assert grid(t3) == [["Section"]] and t3.rows[0][0].colspan == 4
+    assert '<th colspan="4">Section</th>' in to_markdown(doc)
+    assert [[c.header for c in row] for row in t4.rows] == [[True, True], [True], [False, False]]
+
+
+def test_one_cell_sheet_is_a_table(tmp_path):
+    wb = openpyxl.Workbook()
+    wb.active["C3"] = "only"
+    doc = read_xlsx(save(wb, tmp_path / "one.xlsx"))
+    assert [grid(t) for t in tables(doc)] == [[["only"]]]
+    assert "| only |\n|---|" in to_markdown(doc)
 
 
 def test_rich_text_runs_become_styled_spans(tmp_path):

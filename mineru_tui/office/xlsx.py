@@ -11,9 +11,11 @@ the sheet, holding:
   separate tables wherever a fully empty row or column runs across them (recursive
   XY-cut, like docling), each trimmed to its own used range. Merged cells become
   colspan/rowspan (clipped to their table), covered cells are omitted. A table's first
-  row is marked as header when all of its cells are text. A lone text cell on top of a
-  wider table (a title row, often merged across) becomes a level-3 title before it;
-  a region of one cell becomes a paragraph;
+  row is marked as header when it holds no number (with the rows its merges reach
+  down over). A lone text cell on top of a wider table is a title row: merged across,
+  it stays the table's first row as a header cell spanning the table; unmerged, it
+  becomes a level-3 title before it. A region of one cell becomes a paragraph, unless
+  it is a merged block or the sheet's only content (then a one-cell table);
 * pictures (image blocks), charts (a ``sub_type="chart"`` table of the cached series
   data — or of the referenced cells when the chart caches none — captioned with the
   chart type and title) and text boxes from the sheet's drawing, placed in reading order
@@ -178,8 +180,9 @@ def _sheet_items(data: SheetData, doc: Document, sheet: str, pictures: dict[str,
     for pos in cells:
         rects.append(merges.get(pos, (pos[0], pos[1], pos[0], pos[1])))
     items = []
-    for region in _xy_cut(rects):
-        items += _region_items(region, cells, doc, sheet, pictures)
+    regions = _xy_cut(rects)
+    for region in regions:
+        items += _region_items(region, cells, doc, sheet, pictures, sole=len(regions) == 1)
     return items
 
 
@@ -220,22 +223,39 @@ def _bounds(rects: list[Rect]) -> Rect:
 
 
 def _region_items(rects: list[Rect], cells: dict, doc: Document, sheet: str,
-                  pictures: dict[str, str]):
+                  pictures: dict[str, str], sole: bool = False):
     r1, c1, r2, c2 = _bounds(rects)
-    if len(rects) == 1:  # one cell (or one merged block): a paragraph
-        value = cells[(rects[0][0], rects[0][1])]
+    if len(rects) == 1:
+        # One cell: a paragraph (a label beside the tables reads best as text), unless it
+        # is the sheet's only content or a merged block, whose span is the author's
+        # structure; both stay a (one-cell) table.
+        rect = rects[0]
+        merged = rect[2] > rect[0] or rect[3] > rect[1]
+        if sole or merged:
+            return [((r1, c1), [_table(rects, cells, doc, sheet, pictures, title=merged)])]
+        value = cells[(rect[0], rect[1])]
         return [((r1, c1), _cell_blocks(value, pictures))]
     title = _title_row(rects, cells)
     if title is not None:
         rest = [r for r in rects if r is not title]
-        value = cells[(title[0], title[1])]
-        head = [title_block(_spans(value), 3)]
         groups = _xy_cut(rest)
+        anchor = (title[0], title[1])
+        if title[3] > title[1]:
+            # A merged title row: it stays the table's first row, a header cell spanning
+            # the table (clipped to the cells below it), as Excel shows it.
+            rb = _bounds(rest)
+            head = (title[0], title[1], title[2], max(title[1], min(title[3], rb[3])))
+            if len(groups) == 1:
+                return [(anchor, [_table([head] + rest, cells, doc, sheet, pictures,
+                                         title=True)])]
+            head_blocks = [_table([head], cells, doc, sheet, pictures, title=True)]
+        else:  # a lone unmerged label over the table: a heading before it
+            head_blocks = [title_block(_spans(cells[anchor]), 3)]
         out = []
         for i, g in enumerate(groups):
             sub = _region_items(g, cells, doc, sheet, pictures)
             if i == 0 and sub:
-                sub[0] = ((title[0], title[1]), head + sub[0][1])
+                sub[0] = (anchor, head_blocks + sub[0][1])
             out += sub
         return out
     return [((r1, c1), [_table(rects, cells, doc, sheet, pictures)])]
@@ -257,7 +277,12 @@ def _title_row(rects: list[Rect], cells: dict) -> Rect | None:
 
 
 def _table(rects: list[Rect], cells: dict, doc: Document, sheet: str,
-           pictures: dict[str, str]) -> Block:
+           pictures: dict[str, str], title: bool = False) -> Block:
+    """The rectangles as one table; ``title``: its first row is a merged title row.
+
+    Header cells: the title row, then the first (other) row when it holds no number and
+    rows follow it, with the rows its merged cells reach down over.
+    """
     r1, c1, r2, c2 = _bounds(rects)
     width = c2 - c1 + 1
     if (r2 - r1 + 1) * width > MAX_TABLE_CELLS:
@@ -278,7 +303,9 @@ def _table(rects: list[Rect], cells: dict, doc: Document, sheet: str,
                     if (r, c) != (mr1, mc1):
                         covered.add((r, c))
     table = Table()
-    numeric_first = False
+    head = r1 + 1 if title else r1  # the row that may be a header row
+    numeric_head = False
+    head_end = head  # last row reached by the header row's merges
     for r in range(r1, r2 + 1):
         row: list[Cell] = []
         for c in range(c1, c2 + 1):
@@ -289,12 +316,17 @@ def _table(rects: list[Rect], cells: dict, doc: Document, sheet: str,
             if (r, c) in spans:
                 sr1, sc1, sr2, sc2 = spans[(r, c)]
                 cell.colspan, cell.rowspan = sc2 - sc1 + 1, sr2 - sr1 + 1
-            if r == r1 and value is not None and value.numeric:
-                numeric_first = True
+                if r == head:
+                    head_end = max(head_end, sr2)
+            if r == head and value is not None and value.numeric:
+                numeric_head = True
             row.append(cell)
         table.rows.append(row)
-    if len(table.rows) > 1 and not numeric_first:
-        for cell in table.rows[0]:
+    n_head = 1 if title else 0
+    if head_end < r2 and not numeric_head:
+        n_head = head_end - r1 + 1
+    for row in table.rows[:n_head]:
+        for cell in row:
             cell.header = True
     return table_block(table)
 
