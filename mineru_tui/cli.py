@@ -118,6 +118,65 @@ def _on_sigterm(signum, frame):
     raise Terminated()
 
 
+def _light_coercion() -> None:
+    """Convert this command's few parameter types without Pydantic.
+
+    Typer 0.29 converts every parameter value (even the unused ``--help`` flag) through a
+    Pydantic ``TypeAdapter``, and importing Pydantic costs more than the rest of the
+    startup together. Our parameters are bools, paths, a list of paths and one Enum, so
+    a plain conversion does. This hooks Typer's (private) coercion factory only when it
+    has the expected shape; anything else, or another Typer, keeps Typer's own path.
+    tests/test_cli.py checks that ``parse`` starts without importing Pydantic.
+    """
+    try:
+        import typer.core as tcore
+        from typer._coercion import RuntimeParam
+        from typing import get_args, get_origin
+        original = tcore.build_runtime_param
+    except (ImportError, AttributeError):
+        return
+    if getattr(original, "_mineru_light", False):
+        return
+
+    def convert(annotation):
+        if annotation is bool:
+            return lambda v: v if isinstance(v, bool) else str(v).lower() in ("1", "true", "yes", "on")
+        if annotation is Path:
+            return lambda v: v if isinstance(v, Path) else Path(v)
+        if isinstance(annotation, type) and issubclass(annotation, Enum):
+            def to_enum(v):
+                try:
+                    return v if isinstance(v, annotation) else annotation(v)
+                except ValueError:
+                    raise typer.BadParameter(f"{v!r} is not one of "
+                                             f"{', '.join(m.value for m in annotation)}")
+            return to_enum
+        return None
+
+    def build(descriptor):
+        ann = descriptor.annotation
+        multi = get_origin(ann) is list
+        args = [a for a in get_args(ann) if a is not type(None)]
+        inner = args[0] if (multi or get_origin(ann) is not None) and len(args) == 1 else ann
+        fn = convert(inner)
+        if fn is None or descriptor.file_annotation is not None:
+            return original(descriptor)
+
+        class Light(RuntimeParam):
+            def _coerce_value(self, value, param, ctx):
+                if multi:
+                    return [fn(v) for v in value]
+                return fn(value)
+
+        return Light(parameter_info=descriptor.parameter_info, annotation=ann)
+
+    build._mineru_light = True
+    tcore.build_runtime_param = build
+
+
+_light_coercion()
+
+
 def main() -> None:
     """Console-script entry point."""
     try:

@@ -415,7 +415,7 @@ def run_py(code: str, *args: str, **kw) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=60, **kw)
 
 
-HEAVY = ("numpy", "openpyxl", "docx", "pptx", "lxml", "PIL", "textual", "rich",
+HEAVY = ("numpy", "openpyxl", "docx", "pptx", "lxml", "PIL", "textual", "rich", "pydantic",
          "mineru_tui.document", "mineru_tui.office")
 
 _PROBE = """
@@ -443,6 +443,13 @@ def test_help_and_non_office_parse_load_nothing_heavy(tmp_path):
     pdf = tmp_path / "p.pdf"
     pdf.write_bytes(b"%PDF-1.7\n")
     assert loaded_after("parse", str(pdf)) == []
+
+
+def test_office_parse_loads_no_ui_or_numeric_stack():
+    pytest.importorskip("mineru_tui.office.docx")
+    loaded = loaded_after("parse", str(ROOT / "examples" / "sample.docx"))
+    assert "docx" in loaded  # the reader ran
+    assert not {"numpy", "textual", "rich", "pydantic", "openpyxl", "pptx"} & set(loaded)
 
 
 def test_console_script_module_runs(tmp_path):
