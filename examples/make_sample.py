@@ -32,6 +32,36 @@ def add_hyperlink(paragraph, text: str, url: str) -> None:
         f'</w:rPr><w:t>{text}</w:t></w:r></w:hyperlink>'))
 
 
+def add_bullet_numbering(document) -> int:
+    """A two-level bullet list definition (the default template's are single-level)."""
+    numbering = document.part.numbering_part.element
+    abstract_id = 90
+    levels = "".join(
+        f'<w:lvl w:ilvl="{i}"><w:start w:val="1"/><w:numFmt w:val="bullet"/>'
+        f'<w:lvlText w:val="{ch}"/><w:lvlJc w:val="left"/><w:pPr>'
+        f'<w:ind w:left="{720 * (i + 1)}" w:hanging="360"/></w:pPr></w:lvl>'
+        for i, ch in enumerate(("\u2022", "\u25e6")))
+    abstract = parse_xml(f'<w:abstractNum {nsdecls("w")} w:abstractNumId="{abstract_id}">'
+                         f'<w:multiLevelType w:val="hybridMultilevel"/>{levels}</w:abstractNum>')
+    first_num = numbering.find(qn("w:num"))
+    if first_num is not None:
+        first_num.addprevious(abstract)  # abstractNum elements come before num elements
+    else:
+        numbering.append(abstract)
+    num_id = 90
+    numbering.append(parse_xml(f'<w:num {nsdecls("w")} w:numId="{num_id}">'
+                               f'<w:abstractNumId w:val="{abstract_id}"/></w:num>'))
+    return num_id
+
+
+def bullet(document, text: str, num_id: int, level: int):
+    p = document.add_paragraph(text, style="List Paragraph")
+    p._p.get_or_add_pPr().append(parse_xml(
+        f'<w:numPr {nsdecls("w")}><w:ilvl w:val="{level}"/><w:numId w:val="{num_id}"/>'
+        '</w:numPr>'))
+    return p
+
+
 def add_footnote(document, paragraph, text: str) -> None:
     """Add footnote 1 with ``text``, referenced at the end of ``paragraph``."""
     xml = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
@@ -66,9 +96,10 @@ def build(path: Path) -> None:
     add_footnote(d, p, "Everything is read locally; nothing leaves the machine.")
 
     d.add_heading("Highlights", level=2)
-    d.add_paragraph("Revenue grew in every region", style="List Bullet")
-    d.add_paragraph("Europe led the growth", style="List Bullet 2")
-    d.add_paragraph("Costs stayed flat", style="List Bullet")
+    bullets = add_bullet_numbering(d)
+    bullet(d, "Revenue grew in every region", bullets, 0)
+    bullet(d, "Europe led the growth", bullets, 1)
+    bullet(d, "Costs stayed flat", bullets, 0)
     d.add_paragraph("Plan the next quarter", style="List Number")
     d.add_paragraph("Hire two engineers", style="List Number")
 
