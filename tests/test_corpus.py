@@ -9,10 +9,12 @@ Three checks per file:
 * **groundtruth recall**: the words of the origin project's expected output (docling
   Markdown, pandoc native AST, unstructured Markdown) appear in our Markdown.
 
-Recall is over normalised words (NFKC, case-folded, ``\\w+`` tokens) counted with
-multiplicity: a word the reference has three times must appear three times. The bars are
-per file, set from what the readers achieve (see ``OWN_BAR`` / ``GT_BAR``); the default is
-0.9. A file is skipped only when the reader for its kind is not importable yet.
+Words are normalised (NFKC, case-folded, runs of letters and digits). Own-text recall
+counts multiplicity: a word the file has three times must appear three times in ours.
+Groundtruth recall counts distinct words, because the origins' outputs repeat text that we
+keep once (docling copies a merged cell's text into every cell it covers; unstructured's
+chunks overlap). The bars are per file, set from what the readers achieve (``OWN_BAR``,
+``GT_BAR``). A file is skipped only when the reader for its kind is not importable yet.
 """
 
 from __future__ import annotations
@@ -42,9 +44,13 @@ GROUNDTRUTH = {p.name: CORPUS / "groundtruth" / (p.name + ext)
 READER_MODULES = {"docx": "mineru_tui.office.docx", "pptx": "mineru_tui.office.pptx",
                   "xlsx": "mineru_tui.office.xlsx"}
 
-DEFAULT_BAR = 0.9
+# Measured with the readers of 2026-12-02: own-text recall is 1.000 on every file;
+# groundtruth recall 1.000 except handbook-1p (0.941: the groundtruth splits words at line
+# ends, "manage- ment") and equations (docling's LaTeX spells some operators differently).
+OWN_DEFAULT = 0.98
+GT_DEFAULT = 0.95
 OWN_BAR: dict[str, float] = {}
-GT_BAR: dict[str, float] = {}
+GT_BAR: dict[str, float] = {"unstructured__handbook-1p.docx": 0.92}
 
 
 def need_reader(path: Path) -> str:
@@ -72,7 +78,7 @@ def words(text: str) -> Counter:
     text = unicodedata.normalize("NFKC", text).casefold()
     text = re.sub(r"<!--.*?-->", " ", text, flags=re.S)
     text = re.sub(r"<[^>]{0,200}>", " ", text)  # HTML tags of tables
-    return Counter(re.findall(r"\w+", text))
+    return Counter(re.findall(r"[^\W_]+", text))  # "_" splits: LaTeX "\int_0" has "int"
 
 
 def recall(reference: Counter, ours: Counter) -> tuple[float, list[str]]:
@@ -142,8 +148,9 @@ def own_text(path: Path, kind: str) -> str:
                             parts.append("".join(_texts(p, A + "t")))
                 elif re.fullmatch(r"ppt/charts/chart\d+\.xml", name):
                     # series names and categories (values may be formatted differently)
-                    parts += [v.text or "" for v in _xml(z, name).iter(C + "v")
-                              if v.getparent().getparent().tag == C + "strCache"]
+                    # once each: every series repeats the categories
+                    parts += dict.fromkeys(v.text or "" for v in _xml(z, name).iter(C + "v")
+                                           if v.getparent().getparent().tag == C + "strCache")
         elif kind == "xlsx":
             parts = _xlsx_strings(z, names)
     return "\n".join(parts)
@@ -221,7 +228,7 @@ def test_own_text_recall(path):
     assert code == 0, stderr
     ours = words((folder / f"{path.stem}.md").read_text(encoding="utf-8"))
     score, missing = recall(words(own_text(path, kind)), ours)
-    bar = OWN_BAR.get(path.name, DEFAULT_BAR)
+    bar = OWN_BAR.get(path.name, OWN_DEFAULT)
     assert score >= bar, f"own-text recall {score:.3f} < {bar}; missing e.g. {missing[:15]}"
 
 
@@ -236,14 +243,14 @@ def test_groundtruth_recall(name):
     if gt_path.suffix == ".native":
         gt = pandoc_native_text(gt)
     ours = words((folder / f"{path.stem}.md").read_text(encoding="utf-8"))
-    score, missing = recall(words(gt), ours)
-    bar = GT_BAR.get(name, DEFAULT_BAR)
+    score, missing = recall(Counter(set(words(gt))), ours)
+    bar = GT_BAR.get(name, GT_DEFAULT)
     assert score >= bar, f"groundtruth recall {score:.3f} < {bar}; missing e.g. {missing[:15]}"
 
 
 def test_word_counting_helpers():
-    assert words("Let’s <b>swim</b>! <!-- image --> Swim") == Counter(
-        {"let": 1, "s": 1, "swim": 2})
+    assert words("Let’s <b>swim</b>! <!-- image --> Swim \\int_0") == Counter(
+        {"let": 1, "s": 1, "swim": 2, "int": 1, "0": 1})
     assert recall(Counter({"a": 2, "b": 1}), Counter({"a": 1, "b": 5})) == (2 / 3, ["a"])
     assert pandoc_native_text('[Para [Str "caf\\233",Space,Str "\\"q\\""]]') == 'café "q"'
 
