@@ -188,7 +188,7 @@ def fmt_ms(s: float | None) -> str:
 
 def table(rows: list[dict]) -> list[str]:
     out = ["| file | kind | KiB | parse ms | render ms | traced peak MiB | peak RSS MiB "
-           "(+ over imports) | pages | blocks |",
+           "(+ during the read) | pages | blocks |",
            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows:
         if "error" in r:
@@ -271,7 +271,7 @@ def main() -> int:
                "parse = detection (zip checks, CRCs) + reading into the document model; "
                "render = Markdown + content list + middle JSON. Medians of "
                f"{a.runs} runs after one warm-up. Traced peak = tracemalloc peak of one run "
-               "(Python objects only); peak RSS = ru_maxrss of a fresh process that reads "
+               "(Python objects only); peak RSS = the peak resident size of a fresh process that reads "
                "and renders the file (Linux VmHWM), and in brackets how much of it came during the "
                "read: the reader's libraries (python-docx, lxml...) load then and count "
                "there.", "",
