@@ -169,6 +169,34 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
             t0 = time.perf_counter()
             try:
                 doc, kind = _read(item, opts)
+                dt = time.perf_counter() - t0
+                where = ""
+                if opts.out_dir is not None:
+                    assert stems is not None
+                    final = _guard(lambda: _write(doc, opts.out_dir, stems[n]),
+                                   "the output writer")
+                    where = f" -> {final}{os.sep}"
+                    natural = item.path.stem if item.path.suffix else item.path.name
+                    if stems[n] != natural.strip() and not opts.quiet:
+                        err(f"note: {item.display}: written to {final}{os.sep} "
+                            f"(the name {natural!r} is taken in this batch)")
+                elif opts.fmt == "json":
+                    from mineru_tui.output import content_list_for_stdout, dumps_json
+                    content = _guard(lambda: content_list_for_stdout(doc), "the renderer")
+                    if single:
+                        stdout.write(dumps_json(content))
+                    else:
+                        json_entries.append({"file": item.display, "content_list": content})
+                else:
+                    from mineru_tui.output import markdown_for_stdout
+                    md = _guard(lambda: markdown_for_stdout(doc), "the renderer")
+                    if not single:
+                        if not first_md:
+                            stdout.write("\n")
+                        stdout.write(f"<!-- mineru-tui: {_comment_safe(item.display)} -->\n\n")
+                        first_md = False
+                    stdout.write(md)
+                    stdout.flush()
             except (KeyboardInterrupt, Terminated):
                 raise
             except _Failure as f:
@@ -180,45 +208,6 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
                 if opts.fmt == "json" and opts.out_dir is None and not single:
                     json_entries.append({"file": item.display, "error": f.reason})
                 continue
-            dt = time.perf_counter() - t0
-            where = ""
-            if opts.out_dir is not None:
-                from mineru_tui.output import write_outputs
-                assert stems is not None
-                natural = item.path.stem if item.path.suffix else item.path.name
-                try:
-                    final = write_outputs(doc, opts.out_dir, stems[n])
-                except OSError as e:
-                    report.failures.append(
-                        (item.display, f"cannot write {opts.out_dir / stems[n]}: "
-                                       f"{e.strerror or e}"))
-                    if opts.progress:
-                        err(f"{prefix}{item.display}: failed")
-                    continue
-                where = f" -> {final}{os.sep}"
-                if stems[n] != natural.strip() and not opts.quiet:
-                    err(f"note: {item.display}: written to {final}{os.sep} "
-                        f"(the name {natural!r} is taken in this batch)")
-            else:
-                from mineru_tui.output import (content_list_for_stdout, dumps_json,
-                                               markdown_for_stdout)
-                if opts.fmt == "json":
-                    if single:
-                        stdout.write(dumps_json(content_list_for_stdout(doc)))
-                    else:
-                        json_entries.append({"file": item.display,
-                                             "content_list": content_list_for_stdout(doc)})
-                else:
-                    md = markdown_for_stdout(doc)
-                    if single:
-                        stdout.write(md)
-                    else:
-                        if not first_md:
-                            stdout.write("\n")
-                        stdout.write(f"<!-- mineru-tui: {_comment_safe(item.display)} -->\n\n")
-                        stdout.write(md)
-                        first_md = False
-                    stdout.flush()
             report.ok += 1
             if opts.progress:
                 facts = [f"{len(doc.pages)} {_unit(kind)}{'s' * (len(doc.pages) != 1)}"]
@@ -281,6 +270,26 @@ def _read(item: Item, opts: Options):
         raise _Failure(f"cannot read: {e.strerror or e}") from None
     except Exception as e:  # a reader bug: one line, never a stopped batch
         reason = (f"internal error in the {kind} reader ({type(e).__name__}: "
+                  f"{_one_line(str(e))[:200]}); {BUG_HINT}")
+        raise _Failure(reason, traceback.format_exc()) from None
+
+
+def _write(doc, out_dir: Path, stem: str) -> Path:
+    from mineru_tui.output import write_outputs
+    try:
+        return write_outputs(doc, out_dir, stem)
+    except OSError as e:
+        raise _Failure(f"cannot write {out_dir / stem}: {e.strerror or e}") from None
+
+
+def _guard(fn, what: str):
+    """Run ``fn``; an unexpected exception becomes a one-line :class:`_Failure`."""
+    try:
+        return fn()
+    except (_Failure, KeyboardInterrupt, Terminated):
+        raise
+    except Exception as e:
+        reason = (f"internal error in {what} ({type(e).__name__}: "
                   f"{_one_line(str(e))[:200]}); {BUG_HINT}")
         raise _Failure(reason, traceback.format_exc()) from None
 

@@ -7,7 +7,6 @@ never does on this path.
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 from enum import Enum
@@ -84,7 +83,7 @@ def parse(
     files: List[Path] = typer.Argument(..., metavar="FILE",
                                        help="Files or folders to parse."),
     output: Optional[Path] = typer.Option(
-        None, "-o", "--output", metavar="DIR", file_okay=False,
+        None, "-o", "--output", metavar="DIR",
         help="Write the MinerU output set per input under DIR instead of printing."),
     fmt: Format = typer.Option(Format.md, "--format", "-f",
                                help="What stdout gets: md (Markdown) or json (content "
@@ -188,11 +187,12 @@ def main() -> None:
     except KeyboardInterrupt:  # before or after the batch loop, which handles its own
         print("interrupted", file=sys.stderr)
         sys.exit(130)
-    except BrokenPipeError:
-        # The reader of stdout went away (e.g. `| head`): stop quietly, like other tools.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        sys.exit(141)
+    except BaseException as e:
+        from mineru_tui.batch import Terminated
+        if isinstance(e, Terminated):
+            print("terminated", file=sys.stderr)
+            sys.exit(143)
+        raise
 
 
 if __name__ == "__main__":

@@ -370,6 +370,40 @@ def test_reader_crash_is_one_line_and_the_batch_continues(monkeypatch, docs):
     assert "Traceback (most recent call last)" in r.stderr and "KeyError" in r.stderr
 
 
+@pytest.mark.parametrize("mode", [[], ["-f", "json"], ["-o", "OUT"]])
+def test_renderer_or_writer_crash_is_one_line(monkeypatch, docs, tmp_path, mode):
+    import mineru_tui.document as document
+    import mineru_tui.output as output
+
+    def read(path, kind):
+        doc = fake_doc(path, kind)
+        if kind == "pptx":
+            doc.pages[0].para_blocks[0].level = "not a number"  # breaks "#" * level
+            doc.images["../escape.png"] = b"x"  # the writer refuses such a name
+        return doc
+
+    def broken_cl(doc, image_prefix=""):
+        if any(isinstance(b.level, str) for b in doc.iter_blocks()):
+            raise TypeError("bad level")
+        return document.to_content_list(doc, image_prefix)
+
+    monkeypatch.setattr(mineru_tui.office, "read_office", read)
+    monkeypatch.setattr(output, "to_content_list", broken_cl)
+    args = [str(tmp_path / "out") if a == "OUT" else a for a in mode]
+    r = cli("parse", *args, docs["a.docx"], docs["b.pptx"], docs["c.xlsx"])
+    assert r.exit_code == 1
+    [line] = error_lines(r.stderr)
+    assert line.startswith(f"error: {docs['b.pptx']}: internal error in the ")
+    assert "this is a bug" in line and "Traceback" not in r.stderr
+    if mode and mode[0] == "-o":
+        assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["a", "c"]
+    elif mode:
+        assert [e.get("error", "")[:14] for e in json.loads(r.stdout)] == [
+            "", "internal error", ""]
+    else:
+        assert "From a.docx" in r.stdout and "From c.xlsx" in r.stdout
+
+
 def test_reader_input_error_and_corrupt_member_at_read_time(monkeypatch, docs):
     import zipfile
 
