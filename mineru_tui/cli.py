@@ -158,8 +158,15 @@ def _light_coercion() -> None:
         args = [a for a in get_args(ann) if a is not type(None)]
         inner = args[0] if (multi or get_origin(ann) is not None) and len(args) == 1 else ann
         fn = convert(inner)
-        if fn is None or descriptor.file_annotation is not None:
-            return original(descriptor)
+        pi = descriptor.parameter_info
+        plain = (getattr(pi, "parser", None) is None and not getattr(pi, "exists", False)
+                 and getattr(pi, "file_okay", True) and getattr(pi, "dir_okay", True)
+                 and not getattr(pi, "writable", False) and not getattr(pi, "resolve_path", False)
+                 and not getattr(pi, "allow_dash", False)
+                 and getattr(pi, "path_type", None) is None
+                 and getattr(pi, "case_sensitive", True))
+        if fn is None or not plain or descriptor.file_annotation is not None:
+            return original(descriptor)  # validation we do not replicate: Typer's own path
 
         class Light(RuntimeParam):
             def _coerce_value(self, value, param, ctx):

@@ -532,3 +532,20 @@ def test_signal_stops_cleanly(docs, tmp_path, sig, code):
     assert "1 of 2 files done" in err
     assert sorted(p.name for p in out.iterdir()) == ["a"]  # complete, nothing half-made
     assert (out / "a" / "a.md").exists()
+
+
+def test_light_coercion_leaves_other_parameters_to_typer(tmp_path):
+    """Our Pydantic-free conversion applies to plain paths/enums/bools only."""
+    import typer
+
+    other = typer.Typer()
+
+    @other.command()
+    def show(p: Path = typer.Argument(..., exists=True), n: int = 3, name: str = "x"):
+        print(type(p).__name__, n * 2, name)
+
+    runner = CliRunner()
+    assert runner.invoke(other, [str(tmp_path / "missing")]).exit_code == 2
+    r = runner.invoke(other, [str(tmp_path), "--n", "5", "--name", "y"])
+    assert r.exit_code == 0 and r.stdout.split()[1:] == ["10", "y"]
+    assert runner.invoke(other, [str(tmp_path), "--n", "five"]).exit_code == 2
