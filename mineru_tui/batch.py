@@ -115,7 +115,14 @@ def _key(p: Path) -> Path:
 
 def _walk(root: Path, opts: Options, skip_dir: Path | None) -> tuple[list[Item], int]:
     files: list[tuple[tuple[str, ...], Path]] = []
-    for dirpath, dirnames, filenames in os.walk(root):
+    unreadable: list[Item] = []
+
+    def on_error(e: OSError) -> None:
+        where = Path(e.filename) if e.filename else root
+        unreadable.append(Item(where, str(where), error=f"cannot read folder: "
+                                                      f"{e.strerror or e}"))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=on_error):
         here = Path(dirpath)
         dirnames[:] = [d for d in dirnames if not d.startswith(".")
                        and (skip_dir is None or _key(here / d) != skip_dir)]
@@ -141,7 +148,7 @@ def _walk(root: Path, opts: Options, skip_dir: Path | None) -> tuple[list[Item],
             found.append(Item(path, str(path), detected=det))
         else:
             pages += 1
-    return found, pages
+    return unreadable + found, pages
 
 
 def run(args: list[Path], opts: Options, stdout: TextIO | None = None,

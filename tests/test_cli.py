@@ -549,3 +549,21 @@ def test_light_coercion_leaves_other_parameters_to_typer(tmp_path):
     r = runner.invoke(other, [str(tmp_path), "--n", "5", "--name", "y"])
     assert r.exit_code == 0 and r.stdout.split()[1:] == ["10", "y"]
     assert runner.invoke(other, [str(tmp_path), "--n", "five"]).exit_code == 2
+
+
+def test_unreadable_subfolder_is_a_failure_line(fake_reader, docs, tmp_path, monkeypatch):
+    import mineru_tui.batch as batch
+
+    real_walk = os.walk
+
+    def walk(top, onerror=None, **kw):
+        for entry in real_walk(top, onerror=onerror, **kw):
+            yield entry
+        onerror(PermissionError(13, "Permission denied", str(Path(top) / "locked")))
+
+    monkeypatch.setattr(batch.os, "walk", walk)
+    r = cli("parse", docs["a.docx"].parent)
+    assert r.exit_code == 1
+    assert error_lines(r.stderr) == [
+        f"error: {docs['a.docx'].parent / 'locked'}: cannot read folder: Permission denied"]
+    assert len(fake_reader) == 3  # the readable files were still parsed
