@@ -23,7 +23,7 @@ from mineru_tui.cli import app
 from mineru_tui.document import (Document, Page, image_block, text_block, text_span,
                                  title_block, to_content_list)
 from mineru_tui.errors import InputError
-from tests.fixtures import CT_DOCX, CT_PPTX, CT_XLSX, cfb_bytes, ooxml_bytes, zip_with_declared_size
+from cli_fixtures import CT_DOCX, CT_PPTX, CT_XLSX, cfb_bytes, ooxml_bytes, zip_with_declared_size
 
 ROOT = Path(__file__).resolve().parent.parent
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 24
@@ -497,9 +497,9 @@ def test_console_script_module_runs(tmp_path):
 _SLOW = """
 import sys, time
 from pathlib import Path
-sys.path.insert(0, %r)
+sys.path[:0] = [%r, %r]
 import mineru_tui.office
-from tests.test_cli import fake_doc
+from test_cli import fake_doc
 def slow(path, kind):
     if Path(path).name != "a.docx":
         print("READY", file=sys.stderr, flush=True)
@@ -516,7 +516,8 @@ main()
 def test_signal_stops_cleanly(docs, tmp_path, sig, code):
     out = tmp_path / "out"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-c", _SLOW % str(ROOT), "parse",
+    proc = subprocess.Popen([sys.executable, "-c", _SLOW % (str(ROOT), str(ROOT / "tests")),
+                             "parse",
                              str(docs["a.docx"]), str(docs["b.pptx"]), "-o", str(out)],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
@@ -524,7 +525,9 @@ def test_signal_stops_cleanly(docs, tmp_path, sig, code):
     line = ""
     while "READY" not in line and time.monotonic() < deadline:
         line = proc.stderr.readline()
-    assert "READY" in line
+        if not line and proc.poll() is not None:
+            break
+    assert "READY" in line, proc.stderr.read()
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == code, err

@@ -13,7 +13,7 @@ import pytest
 from mineru_tui.detect import (Detected, RecognisedError, ZipLimits, cfb_stream_names,
                                check_zip_limits, detect)
 from mineru_tui.errors import InputError
-from tests.fixtures import (CT_DOCM, CT_DOCX, CT_PPTX, CT_XLSM, CT_XLSX, cfb_bytes,
+from cli_fixtures import (CT_DOCM, CT_DOCX, CT_PPTX, CT_XLSM, CT_XLSX, cfb_bytes,
                             ooxml_bytes, zip_with_declared_size)
 
 CORPUS = Path(__file__).parent / "corpus" / "office"
