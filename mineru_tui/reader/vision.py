@@ -9,7 +9,7 @@ See ``qwen2vl-numerics.md`` §2.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -116,11 +116,13 @@ class VisionTower:
         pixel_values_NK: np.ndarray,
         grid_thws: Sequence[Sequence[int]],
         capture: dict[str, np.ndarray] | None = None,
+        check: Callable[[], None] | None = None,
     ) -> np.ndarray:
         """image_embeds [N/merge², out_hidden] for the concatenated patches of ``grid_thws``.
 
         ``capture``, when given, receives the intermediate tensors under the oracle's names
-        (``vis.patch_embed``, ``vis.block{i}``, ``vis.merger_ln_q``) — for tests.
+        (``vis.patch_embed``, ``vis.block{i}``, ``vis.merger_ln_q``) — for tests. ``check`` is
+        called between blocks (the host's cancel hook; it may raise).
         """
         grid_thws = [tuple(int(v) for v in g) for g in grid_thws]
         N = sum(t * h * w for t, h, w in grid_thws)
@@ -134,6 +136,8 @@ class VisionTower:
         cos_ND, sin_ND = vision_cos_sin(grid_thws, self.head_dim, self.cfg.rope_theta, self.merge)
         cu_seqlens = vision_cu_seqlens(grid_thws)
         for i, blk in enumerate(self.blocks):
+            if check is not None:
+                check()
             x_NE = self.block(x_NE, blk, cos_ND, sin_ND, cu_seqlens)
             if capture is not None:
                 capture[f"vis.block{i}"] = x_NE.copy()
