@@ -140,6 +140,18 @@ def test_resolve_repo_id_offline_without_cache(tmp_path, monkeypatch):
     assert f"download {DEFAULT_MODEL}" in msg and "--model DIR" in msg
 
 
+def test_resolve_repo_id_without_network(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)  # may be stale from an earlier test
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # nothing listens there: connection refused
+    with pytest.raises(ModelError, match=r"cannot download model someone/tiny .*hf download someone/tiny.*--model DIR") as e:
+        resolve_model("someone/tiny")
+    assert "\n" not in str(e.value)
+
+
 def test_resolve_repo_id_from_cache(tmp_path, monkeypatch):
     """A repo already in the hub cache resolves offline to its snapshot folder."""
     cache = tmp_path / "hub"

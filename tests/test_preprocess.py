@@ -14,6 +14,7 @@ from mineru_tui.reader.preprocess import (
     normalize_image,
     patchify,
     preprocess_image,
+    resize_by_need,
     smart_resize,
 )
 from tests.tiny_checkpoint import REF_NPZ, REF_PNG, TINY_DIR
@@ -134,3 +135,22 @@ def test_mode_conversion_like_mineru():
     assert load_image(_png(pal)).getpixel((0, 0)) == (200, 100, 50)
     cmyk = load_image(Image.new("CMYK", (8, 8), (0, 0, 0, 0)))
     assert cmyk.mode == "RGB" and cmyk.getpixel((0, 0)) == (255, 255, 255)
+
+
+@pytest.mark.parametrize(
+    "size, expected",
+    [
+        ((10, 10), (28, 28)), ((5, 400), (28, 1400)), ((3000, 20), (3000, 60)), ((20, 3000), (60, 3000)),
+        ((100, 28), (100, 28)), ((27, 1000), (28, 1038)), ((2000, 2000), (2000, 2000)), ((1, 1), (28, 28)),
+    ],
+)  # fmt: skip
+def test_resize_by_need_matches_mineru_vectors(size, expected, pre):
+    """mineru-vl-utils 2.0.7 test vectors (W, H) -> (W, H); the result always preprocesses."""
+    out = resize_by_need(Image.new("RGB", size, (0, 0, 0)))
+    assert out.size == expected
+    preprocess_image(out, pre)
+
+
+def test_resize_by_need_pads_thin_crops_with_white():
+    out = resize_by_need(Image.new("RGB", (3000, 20), (0, 0, 0)))
+    assert out.getpixel((0, 0)) == (255, 255, 255) and out.getpixel((1500, 30)) == (0, 0, 0)

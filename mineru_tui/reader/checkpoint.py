@@ -63,14 +63,16 @@ def _truthy(value: str | None) -> bool:
 
 
 def _hf_offline() -> bool:
-    """HF_HUB_OFFLINE, read now (huggingface_hub reads it once, at import)."""
+    """HF_HUB_OFFLINE as set now when set (huggingface_hub reads it once, at import), else the library's."""
+    for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        if os.environ.get(name, "").strip():
+            return _truthy(os.environ[name])
     try:
         from huggingface_hub import constants
 
-        lib = bool(getattr(constants, "HF_HUB_OFFLINE", False))
+        return bool(getattr(constants, "HF_HUB_OFFLINE", False))
     except Exception:  # pragma: no cover - very old huggingface_hub
-        lib = False
-    return lib or _truthy(os.environ.get("HF_HUB_OFFLINE")) or _truthy(os.environ.get("TRANSFORMERS_OFFLINE"))
+        return False
 
 
 def _hf_cache_dir() -> str | None:
@@ -115,17 +117,21 @@ def resolve_model(path_or_repo_id: str | os.PathLike[str] | None = None) -> Path
     cache_dir = _hf_cache_dir()
     try:  # cache first: works offline and avoids a network round trip
         local = snapshot_download(spec, cache_dir=cache_dir, local_files_only=True, allow_patterns=_DOWNLOAD_PATTERNS)
-        if (Path(local) / "config.json").exists():
-            return Path(local)
+        snap = Path(local)
+        if (snap / "config.json").exists() and any(snap.glob("*.safetensors")):
+            return snap  # a partial snapshot (interrupted download) falls through to the download
     except Exception:  # LocalEntryNotFoundError and friends: not cached (or only partly)
         pass
     if _hf_offline():
-        raise ModelError(f"model {spec} is not in the Hugging Face cache and HF_HUB_OFFLINE is set; {_how_to_get(spec)}")
+        raise ModelError(
+            f"model {spec} is not a local directory nor in the Hugging Face cache, and HF_HUB_OFFLINE is set; {_how_to_get(spec)}"
+        )
     try:
-        local = snapshot_download(spec, cache_dir=cache_dir, allow_patterns=_DOWNLOAD_PATTERNS)
+        endpoint = os.environ.get("HF_ENDPOINT") or None  # read now, like the offline switch
+        local = snapshot_download(spec, cache_dir=cache_dir, allow_patterns=_DOWNLOAD_PATTERNS, endpoint=endpoint)
     except Exception as e:  # no network, unknown/gated repo, disk full ...: one line, no traceback
         reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ModelError(f"cannot get model {spec} ({type(e).__name__}: {reason[:160]}); {_how_to_get(spec)}") from None
+        raise ModelError(f"cannot download model {spec} ({reason[:160]}); {_how_to_get(spec)}") from None
     return Path(local)
 
 

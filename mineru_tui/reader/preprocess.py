@@ -27,6 +27,7 @@ __all__ = [
     "normalize_image",
     "patchify",
     "preprocess_image",
+    "resize_by_need",
     "smart_resize",
 ]
 
@@ -101,6 +102,30 @@ def load_image(source: ImageSource, *, alpha_background: tuple[int, int, int] | 
     if img.mode != "RGB":
         img = img.convert("RGB")
     return img
+
+
+def resize_by_need(image: Image.Image, min_edge: int = 28, max_edge_ratio: float = 50) -> Image.Image:
+    """MinerU's crop fix-up before a recognition call (protocol notes §3.3 step 4).
+
+    A crop longer than ``max_edge_ratio``:1 is centred on a white canvas whose short side is
+    ceil(long / ratio); then a short side under ``min_edge`` is scaled up (sizes rounded up,
+    bicubic). Never downscales: large crops are bounded later by smart_resize's max_pixels.
+    """
+    width, height = image.size
+    if width < 1 or height < 1:
+        raise ImageError(f"crop has no pixels ({width}×{height})")
+    if max(width, height) / min(width, height) > max_edge_ratio:
+        if width > height:
+            canvas_w, canvas_h = width, math.ceil(width / max_edge_ratio)
+        else:
+            canvas_w, canvas_h = math.ceil(height / max_edge_ratio), height
+        canvas = Image.new(image.mode, (canvas_w, canvas_h), (255, 255, 255))
+        canvas.paste(image, (int((canvas_w - width) / 2), int((canvas_h - height) / 2)))
+        image, (width, height) = canvas, canvas.size
+    if min(width, height) < min_edge:
+        scale = min_edge / min(width, height)
+        image = image.resize((math.ceil(width * scale), math.ceil(height * scale)), Image.Resampling.BICUBIC)
+    return image
 
 
 def normalize_image(image_u8: np.ndarray, pre: PreprocessorConfig) -> np.ndarray:

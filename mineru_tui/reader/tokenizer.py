@@ -194,8 +194,8 @@ class Tokenizer:
         self.special_tokens = dict(special_tokens or {})  # bos_token, eos_token, ... for templates
         self.model_max_length = model_max_length
         self.image_token_id = self.token_id(IMAGE_PAD)
-        decoder = json.loads(tok.to_str()).get("decoder") or {}
-        self._byte_level = decoder.get("type") == "ByteLevel"
+        # byte-level BPE (Qwen): every id maps to fixed bytes, so streaming needs no re-decoding
+        self._byte_level = isinstance(tok.decoder, tokenizers.decoders.ByteLevel)
         self._bytes_cache: dict[int, bytes] = {}
 
     @classmethod
