@@ -46,7 +46,7 @@ def test_score_chunking_does_not_change_the_result(ref, tower, monkeypatch):
     from mineru_tui.reader import vision
 
     full = tower(ref["pre.pixel_values"], [(1, 6, 12)])
-    monkeypatch.setattr(vision, "MAX_SCORE_ELEMENTS", 4 * 72 * 5)  # 5 query rows per block
+    monkeypatch.setattr(vision, "ATTN_QUERY_ROWS", 5)
     np.testing.assert_allclose(tower(ref["pre.pixel_values"], [(1, 6, 12)]), full, atol=1e-5)
 
 

@@ -17,9 +17,10 @@ from .config import VisionConfig
 from .ops import gelu_erf, layer_norm, linear, quick_gelu_, softmax_
 from .rope import apply_rotary, vision_cos_sin
 
-# Keep one attention score block under this many float32 elements (≈ 256 MB): a 5476-patch
-# layout image with 16 heads would otherwise need a 1.9 GB [heads, N, N] matrix per block.
-MAX_SCORE_ELEMENTS = 64 * 1024 * 1024
+# Attention is computed per head in blocks of this many query rows: a [rows, N] score block
+# (3 MB at N = 3072) stays in cache through softmax, and no [heads, N, N] matrix (1.9 GB for the
+# 5476-patch layout image) is ever materialised. Measured ~2x faster than all heads at once.
+ATTN_QUERY_ROWS = 256
 
 
 def vision_cu_seqlens(grid_thws: Sequence[Sequence[int]]) -> np.ndarray:
@@ -79,15 +80,14 @@ class VisionTower:
         k_HND = np.ascontiguousarray(k_NHD.transpose(1, 0, 2))
         v_HND = np.ascontiguousarray(qkv_N3HD[:, 2].transpose(1, 0, 2))
         out_HND = np.empty_like(q_HND)
-        for a, b in zip(cu_seqlens[:-1], cu_seqlens[1:]):
-            n = int(b - a)
-            kT_HDn = k_HND[:, a:b].transpose(0, 2, 1)
-            rows = max(1, MAX_SCORE_ELEMENTS // (H * n))  # query rows per score block
-            for r0 in range(int(a), int(b), rows):
-                r1 = min(r0 + rows, int(b))
-                scores_Hrn = q_HND[:, r0:r1] @ kT_HDn
-                softmax_(scores_Hrn)
-                np.matmul(scores_Hrn, v_HND[:, a:b], out=out_HND[:, r0:r1])
+        for a, b in zip(cu_seqlens[:-1].tolist(), cu_seqlens[1:].tolist()):
+            for h in range(H):
+                kT_Dn, v_nD = k_HND[h, a:b].T, v_HND[h, a:b]
+                for r0 in range(a, b, ATTN_QUERY_ROWS):
+                    r1 = min(r0 + ATTN_QUERY_ROWS, b)
+                    scores_rn = q_HND[h, r0:r1] @ kT_Dn
+                    softmax_(scores_rn)
+                    np.matmul(scores_rn, v_nD, out=out_HND[h, r0:r1])
         attn_NE = out_HND.transpose(1, 0, 2).reshape(N, H * D)
         return linear(attn_NE, blk["attn.proj.weight"], blk["attn.proj.bias"])
 
