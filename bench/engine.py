@@ -212,6 +212,16 @@ def run(ckpt: Path, args) -> dict:
     res["load_s"] = time.perf_counter() - t
     res["rss_after_load_gib"] = current_rss_gib()
 
+    if args.loop_check:  # the generation loop's decode rate vs bare decode steps, same context
+        r = model.generate(None, "Hello there", max_new_tokens=args.steps + 1, stop_ids=[])
+        res["loop_check"] = {
+            "generate_text_only": {"prompt_tokens": r.prompt_tokens, "decode_tokens_per_s": r.timings.decode_tokens_per_s},
+            "bare_steps": decode_steps(model, 1, r.prompt_tokens, args.steps),
+        }
+        print(json.dumps(res["loop_check"]), flush=True)
+        res["peak_rss_gib"] = rss_gib()
+        return res
+
     # 1. the HF anchor's measurement: one page, 768 image tokens, decode at ~800 context
     page = page_image(672, 896)
     r = model.generate(page, PROMPT, max_new_tokens=args.new_tokens, stop_ids=[])
@@ -250,6 +260,7 @@ def main() -> None:
     ap.add_argument("--context", type=int, default=1500)
     ap.add_argument("--steps", type=int, default=12)
     ap.add_argument("--skip-layout", action="store_true")
+    ap.add_argument("--loop-check", action="store_true", help="only compare generate()'s decode with bare steps")
     ap.add_argument("--keep", action="store_true", help="keep the built checkpoint for the next run")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--_child", action="store_true", help=argparse.SUPPRESS)
@@ -268,15 +279,15 @@ def main() -> None:
         built = True
         print(f"built {args.ckpt} ({(args.ckpt / 'model.safetensors').stat().st_size / 2**30:.2f} GiB) in {time.perf_counter() - t:.1f} s")
     cmd = [sys.executable, __file__, "--_child", "--ckpt", str(args.ckpt), "--new-tokens", str(args.new_tokens),
-           "--context", str(args.context), "--steps", str(args.steps)] + (["--skip-layout"] if args.skip_layout else [])  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    sys.stderr.write(proc.stderr)
+           "--context", str(args.context), "--steps", str(args.steps)] + (["--skip-layout"] if args.skip_layout else []) + (["--loop-check"] if args.loop_check else [])  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)  # stderr passes through
     result = None
-    for line in proc.stdout.splitlines():
+    for line in proc.stdout:
         if line.startswith("RESULT "):
             result = json.loads(line[7:])
         else:
-            print(line)
+            print(line, end="", flush=True)
+    proc.wait()
     if built and not args.keep:
         shutil.rmtree(args.ckpt, ignore_errors=True)
     if result is None:
