@@ -253,6 +253,62 @@ def run(ckpt: Path, args) -> dict:
     return res
 
 
+# ----------------------------------------------------------------------------- HF side by side
+
+
+def hf_run(ckpt: Path, args) -> dict:
+    """The same work through Hugging Face transformers (same weights, fp32, sdpa), in its venv."""
+    import torch
+    import transformers
+    from transformers import DynamicCache, Qwen2VLForConditionalGeneration
+
+    sys.path.insert(0, str(REPO))
+    from mineru_tui.reader.checkpoint import load_checkpoint
+    from mineru_tui.reader.preprocess import preprocess_image
+
+    res: dict = {"transformers": transformers.__version__, "torch": torch.__version__, "torch_threads": torch.get_num_threads()}
+    t = time.perf_counter()
+    model = Qwen2VLForConditionalGeneration.from_pretrained(ckpt, dtype=torch.float32, attn_implementation="sdpa").eval()
+    res["load_s"] = time.perf_counter() - t
+    pre = preprocess_image(page_image(672, 896), load_checkpoint(ckpt).preprocessor)
+    pixel_values = torch.from_numpy(pre.pixel_values)
+    grid = torch.tensor([pre.grid_thw])
+    with torch.no_grad():
+        t = time.perf_counter()
+        out = model.model.get_image_features(pixel_values, grid, return_dict=True)
+        res["page_vision_s"] = time.perf_counter() - t
+        res["page_image_tokens"] = int(sum(x.shape[0] for x in out.pooler_output))
+        lm = model.model.language_model
+        L = 803  # the page prompt length of the numpy run
+        emb = torch.randn(1, L, lm.config.hidden_size) * 0.02
+        t = time.perf_counter()
+        h = lm(inputs_embeds=emb, use_cache=False).last_hidden_state
+        model.lm_head(h[:, -1:])
+        res["prefill_s"] = time.perf_counter() - t
+        res["prefill_tokens_per_s"] = L / res["prefill_s"]
+        res["decode"] = []
+        cfg = lm.config
+        for batch in (1, 8):
+            cache = DynamicCache(config=cfg)
+            g = torch.Generator().manual_seed(1)
+            for layer in range(cfg.num_hidden_layers):
+                k = torch.randn(batch, cfg.num_key_value_heads, args.context, cfg.hidden_size // cfg.num_attention_heads, generator=g)
+                cache.update(k, k.clone(), layer)
+            tok = torch.randint(0, 3000, (batch, 1))
+            times = []
+            for s in range(args.steps):
+                t = time.perf_counter()
+                pos = torch.full((batch, 1), args.context + s)
+                hs = lm(input_ids=tok, position_ids=pos, cache=cache, use_cache=True).last_hidden_state
+                tok = model.lm_head(hs[:, -1:]).argmax(-1)
+                times.append(time.perf_counter() - t)
+            ms = 1e3 * float(np.median(times[1:]))
+            res["decode"].append({"batch": batch, "context": args.context, "ms_per_step_median": ms, "tokens_per_s": batch * 1e3 / ms})
+            print(json.dumps({"hf_decode": res["decode"][-1]}), flush=True)
+    res["peak_rss_gib"] = rss_gib()
+    return res
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ckpt", type=Path, default=Path(tempfile.gettempdir()) / "mineru-tui-bench-ckpt")
@@ -263,11 +319,16 @@ def main() -> None:
     ap.add_argument("--loop-check", action="store_true", help="only compare generate()'s decode with bare steps")
     ap.add_argument("--keep", action="store_true", help="keep the built checkpoint for the next run")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--hf-python", help="python of a venv with torch + transformers: run HF side by side")
     ap.add_argument("--_child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--_hf_child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
 
     if args._child:
         print("RESULT " + json.dumps(run(args.ckpt, args)), flush=True)
+        return
+    if args._hf_child:
+        print("RESULT " + json.dumps(hf_run(args.ckpt, args)), flush=True)
         return
     for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
         if os.environ.get(k):
@@ -280,6 +341,27 @@ def main() -> None:
         print(f"built {args.ckpt} ({(args.ckpt / 'model.safetensors').stat().st_size / 2**30:.2f} GiB) in {time.perf_counter() - t:.1f} s")
     cmd = [sys.executable, __file__, "--_child", "--ckpt", str(args.ckpt), "--new-tokens", str(args.new_tokens),
            "--context", str(args.context), "--steps", str(args.steps)] + (["--skip-layout"] if args.skip_layout else []) + (["--loop-check"] if args.loop_check else [])  # fmt: skip
+    hf_python = args.hf_python
+    if hf_python is None:
+        try:
+            import transformers  # noqa: F401
+
+            hf_python = sys.executable
+        except ImportError:
+            pass
+    result = {"numpy": _child(cmd)}
+    if hf_python:  # numpy first, then HF, in separate processes (peak RSS per engine)
+        result["hf"] = _child([hf_python, __file__, "--_hf_child"] + cmd[3:])
+        result["ratios_numpy_over_hf"] = ratios(result["numpy"], result["hf"])
+    if built and not args.keep:
+        shutil.rmtree(args.ckpt, ignore_errors=True)
+    print(json.dumps(result, indent=1))
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1))
+
+
+def _child(cmd: list[str]) -> dict:
+    """Run one measurement process, echo its progress lines, return its RESULT."""
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)  # stderr passes through
     result = None
     for line in proc.stdout:
@@ -288,13 +370,21 @@ def main() -> None:
         else:
             print(line, end="", flush=True)
     proc.wait()
-    if built and not args.keep:
-        shutil.rmtree(args.ckpt, ignore_errors=True)
     if result is None:
-        sys.exit("benchmark child failed")
-    print(json.dumps(result, indent=1))
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=1))
+        sys.exit(f"benchmark child failed: {' '.join(cmd)}")
+    return result
+
+
+def ratios(np_res: dict, hf_res: dict) -> dict:
+    """Speed ratios (> 1: numpy faster) and the RSS ratio (< 1: numpy smaller)."""
+    out = {}
+    if "page" in np_res:
+        out["vision_speed"] = hf_res["page_vision_s"] / np_res["page"]["vision_s"]
+        out["prefill_speed"] = np_res["page"]["prefill_tokens_per_s"] / hf_res["prefill_tokens_per_s"]
+    for a, b in zip(np_res.get("decode", []), hf_res.get("decode", [])):
+        out[f"decode_b{a['batch']}_speed"] = a["tokens_per_s"] / b["tokens_per_s"]
+    out["peak_rss"] = np_res["peak_rss_gib"] / hf_res["peak_rss_gib"]
+    return out
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from typing import Literal, Protocol
 import numpy as np
 
 from .config import TextConfig
-from .ops import linear, rms_norm, silu_, softmax_
+from .ops import linear, parallel_rows_, rms_norm, silu_, softmax_
 from .rope import apply_rotary
 
 LogitsWhich = Literal["last", "all", "none"]
@@ -169,13 +169,14 @@ class NumpyTextForward:
         scores_BGRT = q_BGRD @ K_BGTD.transpose(0, 1, 3, 2)
         scores_BGrST = scores_BGRT.reshape(B, G, rep, S, T)
         scores_BGrST += mask_BST[:, None, None, :, :]
-        softmax_(scores_BGRT)
+        parallel_rows_(softmax_, scores_BGRT.reshape(-1, T))  # rows in parallel for prefill chunks
         out_BGRD = scores_BGRT @ V_BGTD
         out_BSH = out_BGRD.reshape(B, self.n_q, S, D).transpose(0, 2, 1, 3).reshape(B, S, self.n_q * D)
         return linear(out_BSH, lw["self_attn.o_proj.weight"])
 
     def mlp(self, h_BSH, lw):
-        gate = silu_(linear(h_BSH, lw["mlp.gate_proj.weight"]))
+        B, S, _ = h_BSH.shape
+        gate = parallel_rows_(silu_, linear(h_BSH, lw["mlp.gate_proj.weight"]).reshape(B * S, -1)).reshape(B, S, -1)
         gate *= linear(h_BSH, lw["mlp.up_proj.weight"])
         return linear(gate, lw["mlp.down_proj.weight"])
 

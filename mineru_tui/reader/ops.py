@@ -6,7 +6,68 @@ memory map): ``x @ W.T`` lets BLAS use its transpose flag, so nothing is copied 
 
 from __future__ import annotations
 
+import os
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
+
+# ----------------------------------------------------------------------------- threads
+
+_pool: ThreadPoolExecutor | None = None
+_blas_ctl = None  # threadpoolctl.ThreadpoolController, when installed
+_lock = threading.Lock()
+
+
+def num_threads() -> int:
+    """Worker threads for ``run_parallel``: $MINERU_TUI_THREADS, else the CPU count."""
+    try:
+        return max(1, int(os.environ.get("MINERU_TUI_THREADS", "0")) or (os.cpu_count() or 1))
+    except ValueError:
+        return os.cpu_count() or 1
+
+
+def run_parallel(fn: Callable[[int], None], n_tasks: int) -> None:
+    """Run ``fn(i)`` for i < n_tasks on a small thread pool, BLAS single-threaded inside.
+
+    numpy releases the GIL in matmul and ufunc loops, so independent chunks (attention heads,
+    row blocks) really run side by side — including the softmax/activation passes that BLAS
+    threading never parallelises. BLAS is limited to one thread meanwhile (threadpoolctl) so
+    the cores are not oversubscribed; without threadpoolctl, or with one thread, it is a loop.
+    """
+    global _pool, _blas_ctl
+    workers = min(num_threads(), n_tasks)
+    if workers > 1 and _blas_ctl is None:
+        with _lock:
+            if _blas_ctl is None:
+                try:
+                    from threadpoolctl import ThreadpoolController
+
+                    _blas_ctl = ThreadpoolController()
+                except ImportError:
+                    _blas_ctl = False
+    if workers <= 1 or not _blas_ctl:
+        for i in range(n_tasks):
+            fn(i)
+        return
+    if _pool is None or _pool._max_workers < workers:
+        _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mineru-tui-np")
+    with _blas_ctl.limit(limits=1, user_api="blas"):
+        for f in [_pool.submit(fn, i) for i in range(n_tasks)]:
+            f.result()
+
+
+def parallel_rows_(fn_: Callable[[np.ndarray], object], x: np.ndarray, min_rows: int = 256) -> np.ndarray:
+    """Apply an in-place elementwise ``fn_`` to row blocks of x in parallel; returns x."""
+    workers = min(num_threads(), max(1, x.shape[0] // min_rows))
+    if workers <= 1:
+        fn_(x)
+        return x
+    bounds = np.linspace(0, x.shape[0], workers + 1).astype(int)
+    run_parallel(lambda i: fn_(x[bounds[i] : bounds[i + 1]]), workers)
+    return x
+
 
 
 def linear(x_MI: np.ndarray, W_OI: np.ndarray, b_O: np.ndarray | None = None) -> np.ndarray:

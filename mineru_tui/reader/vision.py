@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from .config import VisionConfig
-from .ops import gelu_erf, layer_norm, linear, quick_gelu_, softmax_
+from .ops import gelu_erf, layer_norm, linear, parallel_rows_, quick_gelu_, run_parallel, softmax_
 from .rope import apply_rotary, vision_cos_sin
 
 # Attention is computed per head in blocks of this many query rows: a [rows, N] score block
@@ -73,21 +73,30 @@ class VisionTower:
         N = x_NE.shape[0]
         H, D = self.heads, self.head_dim
         qkv_N3HD = linear(x_NE, blk["attn.qkv.weight"], blk["attn.qkv.bias"]).reshape(N, 3, H, D)
-        q_NHD = apply_rotary(qkv_N3HD[:, 0], cos_ND[:, None, :], sin_ND[:, None, :])
-        k_NHD = apply_rotary(qkv_N3HD[:, 1], cos_ND[:, None, :], sin_ND[:, None, :])
+        rotated = [None, None]  # q, k: rotated side by side (elementwise, GIL released)
+
+        def rotate(i: int) -> None:
+            rotated[i] = apply_rotary(qkv_N3HD[:, i], cos_ND[:, None, :], sin_ND[:, None, :])
+
+        run_parallel(rotate, 2)
+        q_NHD, k_NHD = rotated
         q_NHD *= np.float32(D**-0.5)  # scale q (N·D values) instead of the scores (N² values)
         q_HND = np.ascontiguousarray(q_NHD.transpose(1, 0, 2))
         k_HND = np.ascontiguousarray(k_NHD.transpose(1, 0, 2))
         v_HND = np.ascontiguousarray(qkv_N3HD[:, 2].transpose(1, 0, 2))
         out_HND = np.empty_like(q_HND)
-        for a, b in zip(cu_seqlens[:-1].tolist(), cu_seqlens[1:].tolist()):
-            for h in range(H):
+        segments = list(zip(cu_seqlens[:-1].tolist(), cu_seqlens[1:].tolist()))
+
+        def one_head(h: int) -> None:
+            for a, b in segments:  # images (frames) never attend to each other
                 kT_Dn, v_nD = k_HND[h, a:b].T, v_HND[h, a:b]
                 for r0 in range(a, b, ATTN_QUERY_ROWS):
                     r1 = min(r0 + ATTN_QUERY_ROWS, b)
                     scores_rn = q_HND[h, r0:r1] @ kT_Dn
                     softmax_(scores_rn)
                     np.matmul(scores_rn, v_nD, out=out_HND[h, r0:r1])
+
+        run_parallel(one_head, H)  # heads on worker threads: softmax runs on every core too
         attn_NE = out_HND.transpose(1, 0, 2).reshape(N, H * D)
         return linear(attn_NE, blk["attn.proj.weight"], blk["attn.proj.bias"])
 
@@ -97,7 +106,7 @@ class VisionTower:
         h = layer_norm(x_NE, blk["norm1.weight"], blk["norm1.bias"], eps)
         x_NE = x_NE + self.attention(h, blk, cos_ND, sin_ND, cu_seqlens)
         h = layer_norm(x_NE, blk["norm2.weight"], blk["norm2.bias"], eps)
-        h_NF = quick_gelu_(linear(h, blk["mlp.fc1.weight"], blk["mlp.fc1.bias"]))
+        h_NF = parallel_rows_(quick_gelu_, linear(h, blk["mlp.fc1.weight"], blk["mlp.fc1.bias"]))
         x_NE += linear(h_NF, blk["mlp.fc2.weight"], blk["mlp.fc2.bias"])
         return x_NE
 
