@@ -53,3 +53,9 @@ def test_score_chunking_does_not_change_the_result(ref, tower, monkeypatch):
 def test_shape_mismatch_is_a_clear_error(ref, tower):
     with pytest.raises(ValueError, match="pixel_values"):
         tower(ref["pre.pixel_values"][:10], [(1, 6, 12)])
+
+
+def test_worker_threads_do_not_change_the_result(ref, tower, monkeypatch):
+    threaded = tower(ref["pre.pixel_values"], [(1, 6, 12)])
+    monkeypatch.setenv("MINERU_TUI_THREADS", "1")  # plain loop, BLAS threads untouched
+    np.testing.assert_allclose(tower(ref["pre.pixel_values"], [(1, 6, 12)]), threaded, atol=1e-6)

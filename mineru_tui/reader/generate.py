@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -56,8 +57,8 @@ class PreparedRequest:
     grid_thw: tuple[int, int, int] | None = None
 
 
-class Detokenizer:
-    """What the loop needs from an incremental detokenizer."""
+class Detokenizer(Protocol):
+    """What the loop needs from an incremental detokenizer (``tokenizer.IncrementalDetokenizer``)."""
 
     def push(self, token_id: int) -> str: ...
 
