@@ -189,3 +189,26 @@ def test_context_limit(model, image):
     tiny = dataclasses.replace(ck.config, text=dataclasses.replace(ck.config.text, max_position_embeddings=40))
     with pytest.raises(PromptError, match="context"):
         Model(dataclasses.replace(ck, config=tiny), model.tokenizer).generate(image, PROMPT)
+
+
+class CancelAfter:
+    """A cancel flag that turns on after ``n`` checks (lands inside the vision tower)."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def is_set(self):
+        self.n -= 1
+        return self.n < 0
+
+
+def test_cancel_inside_vision(model, image):
+    events = list(model.stream(image, PROMPT, max_new_tokens=20, cancel=CancelAfter(2)))
+    done = events[-1]
+    assert isinstance(done, Done) and done.results[0].finish_reason == "cancelled"
+    assert done.results[0].token_ids == [] and not any(isinstance(e, TokenEvent) for e in events)
+
+
+def test_max_new_tokens_must_be_positive(model, image):
+    with pytest.raises(ValueError):
+        model.generate(image, PROMPT, max_new_tokens=0)

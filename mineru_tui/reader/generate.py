@@ -147,6 +147,8 @@ def run_generation(
         return time.perf_counter() - t0
 
     # ---- per-request limits (errors before any work)
+    if max_new_tokens is not None and int(max_new_tokens) < 1:
+        raise ValueError(f"max_new_tokens must be at least 1, got {max_new_tokens}")
     lengths = [int(np.asarray(r.input_ids).shape[0]) for r in requests]
     for b, L in enumerate(lengths):
         if L == 0:
