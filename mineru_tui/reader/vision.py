@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from .config import VisionConfig
-from .ops import gelu_erf, layer_norm, linear, parallel_rows_, quick_gelu_, run_parallel, softmax_
+from .ops import gelu_erf, layer_norm, linear, parallel_rows_, quick_gelu_, run_parallel
 from .rope import apply_rotary, vision_cos_sin
 
 # Attention is computed per head in blocks of this many query rows: a [rows, N] score block
@@ -93,8 +93,11 @@ class VisionTower:
                 for r0 in range(a, b, ATTN_QUERY_ROWS):
                     r1 = min(r0 + ATTN_QUERY_ROWS, b)
                     scores_rn = q_HND[h, r0:r1] @ kT_Dn
-                    softmax_(scores_rn)
-                    np.matmul(scores_rn, v_nD, out=out_HND[h, r0:r1])
+                    scores_rn -= scores_rn.max(axis=-1, keepdims=True)
+                    np.exp(scores_rn, out=scores_rn)
+                    # normalise the [rows, D] output instead of the [rows, n] probabilities
+                    o_rD = np.matmul(scores_rn, v_nD, out=out_HND[h, r0:r1])
+                    o_rD /= scores_rn.sum(axis=-1, keepdims=True)
 
         run_parallel(one_head, H)  # heads on worker threads: softmax runs on every core too
         attn_NE = out_HND.transpose(1, 0, 2).reshape(N, H * D)
