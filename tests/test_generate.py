@@ -212,3 +212,40 @@ def test_cancel_inside_vision(model, image):
 def test_max_new_tokens_must_be_positive(model, image):
     with pytest.raises(ValueError):
         model.generate(image, PROMPT, max_new_tokens=0)
+
+
+class FixedShapeForward(NumpyTextForward):
+    """Emulates a Core ML decoder: fixed prefill chunk, fixed fp-any cache, mask over all CTX slots."""
+
+    fixed_chunk = 16
+    max_context = 96
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.shapes = set()
+        self.logits = []
+
+    def step(self, inputs_embeds, cos, sin, mask, write_pos, cache, logits="last", capture=None):
+        S = inputs_embeds.shape[1]
+        assert S in (1, self.fixed_chunk) and cache.ctx == self.max_context
+        self.shapes.add(S)
+        full = np.full(mask.shape[:2] + (cache.ctx,), -np.inf, np.float32)  # T = CTX, as Core ML
+        full[:, :, : mask.shape[-1]] = mask
+        out = super().step(inputs_embeds, cos, sin, full, write_pos, cache, logits, capture)
+        if out is not None:
+            self.logits.append(out[:, -1].copy())
+        return out
+
+
+def test_fixed_shape_engine_contract(ref, model, image):
+    """Padded fixed-size prefill chunks + a fixed cache with full-CTX masks give the same tokens."""
+    fixed = FixedShapeForward(model.checkpoint.weights, model.config.text)
+    m = Model(model.checkpoint, model.tokenizer, text=fixed)
+    res = m.generate(image, PROMPT, max_new_tokens=20, stop_ids=[])  # 53 tokens = 3 chunks + 5 (padded)
+    assert res.token_ids == ref["gen.ids"].tolist() and fixed.shapes == {1, 16}
+    np.testing.assert_allclose(np.concatenate(fixed.logits), ref["gen.logits"], atol=1e-4)
+    items = _items(image)
+    batch = m.generate_batch(items, max_new_tokens=8, stop_ids=[])
+    assert [r.token_ids for r in batch] == [model.generate(*it, max_new_tokens=8, stop_ids=[]).token_ids for it in items]
+    # generation stops at the fixed context: 96 slots - 53 prompt tokens
+    assert len(m.generate(image, PROMPT, stop_ids=[]).token_ids) == 96 - 53

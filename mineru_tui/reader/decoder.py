@@ -28,7 +28,7 @@ from .config import TextConfig
 from .ops import linear, parallel_rows_, rms_norm, silu_, softmax_
 from .rope import apply_rotary
 
-LogitsWhich = Literal["last", "all", "none"]
+LogitsWhich = Literal["last", "all", "none"] | int  # int: that one row of the chunk
 
 
 class KVCache:
@@ -82,7 +82,12 @@ class KVCache:
 
 
 class TextForward(Protocol):
-    """What the host needs from a decoder implementation (numpy here; Core ML / server later)."""
+    """What the host needs from a decoder implementation (numpy here; Core ML / server later).
+
+    Optional attributes a fixed-shape engine may set (the host loop reads them with getattr):
+    ``fixed_chunk`` — every prefill call gets exactly this many rows (the last chunk padded);
+    ``max_context`` — the cache has this many slots and never grows (generation stops there).
+    """
 
     config: TextConfig
 
@@ -195,8 +200,8 @@ class NumpyTextForward:
     ) -> np.ndarray | None:
         """Run the decoder over one chunk, writing its K/V at slots write_pos…write_pos+S−1.
 
-        Returns logits [B, 1, V] (``"last"``), [B, S, V] (``"all"``) or None (``"none"``, an
-        intermediate prefill chunk). ``capture`` receives ``txt.layer{i}_out`` / ``txt.final_norm``
+        Returns logits [B, 1, V] (``"last"``, or an int: that row of the chunk), [B, S, V]
+        (``"all"``) or None (``"none"``, an intermediate prefill chunk). ``capture`` receives ``txt.layer{i}_out`` / ``txt.final_norm``
         (tests).
         """
         B, S, H = inputs_embeds_BSH.shape
@@ -219,7 +224,10 @@ class NumpyTextForward:
                 capture[f"txt.layer{i}_out"] = x_BSH.copy()
         if logits == "none":
             return None
-        x_sel = x_BSH[:, -1:] if logits == "last" else x_BSH
+        if isinstance(logits, int) and not isinstance(logits, bool):
+            x_sel = x_BSH[:, logits : logits + 1]  # a padded chunk's last real row
+        else:
+            x_sel = x_BSH[:, -1:] if logits == "last" else x_BSH
         h = rms_norm(x_sel, self.norm_H, eps)
         if capture is not None:
             capture["txt.final_norm"] = h.copy()

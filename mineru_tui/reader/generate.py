@@ -228,7 +228,20 @@ def run_generation(
         # ---- prefill each prompt into its right-aligned slots
         P = max(lengths)
         offsets = np.array([P - L for L in lengths], dtype=np.int64)
-        ctx = P + min(max(limits), INITIAL_DECODE_SLOTS)
+        # A fixed-shape engine (Core ML) may declare a fixed prefill chunk (the last chunk is then
+        # padded: pad rows write slots >= P, which decode overwrites before anything attends them)
+        # and a fixed cache length it cannot grow.
+        fixed_chunk = getattr(text, "fixed_chunk", None)
+        max_context = getattr(text, "max_context", None)
+        chunk = int(fixed_chunk or prefill_chunk)
+        pad_slots = chunk - 1 if fixed_chunk else 0
+        if max_context is not None:
+            if P + pad_slots >= max_context:
+                raise PromptError(f"the prompt is {P} tokens, the engine's fixed context is {max_context} slots")
+            limits = [min(n, max_context - P) for n in limits]
+            ctx = int(max_context)
+        else:
+            ctx = P + max(min(max(limits), INITIAL_DECODE_SLOTS), pad_slots)
         cache: KVCache = text.new_cache(B, ctx)
         yield StageEvent("prefill", False, elapsed(), tokens=sum(lengths))
         tp = time.perf_counter()
@@ -237,14 +250,19 @@ def run_generation(
             row = cache.row(b)
             off, L = int(offsets[b]), lengths[b]
             cos_LD, sin_LD = mrope_cos_sin(positions[b], tc.head_dim, tc.rope_theta, tc.mrope_section)
-            for s0 in range(0, L, prefill_chunk):
+            for s0 in range(0, L, chunk):
                 _check(cancel)
-                s1 = min(L, s0 + prefill_chunk)
-                mask_ST = causal_mask(off + s1, off, off + np.arange(s0, s1))
-                out = text.step(
-                    embeds[b][None, s0:s1], cos_LD[None, s0:s1], sin_LD[None, s0:s1], mask_ST[None],
-                    off + s0, row, logits="last" if s1 == L else "none",
-                )  # fmt: skip
+                s1 = min(L, s0 + chunk)
+                n = s1 - s0
+                S = chunk if fixed_chunk else n
+                mask_ST = causal_mask(off + s0 + S, off, off + s0 + np.arange(S))
+                emb_SH, cos_SD, sin_SD = embeds[b][s0:s1], cos_LD[s0:s1], sin_LD[s0:s1]
+                if S > n:  # padded final chunk: zero embeds, identity rotation
+                    emb_SH = np.concatenate([emb_SH, np.zeros((S - n, emb_SH.shape[1]), np.float32)])
+                    cos_SD = np.concatenate([cos_SD, np.ones((S - n, cos_SD.shape[1]), np.float32)])
+                    sin_SD = np.concatenate([sin_SD, np.zeros((S - n, sin_SD.shape[1]), np.float32)])
+                which = "none" if s1 < L else ("last" if S == n else n - 1)
+                out = text.step(emb_SH[None], cos_SD[None], sin_SD[None], mask_ST[None], off + s0, row, logits=which)
             last_logits_BV[b] = out[0, -1]
         timing.prefill_s = time.perf_counter() - tp
         timing.prefill_tokens = sum(lengths)
