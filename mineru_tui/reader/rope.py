@@ -26,8 +26,15 @@ def rotate_half(x: np.ndarray) -> np.ndarray:
 
 
 def apply_rotary(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
-    """x·cos + rotate_half(x)·sin; cos/sin broadcast against x (last dim = head_dim)."""
-    return x * cos + rotate_half(x) * sin
+    """x·cos + rotate_half(x)·sin; cos/sin broadcast against x (last dim = head_dim).
+
+    Written half by half into one output, without materialising rotate_half(x).
+    """
+    half = x.shape[-1] // 2
+    out = x * cos
+    out[..., :half] -= x[..., half:] * sin[..., :half]
+    out[..., half:] += x[..., :half] * sin[..., half:]
+    return out
 
 
 # ----------------------------------------------------------------------------- text (M-RoPE)

@@ -73,13 +73,8 @@ class VisionTower:
         N = x_NE.shape[0]
         H, D = self.heads, self.head_dim
         qkv_N3HD = linear(x_NE, blk["attn.qkv.weight"], blk["attn.qkv.bias"]).reshape(N, 3, H, D)
-        rotated = [None, None]  # q, k: rotated side by side (elementwise, GIL released)
-
-        def rotate(i: int) -> None:
-            rotated[i] = apply_rotary(qkv_N3HD[:, i], cos_ND[:, None, :], sin_ND[:, None, :])
-
-        run_parallel(rotate, 2)
-        q_NHD, k_NHD = rotated
+        q_NHD = apply_rotary(qkv_N3HD[:, 0], cos_ND[:, None, :], sin_ND[:, None, :])
+        k_NHD = apply_rotary(qkv_N3HD[:, 1], cos_ND[:, None, :], sin_ND[:, None, :])
         q_NHD *= np.float32(D**-0.5)  # scale q (N·D values) instead of the scores (N² values)
         q_HND = np.ascontiguousarray(q_NHD.transpose(1, 0, 2))
         k_HND = np.ascontiguousarray(k_NHD.transpose(1, 0, 2))
