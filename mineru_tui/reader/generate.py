@@ -39,7 +39,7 @@ from .sampling import LogitsProcessor, SamplingParams, greedy
 
 NEG_INF = np.float32(-np.inf)
 PREFILL_CHUNK = 512  # prompt tokens per forward call: bounds the [heads, S, T] score memory
-VISION_MAX_PATCHES = 16384  # patches per vision call when several images are batched
+VISION_MAX_PATCHES = 8192  # patches per vision call when images are batched (bounds activation memory)
 INITIAL_DECODE_SLOTS = 1024  # cache slots allocated up front beyond the prompt; grown on demand
 
 
