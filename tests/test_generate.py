@@ -249,3 +249,21 @@ def test_fixed_shape_engine_contract(ref, model, image):
     assert [r.token_ids for r in batch] == [model.generate(*it, max_new_tokens=8, stop_ids=[]).token_ids for it in items]
     # generation stops at the fixed context: 96 slots - 53 prompt tokens
     assert len(m.generate(image, PROMPT, stop_ids=[]).token_ids) == 96 - 53
+
+
+def test_images_split_over_several_vision_calls(model, image, monkeypatch):
+    from mineru_tui.reader import generate
+
+    items = _items(image)
+    together = model.generate_batch(items, max_new_tokens=5, stop_ids=[])
+    calls = []
+    vision = model.vision
+
+    def counting(*a, **kw):
+        calls.append(a[1])
+        return vision(*a, **kw)
+
+    monkeypatch.setattr(generate, "VISION_MAX_PATCHES", 80)  # about one image per call
+    split = Model(model.checkpoint, model.tokenizer, vision=counting, text=model.text)
+    assert [r.token_ids for r in split.generate_batch(items, max_new_tokens=5, stop_ids=[])] == [r.token_ids for r in together]
+    assert len(calls) >= 3

@@ -81,9 +81,10 @@ def run_vision(
     vision: Callable,
     requests: Sequence[PreparedRequest],
     cancel: CancelFlag | None = None,
-    max_patches: int = VISION_MAX_PATCHES,
+    max_patches: int | None = None,
 ) -> list[np.ndarray | None]:
     """Image embeds per request (None for text-only ones); images grouped into few vision calls."""
+    max_patches = max_patches or VISION_MAX_PATCHES
     out: list[np.ndarray | None] = [None] * len(requests)
     group: list[int] = []
     merge = int(getattr(getattr(vision, "cfg", None), "spatial_merge_size", 2))
