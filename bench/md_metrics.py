@@ -1,0 +1,136 @@
+"""Words and structure found in a tool's Markdown, and recall against a reference.
+
+Counting rules (the same for every tool):
+
+* tables — HTML ``<table`` openings + pipe tables (a ``|`` line followed by a
+  ``|---|`` delimiter line);
+* headings — ATX ``#`` lines and ``<h1>``–``<h6>``;
+* equations — ``$$…$$`` / ``\\[…\\]`` display blocks + ``$…$`` / ``\\(…\\)`` inline;
+* links — ``[text](target)`` not preceded by ``!``, ``<a href``, and ``<scheme://…>``
+  autolinks;
+* list items — lines starting with ``-``/``*``/``+``/``1.``/``1)`` (any indent) and ``<li``;
+* images — ``![…](…)``, ``<img`` and Docling's ``<!-- image -->`` placeholder;
+* merged — ``<td>``/``<th>`` with ``colspan`` or ``rowspan`` greater than 1.
+
+Words: NFKC, casefold, Markdown/HTML markup, link/image targets and punctuation
+stripped; runs of letters/digits are words, CJK ideographs, kana, hangul and emoji are
+one word each.
+"""
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from collections import Counter
+
+_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_WORD = re.compile(rf"[{_CJK}]|(?:(?![{_CJK}])[^\W_])+|[\U0001F000-\U0001FAFF\u2600-\u27BF]")
+
+
+def words(text: str) -> list[str]:
+    """Normalised words of plain text."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return _WORD.findall(text)
+
+
+_IMG_MD = re.compile(r"!\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)")
+_LINK_MD = re.compile(r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\((?:[^()]|\([^()]*\))*\)")
+_TAG = re.compile(r"<!--.*?-->|<[A-Za-z/!][^>]*>", re.S)
+_DATA_URI = re.compile(r"data:[a-z]+/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+", re.I)
+
+
+def strip_markdown(md: str) -> str:
+    """Plain text of Markdown: images, link targets, tags and escapes removed."""
+    md = _DATA_URI.sub(" ", md)
+    md = md.replace("\\<", "&lt;").replace("\\>", "&gt;")  # escaped brackets are text, not tags
+    md = _IMG_MD.sub(lambda m: " " + m.group(1) + " ", md)
+    md = _LINK_MD.sub(lambda m: " " + m.group(1) + " ", md)
+    md = re.sub(r"<(?:https?|mailto|ftp):[^>\s]*>", " ", md)
+    md = _TAG.sub(" ", md)
+    md = html.unescape(md)
+    md = re.sub(r"\\(.)", r"\1", md)  # Markdown escapes
+    return md
+
+
+def md_words(md: str) -> list[str]:
+    return words(strip_markdown(md))
+
+
+def recall(ref: list[str], got: list[str]) -> float | None:
+    """Multiset recall of ``ref`` words in ``got``; None when the reference is empty."""
+    if not ref:
+        return None
+    rc, gc = Counter(ref), Counter(got)
+    hit = sum(min(n, gc[w]) for w, n in rc.items())
+    return hit / len(ref)
+
+
+def missing_words(ref: list[str], got: list[str], k: int = 12) -> list[str]:
+    """The most-missed reference words (for the worst-files report)."""
+    rc, gc = Counter(ref), Counter(got)
+    miss = Counter({w: n - gc[w] for w, n in rc.items() if n > gc[w]})
+    return [w if n == 1 else f"{w}×{n}" for w, n in miss.most_common(k)]
+
+
+_PIPE_DELIM = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+
+
+def counts(md: str) -> dict[str, int]:
+    """Structural counts of Markdown (see the module docstring for the rules)."""
+    lines = md.splitlines()
+    out = {}
+    pipe = 0
+    for i in range(1, len(lines)):
+        if _PIPE_DELIM.match(lines[i]) and "|" in lines[i] and lines[i - 1].lstrip().startswith("|"):
+            pipe += 1
+    out["tables"] = len(re.findall(r"<table\b", md, re.I)) + pipe
+    # code fences hide headings/lists
+    body = re.sub(r"^```.*?^```", "", md, flags=re.S | re.M)
+    out["headings"] = len(re.findall(r"^ {0,3}#{1,6}\s+\S", body, re.M)) + len(re.findall(r"<h[1-6]\b", body, re.I))
+    no_code = re.sub(r"`[^`\n]+`", "", body)
+    display = re.findall(r"\$\$.+?\$\$|\\\[.+?\\\]", no_code, re.S)
+    rest = re.sub(r"\$\$.+?\$\$|\\\[.+?\\\]", " ", no_code, flags=re.S)
+    inline = re.findall(r"(?<![\\$])\$(?!\s)[^$\n]+?(?<![\s\\])\$(?!\d)", rest) + re.findall(r"\\\(.+?\\\)", rest)
+    out["equations"] = len(display) + len(inline)
+    out["links"] = (len(_LINK_MD.findall(_IMG_MD.sub(" ", md)))
+                    + len(re.findall(r"<a\s[^>]*href=", md, re.I))
+                    + len(re.findall(r"<(?:https?|mailto|ftp):[^>\s]+>", md)))
+    out["list_items"] = len(re.findall(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+\S", body, re.M)) \
+        - len(re.findall(r"^\s*[-*_](?:\s*[-*_]){2,}\s*$", body, re.M)) \
+        + len(re.findall(r"<li\b", body, re.I))
+    out["images"] = (len(_IMG_MD.findall(md)) + len(re.findall(r"<img\b", md, re.I))
+                     + md.count("<!-- image -->"))
+    merged = 0
+    for m in re.finditer(r"<t[dh]\b([^>]*)>", md, re.I):
+        attrs = m.group(1)
+        spans = [int(x) for x in re.findall(r"(?:col|row)span\s*=\s*[\"']?(\d+)", attrs, re.I)]
+        if any(s > 1 for s in spans):
+            merged += 1
+    out["merged"] = merged
+    return out
+
+
+# ---------------------------------------------------------------- groundtruth
+
+_HS_ESC = re.compile(r"\\(\d+)(?:\\&)?|\\x([0-9a-fA-F]+)|\\&|\\(.)")
+
+
+def _hs_unescape(s: str) -> str:
+    def rep(m):
+        if m.group(1):
+            return chr(int(m.group(1)))
+        if m.group(2):
+            return chr(int(m.group(2), 16))
+        if m.group(3) is not None:
+            return {"n": "\n", "t": "\t"}.get(m.group(3), m.group(3))
+        return ""
+    return _HS_ESC.sub(rep, s)
+
+
+def groundtruth_words(path: str) -> list[str]:
+    """Words of a groundtruth file: Markdown (docling/unstructured) or pandoc native (Str tokens)."""
+    text = open(path, encoding="utf-8", errors="replace").read()
+    if path.endswith(".native"):
+        strs = re.findall(r'\bStr\s+"((?:[^"\\]|\\.)*)"', text)
+        return words(" ".join(_hs_unescape(s) for s in strs))
+    return md_words(text)
