@@ -36,6 +36,7 @@ def words(text: str) -> list[str]:
 _IMG_MD = re.compile(r"!\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)")
 _LINK_MD = re.compile(r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\((?:[^()]|\([^()]*\))*\)")
 _TAG = re.compile(r"<!--.*?-->|<[A-Za-z/!][^>]*>", re.S)
+_INLINE_TAG = re.compile(r"</?(?:sub|sup|b|i|u|s|em|strong|del|ins|mark|span|code|small|big|strike|font)\b[^>]*>", re.I)
 _DATA_URI = re.compile(r"data:[a-z]+/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+", re.I)
 
 
@@ -46,7 +47,9 @@ def strip_markdown(md: str) -> str:
     md = _IMG_MD.sub(lambda m: " " + m.group(1) + " ", md)
     md = _LINK_MD.sub(lambda m: " " + m.group(1) + " ", md)
     md = re.sub(r"<(?:https?|mailto|ftp):[^>\s]*>", " ", md)
+    md = _INLINE_TAG.sub("", md)  # <sub>2</sub> inside H2O must not split the word
     md = _TAG.sub(" ", md)
+    md = re.sub(r"\*+|~~|(?<=\w)\^|\^(?=\w)", "", md)  # emphasis/strike/sup markers inside words
     md = html.unescape(md)
     md = re.sub(r"\\(.)", r"\1", md)  # Markdown escapes
     return md
@@ -127,10 +130,26 @@ def _hs_unescape(s: str) -> str:
     return _HS_ESC.sub(rep, s)
 
 
+_NATIVE_TOK = re.compile(r'\bStr\s+"((?:[^"\\]|\\.)*)"|"(?:[^"\\]|\\.)*"|\b([A-Z][A-Za-z]+)\b')
+# inline wrappers join their Str neighbours (H, Subscript [Str "2"], O → "H2O")
+_NATIVE_INLINE = {"Emph", "Strong", "Subscript", "Superscript", "Strikeout", "Underline", "SmallCaps",
+                  "Span", "Link", "Quoted", "SingleQuote", "DoubleQuote", "Underline"}
+
+
+def native_text(text: str) -> str:
+    """Plain text of a pandoc native AST: its ``Str`` tokens, joined as pandoc spaces them."""
+    out = []
+    for m in _NATIVE_TOK.finditer(text):
+        if m.group(1) is not None:
+            out.append(_hs_unescape(m.group(1)))
+        elif m.group(2) and m.group(2) not in _NATIVE_INLINE:
+            out.append(" ")
+    return "".join(out)
+
+
 def groundtruth_words(path: str) -> list[str]:
     """Words of a groundtruth file: Markdown (docling/unstructured) or pandoc native (Str tokens)."""
     text = open(path, encoding="utf-8", errors="replace").read()
     if path.endswith(".native"):
-        strs = re.findall(r'\bStr\s+"((?:[^"\\]|\\.)*)"', text)
-        return words(" ".join(_hs_unescape(s) for s in strs))
+        return words(native_text(text))
     return md_words(text)

@@ -77,6 +77,11 @@ SELECTION: list[tuple[str, str, str, list[tuple[str, str, str]]]] = [
     ("python-openxml+python-docx", "github:python-openxml/python-docx", "MIT", [
         (f"features/steps/test_files/{n}", "", "") for n in ["tbl-having-tables.docx", "par-hyperlinks.docx",
                                                               "blk-paras-and-tables.docx"]]),
+    ("microsoft+markitdown", "github:microsoft/markitdown", "MIT", [
+        (f"packages/markitdown/tests/test_files/{n}", "", "") for n in [
+            "equations.docx", "rlink.docx", "test.docx", "test_with_comment.docx", "test.pptx", "test.xlsx"]]),
+    ("opendatalab+MinerU", "github:opendatalab/MinerU", "Apache-2.0 (MinerU Open Source License)", [
+        (f"demo/office_docs/{n}", "", "") for n in ["docx_01.docx", "pptx_01.pptx", "xlsx_01.xlsx"]]),
     ("mwilliamson+python-mammoth", "github:mwilliamson/python-mammoth", "BSD-2-Clause", [
         (f"tests/test-data/{n}", "", "") for n in ["tables.docx", "footnote-hyperlink.docx", "simple-list.docx",
                                                     "endnotes.docx"]]),
@@ -112,7 +117,7 @@ def main() -> None:
         git_dir = args.mirror / repo / "repo"
         commit = _git(git_dir, "rev-parse", "HEAD").decode().strip()
         prefix = repo.split("+")[1].replace("python-", "python").replace("-project", "").lower()
-        prefix = {"pythonopenxml": "pythondocx", "pythonmammoth": "mammoth", "unstructured": "unstructured",
+        prefix = {"pythonopenxml": "pythondocx", "markitdown": "markitdown", "mineru": "mineru", "pythonmammoth": "mammoth", "unstructured": "unstructured",
                   "pythonpptx": "pythonpptx"}.get(prefix, prefix)
         for path, gt_path, gt_kind in items:
             stem = path.split("/")[-1]

@@ -330,9 +330,22 @@ def feedback_md(rows: list[dict], tools: list[str]) -> str:
                     what += "; not found: " + "; ".join(f"“{x[:50]}”" for x in mi[:4])
                 elif r["samples"][col]:
                     what += "; e.g. " + "; ".join(f"“{x[:40]}”" for x in r["samples"][col][:3])
-            tag = "TRAILS" if trails else "below truth (peers no better)"
+            tag = "TRAILS" if trails else "below truth (no peer does better)"
             sections[sec].append((0 if tag == "TRAILS" else 1, r["file"], col,
                                   f"- [{tag}] `{r['file']}` **{col}**: ours {_fmt(ours)} vs {bp} {_fmt(bv)} — {what}"))
+    # over-counting (not in the scores, but a sign of split or duplicated structure)
+    for r in rows:
+        cell = r["tools"].get("ours")
+        if cell is None or not cell["ok"] or r["kind"] == "xlsx":
+            continue
+        for col in ("headings", "links", "list_items", "tables", "images", "equations"):
+            t, f = r["truth"][col], cell["found"][col]
+            pmax = max((r["tools"][p]["found"][col] for p in peers if p in r["tools"]), default=0)
+            if f > 1.5 * t + 1 and f > pmax:
+                sec = "omml" if col == "equations" else r["kind"]
+                sections[sec].append((2, r["file"], col,
+                                      f"- [OVER] `{r['file']}` **{col}**: truth {t}, ours {f} — "
+                                      + ", ".join(f"{p} {r['tools'][p]['found'][col]}" for p in peers)))
     out = []
     for sec, items in sections.items():
         items.sort()
@@ -353,6 +366,7 @@ def main() -> None:
     ap.add_argument("--doc", type=Path, help="write results between the markers in this Markdown file")
     ap.add_argument("--feedback", type=Path, help="write per-reader feedback here")
     ap.add_argument("--json", type=Path, help="write per-file scores as JSON")
+    ap.add_argument("--feedback-notes", type=Path, help="hand-written summary put at the top of --feedback")
     args = ap.parse_args()
 
     files = sorted(p for p in args.corpus.iterdir() if p.suffix.lower() in (".docx", ".pptx", ".xlsx", ".xlsm"))
@@ -422,7 +436,13 @@ def main() -> None:
             f"from `{args.ours}` over `{args.corpus}` ({len(files)} files). "
             "Scores are per file: text/groundtruth = multiset word recall; counts = min(found, truth)/truth, "
             "truth read from the file's XML. Our Markdown is in `/work/bench-out/ours/`, peers' in "
-            "`/work/bench-out/peers/<tool>/`.\n\n" + feedback_md(rows, tools), encoding="utf-8")
+            "`/work/bench-out/peers/<tool>/`.\n\n"
+            + (args.feedback_notes.read_text(encoding="utf-8") + "\n" if args.feedback_notes else "")
+            + "# Per reader, file by file (generated)\n\n"
+            "TRAILS = a peer does better on that file; below truth = no peer does better but we miss "
+            "part of what the XML holds; OVER = we find far more than the XML holds and more than any peer "
+            "(split or duplicated structure).\n\n"
+            + feedback_md(rows, tools), encoding="utf-8")
     if args.json:
         args.json.write_text(json.dumps({"rows": rows, "agg": agg}, indent=1, default=str), encoding="utf-8")
 
