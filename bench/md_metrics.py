@@ -51,7 +51,8 @@ def strip_markdown(md: str) -> str:
     md = _TAG.sub(" ", md)
     md = re.sub(r"\*+|~~|(?<=\w)\^|\^(?=\w)", "", md)  # emphasis/strike/sup markers inside words
     md = html.unescape(md)
-    md = re.sub(r"\\(.)", r"\1", md)  # Markdown escapes
+    md = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", md)  # Markdown escapes (ASCII punctuation only;
+    # a backslash before a letter is a LaTeX command and stays a word boundary)
     return md
 
 

@@ -234,6 +234,21 @@ def totals_md(rows: list[dict], tools: list[str]) -> str:
     return "\n".join(lines)
 
 
+def gt_by_kind_md(rows: list[dict], tools: list[str]) -> str:
+    """Groundtruth recall split by whose expected output it is (Docling's own favours Docling)."""
+    kinds = sorted({r["gt_kind"].split(" ")[0] for r in rows if r.get("gt_kind")})
+    lines = ["| tool | " + " | ".join(f"{k} (n={sum(1 for r in rows if r.get('gt_kind', '').startswith(k))})"
+                                     for k in kinds) + " |", "|---|" + "---|" * len(kinds)]
+    for t in tools:
+        cells = []
+        for k in kinds:
+            vals = [(r["tools"][t]["groundtruth"] or 0.0) for r in rows
+                    if r.get("gt_kind", "").startswith(k) and r["gt_words"]]
+            cells.append(_fmt(statistics.fmean(vals)) if vals else "—")
+        lines.append(f"| {t} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def failures_md(rows: list[dict], results: dict[str, dict], tools: list[str]) -> str:
     out = []
     for t in tools:
@@ -371,12 +386,14 @@ def main() -> None:
 
     files = sorted(p for p in args.corpus.iterdir() if p.suffix.lower() in (".docx", ".pptx", ".xlsx", ".xlsm"))
     gts = {}
+    gt_kinds = {}
     src_tsv = args.corpus / "SOURCES.tsv"
     if src_tsv.exists():
         with open(src_tsv, newline="") as fh:
             for r in csv.DictReader(fh, delimiter="\t"):
                 if r.get("groundtruth"):
                     gts[r["file"]] = args.corpus / r["groundtruth"]
+                    gt_kinds[r["file"]] = r.get("groundtruth_kind", "") or "?"
     peers = [p for p in args.peers.split(",") if p]
     if args.run_peers or args.force_peers:
         for p in peers:
@@ -396,6 +413,7 @@ def main() -> None:
             else:
                 mds[t] = None
         row = score_file(f, gts.get(f.name), mds)
+        row["gt_kind"] = gt_kinds.get(f.name, "")
         if results["ours"].get(f.name, {}).get("error"):
             row["tools"]["ours"]["error"] = results["ours"][f.name]["error"]
         rows.append(row)
@@ -416,6 +434,7 @@ def main() -> None:
         parts.append(f"\n### {k}\n\n" + table_md(agg, tools, k, rows))
     parts.append("\n### Totals found (sum over files; over-counting is not penalised in the scores)\n\n"
                  + totals_md(rows, tools))
+    parts.append("\n### Groundtruth recall by whose groundtruth it is\n\n" + gt_by_kind_md(rows, tools))
     parts.append("\n### Failures\n\n" + failures_md(rows, results, tools))
     parts.append("\n### Ours: worst files per metric\n\n" + worst_md(rows, tools))
     report = "\n".join(parts) + "\n"
