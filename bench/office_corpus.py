@@ -82,6 +82,13 @@ SELECTION: list[tuple[str, str, str, list[tuple[str, str, str]]]] = [
             "equations.docx", "rlink.docx", "test.docx", "test_with_comment.docx", "test.pptx", "test.xlsx"]]),
     ("opendatalab+MinerU", "github:opendatalab/MinerU", "Apache-2.0 (MinerU Open Source License)", [
         (f"demo/office_docs/{n}", "", "") for n in ["docx_01.docx", "pptx_01.pptx", "xlsx_01.xlsx"]]),
+    ("plutext+docx4j", "github:plutext/docx4j", "Apache-2.0", [
+        (n, "", "") for n in [
+            "docx4j-core-tests/src/test/resources/OpenDoPE/hyperlinks.docx",
+            "docx4j-samples-docx4j/sample-docs/hyperlinks-internal.docx",
+            "docx4j-core-tests/src/test/resources/multilingual/arabic/arabic_numbering.docx",
+            "docx4j-samples-docx4j/sample-docs/sample-docx.docx",
+            "docx4j-export-fo-tests/src/test/resources/tables/tblHeaderTestOne.docx"]]),
     ("mwilliamson+python-mammoth", "github:mwilliamson/python-mammoth", "BSD-2-Clause", [
         (f"tests/test-data/{n}", "", "") for n in ["tables.docx", "footnote-hyperlink.docx", "simple-list.docx",
                                                     "endnotes.docx"]]),
@@ -117,7 +124,7 @@ def main() -> None:
         git_dir = args.mirror / repo / "repo"
         commit = _git(git_dir, "rev-parse", "HEAD").decode().strip()
         prefix = repo.split("+")[1].replace("python-", "python").replace("-project", "").lower()
-        prefix = {"pythonopenxml": "pythondocx", "markitdown": "markitdown", "mineru": "mineru", "pythonmammoth": "mammoth", "unstructured": "unstructured",
+        prefix = {"pythonopenxml": "pythondocx", "markitdown": "markitdown", "mineru": "mineru", "docx4j": "docx4j", "pythonmammoth": "mammoth", "unstructured": "unstructured",
                   "pythonpptx": "pythonpptx"}.get(prefix, prefix)
         for path, gt_path, gt_kind in items:
             stem = path.split("/")[-1]
