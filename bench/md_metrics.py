@@ -57,6 +57,11 @@ def strip_markdown(md: str) -> str:
 
 
 def md_words(md: str) -> list[str]:
+    """Normalised words of Markdown.
+
+    >>> md_words(r"H<sub>2</sub>O **bold**er [a link](http://x.y/z) \\<m:oMath\\> $\\frac{-b\\pm c}{2}$")
+    ['h2o', 'bolder', 'a', 'link', 'm', 'omath', 'frac', 'b', 'pm', 'c', '2']
+    """
     return words(strip_markdown(md))
 
 
@@ -80,7 +85,14 @@ _PIPE_DELIM = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 
 
 def counts(md: str) -> dict[str, int]:
-    """Structural counts of Markdown (see the module docstring for the rules)."""
+    """Structural counts of Markdown (see the module docstring for the rules).
+
+    >>> c = counts("# T\\n\\n| a | b |\\n| - | - |\\n| 1 | 2 |\\n\\n- x\\n1) y\\na) not a list\\n\\n"
+    ...            "$$x$$ and $y$ cost \\\\$5 [l](u) ![i](p) <!-- image -->\\n"
+    ...            '<table><tr><td colspan="2">m</td><td rowspan="1">n</td></tr></table>')
+    >>> [c[k] for k in ("tables", "headings", "equations", "links", "list_items", "images", "merged")]
+    [2, 1, 2, 1, 2, 2, 1]
+    """
     lines = md.splitlines()
     out = {}
     pipe = 0
