@@ -484,3 +484,32 @@ def kind_of(path: str) -> str | None:
     if "spreadsheetml.sheet" in ct or "ms-excel.sheet" in ct:
         return "xlsx"
     return None
+
+
+def _selfcheck() -> None:
+    """Build a small docx with python-docx and check the counts (``python bench/office_truth.py``)."""
+    import tempfile
+    import docx  # python-docx, in the project's venv
+
+    d = docx.Document()
+    d.add_heading("Title here", 0)
+    d.add_heading("Section", 1)
+    d.add_paragraph("one", style="List Bullet")
+    d.add_paragraph("two", style="List Number")
+    d.add_paragraph("")  # empty list/heading paragraphs do not count
+    t = d.add_table(rows=2, cols=3)
+    t.cell(0, 0).merge(t.cell(0, 1))  # gridSpan 2
+    t.cell(0, 2).merge(t.cell(1, 2))  # vMerge restart
+    t.cell(1, 0).text = "Hello w"
+    t.cell(1, 0).paragraphs[0].add_run("orld")  # a word split across runs stays one word
+    with tempfile.NamedTemporaryFile(suffix=".docx") as fh:
+        d.save(fh.name)
+        tr = truth(fh.name, kind_of(fh.name))
+    got = {k: tr.counts[k] for k in ("tables", "headings", "list_items", "merged")}
+    assert got == {"tables": 1, "headings": 2, "list_items": 2, "merged": 2}, got
+    assert "Hello world" in tr.text, tr.text
+    print("office_truth self-check ok:", got)
+
+
+if __name__ == "__main__":
+    _selfcheck()
