@@ -369,9 +369,14 @@ def _xlsx_formats(z):
             else:
                 out.append(("fixed", dec, fid in (9, 10)))
         elif fid in custom:
-            code = re.sub(r'"[^"]*"|\[[^\]]*\]|\\.', "", custom[fid].split(";")[0])
+            sections = [re.sub(r'"[^"]*"|\[[^\]]*\]|\\.|_.|\*.', "", x) for x in custom[fid].split(";")]
+            code = sections[0]
             if re.search(r"[dmyhs]", code, re.I) or "E" in code.upper():
                 out.append(("skip", 0, False))
+            elif len(sections) >= 3 and not re.search(r"[0#?]", sections[2]):
+                # accounting style: zero shows as "-" (or text), other values as the first section
+                m = re.search(r"\.([0#]+)", code)
+                out.append(("fixed-nozero", len(m.group(1)) if m else 0, "%" in code))
             else:
                 m = re.search(r"\.([0#]+)", code)
                 out.append(("fixed", len(m.group(1)) if m else 0, "%" in code))
@@ -433,7 +438,7 @@ def _xlsx(z: zipfile.ZipFile, t: Truth) -> None:
                     kind, dec, pct = fmts[si] if si < len(fmts) else ("general", None, False)
                     if kind == "general":
                         val = _general(num)
-                    elif kind == "fixed":
+                    elif kind == "fixed" or (kind == "fixed-nozero" and num != 0):
                         val = f"{num * (100 if pct else 1):,.{dec}f}"
                     nonempty += 1  # a number is content even when we do not know how it shows
             if val.strip():
