@@ -70,6 +70,10 @@ def parallel_rows_(fn_: Callable[[np.ndarray], object], x: np.ndarray, min_rows:
 
 
 
+SMALL_M_ROWS = 16  # x with at most this many rows …
+SMALL_M_CHUNK = 4096  # … meets W in slices of this many output rows
+
+
 def linear(x_MI: np.ndarray, W_OI: np.ndarray, b_O: np.ndarray | None = None) -> np.ndarray:
     """y = x @ W.T (+ b) over the last axis; x [..., in] → [..., out]."""
     lead = x_MI.shape[:-1]
@@ -77,6 +81,12 @@ def linear(x_MI: np.ndarray, W_OI: np.ndarray, b_O: np.ndarray | None = None) ->
     if x2.shape[0] == 1:
         # one row: W @ x is a gemv, which streams W once at memory speed (gemm with M=1 is slower)
         y = (W_OI @ x2[0])[None, :]
+    elif x2.shape[0] <= SMALL_M_ROWS and W_OI.shape[0] > SMALL_M_CHUNK:
+        # a few rows against a tall W (batched decode's lm_head): OpenBLAS packs all of W for a
+        # small-M sgemm; in 4096-row slices the packed panel stays in cache (~15 % faster, same bits)
+        y = np.empty((x2.shape[0], W_OI.shape[0]), dtype=np.result_type(x2, W_OI))
+        for a in range(0, W_OI.shape[0], SMALL_M_CHUNK):
+            np.matmul(x2, W_OI[a : a + SMALL_M_CHUNK].T, out=y[:, a : a + SMALL_M_CHUNK])
     else:
         y = x2 @ W_OI.T
     if b_O is not None:

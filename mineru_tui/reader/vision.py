@@ -18,9 +18,10 @@ from .ops import gelu_erf, layer_norm, linear, parallel_rows_, quick_gelu_, run_
 from .rope import apply_rotary, vision_cos_sin
 
 # Attention is computed per head in blocks of this many query rows: a [rows, N] score block
-# (3 MB at N = 3072) stays in cache through softmax, and no [heads, N, N] matrix (1.9 GB for the
-# 5476-patch layout image) is ever materialised. Measured ~2x faster than all heads at once.
-ATTN_QUERY_ROWS = 256
+# (1.5 MB at N = 3072) stays in cache through softmax, and no [heads, N, N] matrix (1.9 GB for the
+# 5476-patch layout image) is ever materialised. Measured ~2x faster than all heads at once; 128
+# rows beat 256 by ~8 % and a whole [N, N] segment per head is ~25 % slower (engine-bench.md).
+ATTN_QUERY_ROWS = 128
 
 
 def vision_cu_seqlens(grid_thws: Sequence[Sequence[int]]) -> np.ndarray:
