@@ -17,6 +17,7 @@ NS = ('xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
       'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '
       'xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture" '
       'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape" '
+      'xmlns:w14="http://schemas.microsoft.com/office/word/2010/wordml" '
       'xmlns:v="urn:schemas-microsoft-com:vml" xmlns:o="urn:schemas-microsoft-com:office:office"')
 
 RT = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"

@@ -573,3 +573,53 @@ def test_chart_as_data_table(tmp_path):
     [tbl] = tables(doc)
     assert [[ctext(c) for c in r] for r in tbl.rows] == [["", "North", "South"], ["Q1", "1", "3"],
                                                        ["Q2", "2", "4.5"]]
+
+
+# ------------------------------------------------------------------ check boxes
+
+
+def _checkbox_sdt(checked: str | None, glyph: str) -> str:
+    state = f'<w14:checked w14:val="{checked}"/>' if checked is not None else ""
+    return (f'<w:sdt><w:sdtPr><w:id w:val="7"/><w14:checkbox>{state}'
+            '<w14:checkedState w14:val="2612" w14:font="MS Gothic"/>'
+            '<w14:uncheckedState w14:val="2610" w14:font="MS Gothic"/></w14:checkbox></w:sdtPr>'
+            f'<w:sdtContent>{run(glyph)}</w:sdtContent></w:sdt>')
+
+
+def _form_checkbox(state: str) -> str:
+    return ('<w:r><w:fldChar w:fldCharType="begin"><w:ffData><w:name w:val="Check1"/>'
+            f'<w:enabled/><w:checkBox><w:sizeAuto/>{state}</w:checkBox></w:ffData></w:fldChar></w:r>'
+            '<w:r><w:instrText xml:space="preserve"> FORMCHECKBOX </w:instrText></w:r>'
+            '<w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r>')
+
+
+def test_checkbox_content_controls_give_their_state(tmp_path):
+    body = (f'<w:p>{_checkbox_sdt("1", "☒")}{run(" Design")}</w:p>'
+            f'<w:p>{_checkbox_sdt("0", "☐")}{run(" Docs")}</w:p>'
+            f'<w:p>{_checkbox_sdt(None, "☐")}{run(" Tests")}</w:p>'
+            + table([[cell(p("Pick:") + f'<w:p>{_checkbox_sdt("true", "☒")}{run(" Tea")}</w:p>')]]))
+    doc = read(tmp_path, build_docx(body))
+    texts = [plain_text(b) for b in blocks(doc)[:3]]
+    assert texts == ["[x] Design", "[ ] Docs", "[ ] Tests"]
+    assert [ctext(c) for c in tables(doc)[0].rows[0]] == ["Pick: [x] Tea"]
+    md = to_markdown(doc, "")
+    assert "☒" not in md and "☐" not in md
+    assert "\\[x\\] Design" in md  # literal brackets, not a link
+
+
+def test_legacy_form_checkbox_fields(tmp_path):
+    on, off = '<w:default w:val="1"/>', '<w:checked w:val="0"/>'
+    body = (f'<w:p>{_form_checkbox(on)}{run(" on by default")}</w:p>'
+            f'<w:p>{_form_checkbox(on + off)}{run(" unticked since")}</w:p>'
+            f'<w:p>{_form_checkbox("<w:checked/>")}{run(" ticked")}</w:p>'
+            f'<w:p>{_form_checkbox("")}{run(" never")}</w:p>')
+    doc = read(tmp_path, build_docx(body))
+    assert [plain_text(b) for b in blocks(doc)] == [
+        "[x] on by default", "[ ] unticked since", "[x] ticked", "[ ] never"]
+
+
+def test_leading_checkbox_glyphs_only(tmp_path):
+    body = p("☑ done") + p("☐todo") + p("a ☒ in the middle stays") + p("✓ a tick is not a box")
+    doc = read(tmp_path, build_docx(body))
+    assert [plain_text(b) for b in blocks(doc)] == [
+        "[x] done", "[ ] todo", "a ☒ in the middle stays", "✓ a tick is not a box"]

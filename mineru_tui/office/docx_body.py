@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from mineru_tui.document import (Block, BlockType, Document, Line, Span, SpanType,
                                  equation_block, image_block, text_span, title_block)
+from mineru_tui.office.docx_checkbox import form_checkbox, glyph_checkbox, sdt_checkbox
 from mineru_tui.office.docx_embedded import (C_NS, DGM_NS, alt_chunk_blocks, chart_block,
                                              smartart_blocks)
 from mineru_tui.office.docx_fields import Field, field_name, hyperlink_target, seq_kind
@@ -173,6 +174,7 @@ class BodyReader:
         items: list = []
         base = None if level else style_id  # headings: no style bold/size on spans
         self._inline(p, items, None, base)
+        _leading_checkbox(items)
         if self.fields:  # an instruction never reaches past its paragraph: drop unfinished
             self.fields = [f for f in self.fields if f.in_result]
 
@@ -254,6 +256,10 @@ class BodyReader:
             elif tag in (INS, MOVETO, SMARTTAG, CUSTOMXML, DIR, BDO):
                 self._inline(child, items, link, pstyle)
             elif tag == SDT:
+                box = sdt_checkbox(child)
+                if box is not None:  # the content is only the box's glyph
+                    _add_text(items, box, frozenset(), link)
+                    continue
                 content = child.find(SDTCONTENT)
                 if content is not None:
                     self._inline(content, items, link, pstyle)
@@ -311,6 +317,9 @@ class BodyReader:
         for child in run:
             tag = child.tag
             if tag == FLDCHAR:
+                box = form_checkbox(child) if child.get(w("fldCharType")) == "begin" else None
+                if box is not None and (not self.fields or self._field_state()[0]):
+                    _add_text(items, box, frozenset(), link)
                 self._fld_char(child)
                 continue
             if tag == INSTR:
@@ -490,6 +499,18 @@ def _docpr_alt(drawing) -> str:
         if docpr is not None:
             return docpr.get("descr") or docpr.get("title") or ""
     return ""
+
+
+def _leading_checkbox(items: list) -> None:
+    """A paragraph that starts with a ☐/☒ glyph starts with a check box: write its state."""
+    for item in items:
+        if isinstance(item, Span) and item.type == SpanType.TEXT:
+            if not item.content.strip():
+                continue
+            box = glyph_checkbox(item.content)
+            if box is not None:
+                item.content = box
+        return
 
 
 def _add_text(items: list, text: str, style: frozenset, link: str | None) -> None:
