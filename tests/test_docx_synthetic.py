@@ -623,3 +623,31 @@ def test_leading_checkbox_glyphs_only(tmp_path):
     doc = read(tmp_path, build_docx(body))
     assert [plain_text(b) for b in blocks(doc)] == [
         "[x] done", "[ ] todo", "a ☒ in the middle stays", "✓ a tick is not a box"]
+
+
+# ------------------------------------------------------------------ linked (external) pictures
+
+
+def test_linked_pictures_are_placeholders_never_read(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("do not read me")
+    linked = image_run("rLocal", "a red square").replace('r:embed="rLocal"', 'r:link="rLocal"')
+    web = image_run("rWeb", "logo").replace('r:embed="rWeb"', 'r:link="rWeb"')
+    both = image_run("rImg", "cached").replace('r:embed="rImg"', 'r:embed="rImg" r:link="rWeb"')
+    body = (p("Before") + f"<w:p>{linked}</w:p>" + f"<w:p>{web}</w:p>" + f"<w:p>{both}</w:p>"
+            + '<w:p><w:r><w:pict><v:shape><v:imagedata r:id="rVml" o:title="vml pic"/></v:shape>'
+            '</w:pict></w:r></w:p>')
+    doc = read(tmp_path, build_docx(body, images={"rImg": PNG}, linked_images={
+        "rLocal": secret.as_uri(), "rWeb": "https://example.com/logo.png",
+        "rVml": "file:///C:/Users/me/Pictures/chart%201.emf"}))
+    images = [b for b in blocks(doc) if b.type == BlockType.IMAGE]
+    assert len(images) == 4
+    assert len(doc.images) == 1  # only the embedded copy has bytes
+    md = to_markdown(doc, "")
+    assert "do not read me" not in md and all(b"do not read" not in v for v in doc.images.values())
+    assert "Linked image: a red square (secret.txt, not embedded)" in md.replace("\\", "")
+    assert "[Linked image: logo](https://example.com/logo.png)" in md
+    assert "![cached](image_001.png)" in md  # an embedded copy wins over the link
+    assert "Linked image: vml pic (chart 1.emf, not embedded)" in md
+    assert "C:/Users" not in md  # the author's local path stays out
+    assert any("outside the document" in w for w in doc.warnings)

@@ -394,8 +394,7 @@ class BodyReader:
                 items.extend(self.read_blocks(child))
                 self._seq = seq
             elif tag == BLIP:
-                rid = child.get(R_EMBED) or child.get(R_LINK)
-                self._add_image(items, rid, alt)
+                self._add_image(items, child.get(R_EMBED), alt, child.get(R_LINK))
             elif tag == V_IMAGEDATA:
                 rid = child.get(R_ID) or child.get(f"{{{O_NS}}}relid")
                 self._add_image(items, rid, alt or child.get(O_TITLE) or "")
@@ -416,28 +415,43 @@ class BodyReader:
             elif isinstance(tag, str):
                 self._graphic(child, items, alt)
 
-    def _add_image(self, items: list, rid: str | None, alt: str) -> None:
-        if not rid:
+    def _add_image(self, items: list, rid: str | None, alt: str, link_rid: str | None = None) -> None:
+        """An embedded picture; else (``r:link``, or an external ``r:id``) a linked one."""
+        alt = " ".join(alt.split())
+        name = self._images.get((self.part.name, rid)) if rid else None
+        if name is None and rid:
+            name = self._embedded(rid)
+        if name is not None:
+            items.append(image_block(name, alt))
             return
-        key = (self.part.name, rid)
-        name = self._images.get(key)
-        if name is None:
-            target = self.part.related(rid)
-            if target is None:
-                if self.part.external_target(rid) is None:
-                    self.warn(f"an image ({rid} in {self.part.name}) is missing from the package")
-                return
-            try:
-                data = target.blob()
-            except Exception as exc:
-                self.warn(f"an image ({target.name}) could not be read: {exc}")
-                return
-            if not data:
-                self.warn(f"an image ({target.name}) is empty")
-                return
-            name = self.doc.add_image(data, target.ext)
-            self._images[key] = name
-        items.append(image_block(name, " ".join(alt.split())))
+        external = None
+        for r_id in (link_rid, rid):
+            external = self.part.external_target(r_id) if r_id else None
+            if external:
+                break
+        if external:
+            self.warn(f"a picture links to {_file_name(external)!r} outside the document; "
+                      "it is not embedded and was not read")
+            items.append(linked_image_block(alt, external))
+        elif rid and not link_rid:
+            self.warn(f"an image ({rid} in {self.part.name}) is missing from the package")
+
+    def _embedded(self, rid: str) -> str | None:
+        """The name under which the picture part of ``rid`` is stored in ``doc.images``."""
+        target = self.part.related(rid)
+        if target is None:
+            return None
+        try:
+            data = target.blob()
+        except Exception as exc:
+            self.warn(f"an image ({target.name}) could not be read: {exc}")
+            return None
+        if not data:
+            self.warn(f"an image ({target.name}) is empty")
+            return None
+        name = self.doc.add_image(data, target.ext)
+        self._images[(self.part.name, rid)] = name
+        return name
 
     def _chart(self, items: list, rid: str | None) -> None:
         target = self.part.related(rid) if rid else None
@@ -492,6 +506,32 @@ class BodyReader:
                 self.warn(f"an equation could not be converted to LaTeX ({type(exc).__name__}); "
                           "kept as plain text")
         return "".join(t.text or "" for t in el.iter(M_T)).strip()
+
+def linked_image_block(alt: str, target: str) -> Block:
+    """An image block for a picture that lives outside the package (Word's "link to file").
+
+    Its bytes are never fetched or read (a document must not make the reader open local
+    files or the network), so there is no file for ``doc.images``; the body says what
+    the picture was instead: "Linked image: <alt>", linked to the target when that is a
+    web address, else followed by the target's file name.
+    """
+    web = target.strip().lower().startswith(("http://", "https://"))
+    label = "Linked image: " + (alt or _file_name(target) or "picture")
+    if web:
+        span = text_span(label, link=target.strip())
+    else:
+        name = _file_name(target)
+        span = text_span(label + (f" ({name}, not embedded)" if name and name != alt else
+                                  " (not embedded)"))
+    return Block(BlockType.IMAGE, blocks=[Block(BlockType.IMAGE_BODY, lines=[Line([span])])])
+
+
+def _file_name(target: str) -> str:
+    """The last path segment of a link target (``file:///C:/pics/a.png`` -> ``a.png``)."""
+    from urllib.parse import unquote
+    path = unquote(target.split("?", 1)[0].split("#", 1)[0]).replace("\\", "/").rstrip("/")
+    return path.rsplit("/", 1)[-1][:200]
+
 
 def _docpr_alt(drawing) -> str:
     for container in drawing:
