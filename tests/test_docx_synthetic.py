@@ -651,3 +651,26 @@ def test_linked_pictures_are_placeholders_never_read(tmp_path):
     assert "Linked image: vml pic (chart 1.emf, not embedded)" in md
     assert "C:/Users" not in md  # the author's local path stays out
     assert any("outside the document" in w for w in doc.warnings)
+
+
+# ------------------------------------------------------------------ several equations in one paragraph
+
+
+def _omath(text: str) -> str:
+    return f"<m:oMath><m:r><m:t>{text}</m:t></m:r></m:oMath>"
+
+
+def test_sibling_equations_are_separate_display_equations(tmp_path):
+    body = (p("Three siblings:")
+            + "<w:p>" + _omath("a=b") + run(" ") + _omath("c=d") + _omath("e=f") + "</w:p>"
+            + "<w:p><m:oMathPara><m:oMathParaPr/>" + _omath("x=1") + "<m:oMath/>" + _omath("y=2")
+            + "</m:oMathPara></w:p>"
+            + "<w:p>" + run("inline ") + _omath("z") + run(" and ") + _omath("w") + "</w:p>")
+    doc = read(tmp_path, build_docx(body))
+    kinds = [(b.type, plain_text(b)) for b in blocks(doc)]
+    eq = BlockType.INTERLINE_EQUATION
+    assert [k for k in kinds if k[0] == eq] == [(eq, "a=b"), (eq, "c=d"), (eq, "e=f"),
+                                                 (eq, "x=1"), (eq, "y=2")]
+    md = to_markdown(doc, "")
+    assert md.count("$$") == 10
+    assert "inline $z$ and $w$" in md  # math among text stays inline

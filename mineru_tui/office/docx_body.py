@@ -116,9 +116,7 @@ class BodyReader:
                 elif tag == ALT:
                     self._alternate(child, outs, lambda e: self._block_children(e, outs))
                 elif tag == OMATHPARA or tag == OMATH:
-                    latex = self._math(child)
-                    if latex:
-                        outs.append(Piece(equation_block(latex)))
+                    outs.extend(Piece(b) for b in self._display_math(child))
                 elif tag == ALTCHUNK:
                     outs.extend(Piece(b) for b in self._alt_chunk(child))
             except Exception as exc:  # one bad element must not lose the document
@@ -189,7 +187,10 @@ class BodyReader:
             block = self._text_block(lines, level, label if first else None, caption,
                                      num[1] or 0 if num else 0, code)
             lines = [[]]
-            if block is not None:
+            if isinstance(block, list):  # display equations: no caption, no heading
+                outs.extend(block)
+                first = first and not block
+            elif block is not None:
                 out = block
                 out.caption = out.caption if first else ""
                 out.indented = indented and label is None
@@ -209,8 +210,8 @@ class BodyReader:
         flush()
 
     def _text_block(self, lines: list[list[Span]], level, label, caption,
-                    ilvl: int, code: bool = False) -> Piece | None:
-        """A paragraph segment as a title, list item, display equation or text block."""
+                    ilvl: int, code: bool = False) -> Piece | list[Piece] | None:
+        """A paragraph segment as a title, list item, text block or display equations."""
         while lines and not _has_content(lines[-1]):
             lines.pop()
         while lines and not _has_content(lines[0]):
@@ -235,7 +236,8 @@ class BodyReader:
             return Piece(block, list_id=label.list_id)
         meaningful = [s for s in spans if s.type != SpanType.TEXT or s.content.strip()]
         if meaningful and all(s.type == SpanType.INLINE_EQUATION for s in meaningful):
-            return Piece(equation_block(" ".join(s.content for s in meaningful)))
+            # Math alone in its paragraph is displayed; each m:oMath is its own equation.
+            return [Piece(equation_block(s.content)) for s in meaningful]
         return Piece(Block(BlockType.TEXT, lines=[Line(_merge(l)) for l in lines]), caption=caption,
                     code=code)
 
@@ -263,11 +265,12 @@ class BodyReader:
                 content = child.find(SDTCONTENT)
                 if content is not None:
                     self._inline(content, items, link, pstyle)
-            elif tag == OMATH or tag == OMATHPARA:
+            elif tag == OMATH:
                 latex = self._math(child)
                 if latex:  # an empty math zone is Word's placeholder, not an equation
-                    items.append(Span(SpanType.INLINE_EQUATION, latex) if tag == OMATH
-                                 else equation_block(latex))
+                    items.append(Span(SpanType.INLINE_EQUATION, latex))
+            elif tag == OMATHPARA:
+                items.extend(self._display_math(child))
             elif tag == ALT:
                 self._alternate(child, items, lambda e: self._inline(e, items, link, pstyle))
             # w:del, w:moveFrom (deleted text), bookmarks, comment ranges, proofErr: skipped
@@ -488,6 +491,12 @@ class BodyReader:
         return blocks
 
     # ---------------------------------------------------------------- math
+
+    def _display_math(self, el) -> list[Block]:
+        """Display equations: one per ``m:oMath`` of an ``m:oMathPara`` (Word shows each
+        on its own line), empty math zones skipped."""
+        maths = el.findall(OMATH) if el.tag == OMATHPARA else []
+        return [equation_block(latex) for latex in map(self._math, maths or [el]) if latex]
 
     def _math(self, el) -> str:
         if self._omml is None:
