@@ -569,10 +569,32 @@ def test_chart_as_data_table(tmp_path):
     doc = read(tmp_path, build_docx(body, others=others))
     [block] = blocks(doc)
     assert block.type == BlockType.TABLE and block.sub_type == "chart"
-    assert [plain_text(k) for k in block.blocks if k.type == BlockType.TABLE_CAPTION] == ["Sales"]
+    assert [plain_text(k) for k in block.blocks if k.type == BlockType.TABLE_CAPTION] == ["Bar chart: Sales"]
     [tbl] = tables(doc)
     assert [[ctext(c) for c in r] for r in tbl.rows] == [["", "North", "South"], ["Q1", "1", "3"],
                                                        ["Q2", "2", "4.5"]]
+
+
+def test_untitled_chart_named_by_type_values_as_shown(tmp_path):
+    c = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+    chart = (f'<c:chartSpace xmlns:c="{c}"><c:chart><c:autoTitleDeleted val="0"/><c:plotArea>'
+             '<c:lineChart><c:ser><c:tx><c:v>A</c:v></c:tx><c:val><c:numRef><c:numCache>'
+             '<c:formatCode>General</c:formatCode><c:pt idx="0"><c:v>4.4000000000000004</c:v></c:pt>'
+             '</c:numCache></c:numRef></c:val></c:ser><c:ser><c:tx><c:v>B</c:v></c:tx><c:val><c:numLit>'
+             '<c:pt idx="0"><c:v>2</c:v></c:pt></c:numLit></c:val></c:ser></c:lineChart>'
+             '<c:barChart><c:barDir val="col"/><c:ser><c:val><c:numLit><c:pt idx="0"><c:v>1</c:v></c:pt>'
+             '</c:numLit></c:val></c:ser></c:barChart></c:plotArea></c:chart></c:chartSpace>').encode()
+    body = ('<w:p><w:r><w:drawing><wp:inline><wp:docPr id="1" name="Chart 1"/><a:graphic>'
+            f'<a:graphicData uri="{c}"><c:chart xmlns:c="{c}" r:id="rChart"/></a:graphicData>'
+            '</a:graphic></wp:inline></w:drawing></w:r></w:p>')
+    others = {"rChart": (RT_BASE + "chart", "charts/chart1.xml",
+                         "application/vnd.openxmlformats-officedocument.drawingml.chart+xml", chart)}
+    doc = read(tmp_path, build_docx(body, others=others))
+    [block] = blocks(doc)
+    assert [plain_text(k) for k in block.blocks if k.type == BlockType.TABLE_CAPTION] == [
+        "Line / Column chart"]
+    [tbl] = tables(doc)
+    assert [[ctext(c) for c in r] for r in tbl.rows] == [["A", "B", "Series 3"], ["4.4", "2", "1"]]
 
 
 # ------------------------------------------------------------------ check boxes
