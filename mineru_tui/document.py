@@ -298,7 +298,11 @@ def safe_url(url: str | None) -> str | None:
     if not url:
         return None
     kept = "".join(ch for ch in url.strip() if ord(ch) >= 0x20 and ord(ch) != 0x7F)
-    m = _SCHEME_RE.match(kept.replace(" ", ""))
+    # Judge the scheme a Markdown or HTML reader will see: it decodes entities
+    # ("javascript&#58;") and backslash escapes ("javascript\:") in link targets.
+    probe = html.unescape(kept).replace("\\", "")
+    probe = "".join(ch for ch in probe if ord(ch) > 0x20 and ord(ch) != 0x7F)
+    m = _SCHEME_RE.match(probe)
     if m and m.group(1).lower() not in _SAFE_SCHEMES:
         return None
     return kept.replace(" ", "%20") or None
@@ -309,20 +313,22 @@ def safe_url(url: str | None) -> str | None:
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|$~])")
-_LINE_START = re.compile(r"^(\s*)([#>+\-=]|(\d+)([.)]))(?=\s|$)")
+# What would start a heading, list, quote or setext underline at the start of any line
+# of the text (a span may hold line breaks). Digits take the backslash before their
+# delimiter: "1\." (a backslash before a digit would be printed as is).
+_LINE_START = re.compile(r"^([ \t]*)(?:(#{1,6}|>|\+|-+|=+)|(\d{1,9})([.)]))(?=[ \t]|$)", re.M)
+
+
+def _escape_line_start(m: re.Match) -> str:
+    if m.group(2):
+        return m.group(1) + "\\" + m.group(2)
+    return m.group(1) + m.group(3) + "\\" + m.group(4)
 
 
 def escape_md(text: str) -> str:
     """Escape the characters that would change meaning in Markdown inline text."""
     text = _MD_SPECIAL.sub(r"\\\1", text)
     return _LINE_START.sub(_escape_line_start, text)
-
-
-def _escape_line_start(m: re.Match) -> str:
-    # "1." must become "1\." (CommonMark shows "\1." literally); "#", "-" get a leading "\".
-    if m.group(3):
-        return m.group(1) + m.group(3) + "\\" + m.group(4)
-    return m.group(1) + "\\" + m.group(2)
 
 
 def _styled(text: str, style: frozenset[str], escape: bool = True) -> str:

@@ -17,6 +17,7 @@ NS = ('xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
       'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '
       'xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture" '
       'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape" '
+      'xmlns:w14="http://schemas.microsoft.com/office/word/2010/wordml" '
       'xmlns:v="urn:schemas-microsoft-com:vml" xmlns:o="urn:schemas-microsoft-com:office:office"')
 
 RT = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
@@ -74,7 +75,8 @@ def image_run(rid: str, descr: str = "", anchor: bool = False) -> str:
 
 def build_docx(body: str, parts: dict[str, str] | None = None, links: dict[str, str] | None = None,
                images: dict[str, bytes] | None = None, raw: dict[str, bytes] | None = None,
-               others: dict[str, tuple[str, str, str, bytes]] | None = None) -> bytes:
+               others: dict[str, tuple[str, str, str, bytes]] | None = None,
+               linked_images: dict[str, str] | None = None) -> bytes:
     """A .docx with ``body`` inside ``w:body``.
 
     ``parts`` maps a kind ("styles", "numbering", "footnotes", "header"...) to the inner
@@ -82,6 +84,7 @@ def build_docx(body: str, parts: dict[str, str] | None = None, links: dict[str, 
     maps rIds to external hyperlink targets; ``images`` maps rIds to PNG bytes.
     ``raw`` adds or overrides zip members verbatim (to break things on purpose).
     ``others`` maps rIds to (relationship type, file name under word/, content type, bytes).
+    ``linked_images`` maps rIds to the targets of external image relationships ("link to file").
     """
     parts = parts or {}
     links = links or {}
@@ -102,6 +105,8 @@ def build_docx(body: str, parts: dict[str, str] | None = None, links: dict[str, 
         files[f"word/{fname}"] = data
     for rid, url in links.items():
         rels.append(f'<Relationship Id="{rid}" Type="{RT}hyperlink" Target="{url}" TargetMode="External"/>')
+    for rid, url in (linked_images or {}).items():
+        rels.append(f'<Relationship Id="{rid}" Type="{RT}image" Target="{url}" TargetMode="External"/>')
     for i, (rid, data) in enumerate(images.items()):
         rels.append(f'<Relationship Id="{rid}" Type="{RT}image" Target="media/image{i + 1}.png"/>')
         files[f"word/media/image{i + 1}.png"] = data

@@ -569,7 +569,130 @@ def test_chart_as_data_table(tmp_path):
     doc = read(tmp_path, build_docx(body, others=others))
     [block] = blocks(doc)
     assert block.type == BlockType.TABLE and block.sub_type == "chart"
-    assert [plain_text(k) for k in block.blocks if k.type == BlockType.TABLE_CAPTION] == ["Sales"]
+    assert [plain_text(k) for k in block.blocks if k.type == BlockType.TABLE_CAPTION] == ["Bar chart: Sales"]
     [tbl] = tables(doc)
     assert [[ctext(c) for c in r] for r in tbl.rows] == [["", "North", "South"], ["Q1", "1", "3"],
                                                        ["Q2", "2", "4.5"]]
+
+
+def test_untitled_chart_named_by_type_values_as_shown(tmp_path):
+    c = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+    chart = (f'<c:chartSpace xmlns:c="{c}"><c:chart><c:autoTitleDeleted val="0"/><c:plotArea>'
+             '<c:lineChart><c:ser><c:tx><c:v>A</c:v></c:tx><c:val><c:numRef><c:numCache>'
+             '<c:formatCode>General</c:formatCode><c:pt idx="0"><c:v>4.4000000000000004</c:v></c:pt>'
+             '</c:numCache></c:numRef></c:val></c:ser><c:ser><c:tx><c:v>B</c:v></c:tx><c:val><c:numLit>'
+             '<c:pt idx="0"><c:v>2</c:v></c:pt></c:numLit></c:val></c:ser></c:lineChart>'
+             '<c:barChart><c:barDir val="col"/><c:ser><c:val><c:numLit><c:pt idx="0"><c:v>1</c:v></c:pt>'
+             '</c:numLit></c:val></c:ser></c:barChart></c:plotArea></c:chart></c:chartSpace>').encode()
+    body = ('<w:p><w:r><w:drawing><wp:inline><wp:docPr id="1" name="Chart 1"/><a:graphic>'
+            f'<a:graphicData uri="{c}"><c:chart xmlns:c="{c}" r:id="rChart"/></a:graphicData>'
+            '</a:graphic></wp:inline></w:drawing></w:r></w:p>')
+    others = {"rChart": (RT_BASE + "chart", "charts/chart1.xml",
+                         "application/vnd.openxmlformats-officedocument.drawingml.chart+xml", chart)}
+    doc = read(tmp_path, build_docx(body, others=others))
+    [block] = blocks(doc)
+    assert [plain_text(k) for k in block.blocks if k.type == BlockType.TABLE_CAPTION] == [
+        "Line / Column chart"]
+    [tbl] = tables(doc)
+    assert [[ctext(c) for c in r] for r in tbl.rows] == [["A", "B", "Series 3"], ["4.4", "2", "1"]]
+
+
+# ------------------------------------------------------------------ check boxes
+
+
+def _checkbox_sdt(checked: str | None, glyph: str) -> str:
+    state = f'<w14:checked w14:val="{checked}"/>' if checked is not None else ""
+    return (f'<w:sdt><w:sdtPr><w:id w:val="7"/><w14:checkbox>{state}'
+            '<w14:checkedState w14:val="2612" w14:font="MS Gothic"/>'
+            '<w14:uncheckedState w14:val="2610" w14:font="MS Gothic"/></w14:checkbox></w:sdtPr>'
+            f'<w:sdtContent>{run(glyph)}</w:sdtContent></w:sdt>')
+
+
+def _form_checkbox(state: str) -> str:
+    return ('<w:r><w:fldChar w:fldCharType="begin"><w:ffData><w:name w:val="Check1"/>'
+            f'<w:enabled/><w:checkBox><w:sizeAuto/>{state}</w:checkBox></w:ffData></w:fldChar></w:r>'
+            '<w:r><w:instrText xml:space="preserve"> FORMCHECKBOX </w:instrText></w:r>'
+            '<w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r>')
+
+
+def test_checkbox_content_controls_give_their_state(tmp_path):
+    body = (f'<w:p>{_checkbox_sdt("1", "☒")}{run(" Design")}</w:p>'
+            f'<w:p>{_checkbox_sdt("0", "☐")}{run(" Docs")}</w:p>'
+            f'<w:p>{_checkbox_sdt(None, "☐")}{run(" Tests")}</w:p>'
+            + table([[cell(p("Pick:") + f'<w:p>{_checkbox_sdt("true", "☒")}{run(" Tea")}</w:p>')]]))
+    doc = read(tmp_path, build_docx(body))
+    texts = [plain_text(b) for b in blocks(doc)[:3]]
+    assert texts == ["[x] Design", "[ ] Docs", "[ ] Tests"]
+    assert [ctext(c) for c in tables(doc)[0].rows[0]] == ["Pick: [x] Tea"]
+    md = to_markdown(doc, "")
+    assert "☒" not in md and "☐" not in md
+    assert "\\[x\\] Design" in md  # literal brackets, not a link
+
+
+def test_legacy_form_checkbox_fields(tmp_path):
+    on, off = '<w:default w:val="1"/>', '<w:checked w:val="0"/>'
+    body = (f'<w:p>{_form_checkbox(on)}{run(" on by default")}</w:p>'
+            f'<w:p>{_form_checkbox(on + off)}{run(" unticked since")}</w:p>'
+            f'<w:p>{_form_checkbox("<w:checked/>")}{run(" ticked")}</w:p>'
+            f'<w:p>{_form_checkbox("")}{run(" never")}</w:p>')
+    doc = read(tmp_path, build_docx(body))
+    assert [plain_text(b) for b in blocks(doc)] == [
+        "[x] on by default", "[ ] unticked since", "[x] ticked", "[ ] never"]
+
+
+def test_leading_checkbox_glyphs_only(tmp_path):
+    body = p("☑ done") + p("☐todo") + p("a ☒ in the middle stays") + p("✓ a tick is not a box")
+    doc = read(tmp_path, build_docx(body))
+    assert [plain_text(b) for b in blocks(doc)] == [
+        "[x] done", "[ ] todo", "a ☒ in the middle stays", "✓ a tick is not a box"]
+
+
+# ------------------------------------------------------------------ linked (external) pictures
+
+
+def test_linked_pictures_are_placeholders_never_read(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("do not read me")
+    linked = image_run("rLocal", "a red square").replace('r:embed="rLocal"', 'r:link="rLocal"')
+    web = image_run("rWeb", "logo").replace('r:embed="rWeb"', 'r:link="rWeb"')
+    both = image_run("rImg", "cached").replace('r:embed="rImg"', 'r:embed="rImg" r:link="rWeb"')
+    body = (p("Before") + f"<w:p>{linked}</w:p>" + f"<w:p>{web}</w:p>" + f"<w:p>{both}</w:p>"
+            + '<w:p><w:r><w:pict><v:shape><v:imagedata r:id="rVml" o:title="vml pic"/></v:shape>'
+            '</w:pict></w:r></w:p>')
+    doc = read(tmp_path, build_docx(body, images={"rImg": PNG}, linked_images={
+        "rLocal": secret.as_uri(), "rWeb": "https://example.com/logo.png",
+        "rVml": "file:///C:/Users/me/Pictures/chart%201.emf"}))
+    images = [b for b in blocks(doc) if b.type == BlockType.IMAGE]
+    assert len(images) == 4
+    assert len(doc.images) == 1  # only the embedded copy has bytes
+    md = to_markdown(doc, "")
+    assert "do not read me" not in md and all(b"do not read" not in v for v in doc.images.values())
+    assert "Linked image: a red square (secret.txt, not embedded)" in md.replace("\\", "")
+    assert "[Linked image: logo](https://example.com/logo.png)" in md
+    assert "![cached](image_001.png)" in md  # an embedded copy wins over the link
+    assert "Linked image: vml pic (chart 1.emf, not embedded)" in md
+    assert "C:/Users" not in md  # the author's local path stays out
+    assert any("outside the document" in w for w in doc.warnings)
+
+
+# ------------------------------------------------------------------ several equations in one paragraph
+
+
+def _omath(text: str) -> str:
+    return f"<m:oMath><m:r><m:t>{text}</m:t></m:r></m:oMath>"
+
+
+def test_sibling_equations_are_separate_display_equations(tmp_path):
+    body = (p("Three siblings:")
+            + "<w:p>" + _omath("a=b") + run(" ") + _omath("c=d") + _omath("e=f") + "</w:p>"
+            + "<w:p><m:oMathPara><m:oMathParaPr/>" + _omath("x=1") + "<m:oMath/>" + _omath("y=2")
+            + "</m:oMathPara></w:p>"
+            + "<w:p>" + run("inline ") + _omath("z") + run(" and ") + _omath("w") + "</w:p>")
+    doc = read(tmp_path, build_docx(body))
+    kinds = [(b.type, plain_text(b)) for b in blocks(doc)]
+    eq = BlockType.INTERLINE_EQUATION
+    assert [k for k in kinds if k[0] == eq] == [(eq, "a=b"), (eq, "c=d"), (eq, "e=f"),
+                                                 (eq, "x=1"), (eq, "y=2")]
+    md = to_markdown(doc, "")
+    assert md.count("$$") == 10
+    assert "inline $z$ and $w$" in md  # math among text stays inline

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from mineru_tui.document import (Block, BlockType, Document, Line, Span, SpanType,
                                  equation_block, image_block, text_span, title_block)
+from mineru_tui.office.docx_checkbox import form_checkbox, glyph_checkbox, sdt_checkbox
 from mineru_tui.office.docx_embedded import (C_NS, DGM_NS, alt_chunk_blocks, chart_block,
                                              smartart_blocks)
 from mineru_tui.office.docx_fields import Field, field_name, hyperlink_target, seq_kind
@@ -115,9 +116,7 @@ class BodyReader:
                 elif tag == ALT:
                     self._alternate(child, outs, lambda e: self._block_children(e, outs))
                 elif tag == OMATHPARA or tag == OMATH:
-                    latex = self._math(child)
-                    if latex:
-                        outs.append(Piece(equation_block(latex)))
+                    outs.extend(Piece(b) for b in self._display_math(child))
                 elif tag == ALTCHUNK:
                     outs.extend(Piece(b) for b in self._alt_chunk(child))
             except Exception as exc:  # one bad element must not lose the document
@@ -173,6 +172,7 @@ class BodyReader:
         items: list = []
         base = None if level else style_id  # headings: no style bold/size on spans
         self._inline(p, items, None, base)
+        _leading_checkbox(items)
         if self.fields:  # an instruction never reaches past its paragraph: drop unfinished
             self.fields = [f for f in self.fields if f.in_result]
 
@@ -187,7 +187,10 @@ class BodyReader:
             block = self._text_block(lines, level, label if first else None, caption,
                                      num[1] or 0 if num else 0, code)
             lines = [[]]
-            if block is not None:
+            if isinstance(block, list):  # display equations: no caption, no heading
+                outs.extend(block)
+                first = first and not block
+            elif block is not None:
                 out = block
                 out.caption = out.caption if first else ""
                 out.indented = indented and label is None
@@ -207,8 +210,8 @@ class BodyReader:
         flush()
 
     def _text_block(self, lines: list[list[Span]], level, label, caption,
-                    ilvl: int, code: bool = False) -> Piece | None:
-        """A paragraph segment as a title, list item, display equation or text block."""
+                    ilvl: int, code: bool = False) -> Piece | list[Piece] | None:
+        """A paragraph segment as a title, list item, text block or display equations."""
         while lines and not _has_content(lines[-1]):
             lines.pop()
         while lines and not _has_content(lines[0]):
@@ -233,7 +236,8 @@ class BodyReader:
             return Piece(block, list_id=label.list_id)
         meaningful = [s for s in spans if s.type != SpanType.TEXT or s.content.strip()]
         if meaningful and all(s.type == SpanType.INLINE_EQUATION for s in meaningful):
-            return Piece(equation_block(" ".join(s.content for s in meaningful)))
+            # Math alone in its paragraph is displayed; each m:oMath is its own equation.
+            return [Piece(equation_block(s.content)) for s in meaningful]
         return Piece(Block(BlockType.TEXT, lines=[Line(_merge(l)) for l in lines]), caption=caption,
                     code=code)
 
@@ -254,14 +258,19 @@ class BodyReader:
             elif tag in (INS, MOVETO, SMARTTAG, CUSTOMXML, DIR, BDO):
                 self._inline(child, items, link, pstyle)
             elif tag == SDT:
+                box = sdt_checkbox(child)
+                if box is not None:  # the content is only the box's glyph
+                    _add_text(items, box, frozenset(), link)
+                    continue
                 content = child.find(SDTCONTENT)
                 if content is not None:
                     self._inline(content, items, link, pstyle)
-            elif tag == OMATH or tag == OMATHPARA:
+            elif tag == OMATH:
                 latex = self._math(child)
                 if latex:  # an empty math zone is Word's placeholder, not an equation
-                    items.append(Span(SpanType.INLINE_EQUATION, latex) if tag == OMATH
-                                 else equation_block(latex))
+                    items.append(Span(SpanType.INLINE_EQUATION, latex))
+            elif tag == OMATHPARA:
+                items.extend(self._display_math(child))
             elif tag == ALT:
                 self._alternate(child, items, lambda e: self._inline(e, items, link, pstyle))
             # w:del, w:moveFrom (deleted text), bookmarks, comment ranges, proofErr: skipped
@@ -311,6 +320,9 @@ class BodyReader:
         for child in run:
             tag = child.tag
             if tag == FLDCHAR:
+                box = form_checkbox(child) if child.get(w("fldCharType")) == "begin" else None
+                if box is not None and (not self.fields or self._field_state()[0]):
+                    _add_text(items, box, frozenset(), link)
                 self._fld_char(child)
                 continue
             if tag == INSTR:
@@ -385,8 +397,7 @@ class BodyReader:
                 items.extend(self.read_blocks(child))
                 self._seq = seq
             elif tag == BLIP:
-                rid = child.get(R_EMBED) or child.get(R_LINK)
-                self._add_image(items, rid, alt)
+                self._add_image(items, child.get(R_EMBED), alt, child.get(R_LINK))
             elif tag == V_IMAGEDATA:
                 rid = child.get(R_ID) or child.get(f"{{{O_NS}}}relid")
                 self._add_image(items, rid, alt or child.get(O_TITLE) or "")
@@ -407,28 +418,43 @@ class BodyReader:
             elif isinstance(tag, str):
                 self._graphic(child, items, alt)
 
-    def _add_image(self, items: list, rid: str | None, alt: str) -> None:
-        if not rid:
+    def _add_image(self, items: list, rid: str | None, alt: str, link_rid: str | None = None) -> None:
+        """An embedded picture; else (``r:link``, or an external ``r:id``) a linked one."""
+        alt = " ".join(alt.split())
+        name = self._images.get((self.part.name, rid)) if rid else None
+        if name is None and rid:
+            name = self._embedded(rid)
+        if name is not None:
+            items.append(image_block(name, alt))
             return
-        key = (self.part.name, rid)
-        name = self._images.get(key)
-        if name is None:
-            target = self.part.related(rid)
-            if target is None:
-                if self.part.external_target(rid) is None:
-                    self.warn(f"an image ({rid} in {self.part.name}) is missing from the package")
-                return
-            try:
-                data = target.blob()
-            except Exception as exc:
-                self.warn(f"an image ({target.name}) could not be read: {exc}")
-                return
-            if not data:
-                self.warn(f"an image ({target.name}) is empty")
-                return
-            name = self.doc.add_image(data, target.ext)
-            self._images[key] = name
-        items.append(image_block(name, " ".join(alt.split())))
+        external = None
+        for r_id in (link_rid, rid):
+            external = self.part.external_target(r_id) if r_id else None
+            if external:
+                break
+        if external:
+            self.warn(f"a picture links to {_file_name(external)!r} outside the document; "
+                      "it is not embedded and was not read")
+            items.append(linked_image_block(alt, external))
+        elif rid and not link_rid:
+            self.warn(f"an image ({rid} in {self.part.name}) is missing from the package")
+
+    def _embedded(self, rid: str) -> str | None:
+        """The name under which the picture part of ``rid`` is stored in ``doc.images``."""
+        target = self.part.related(rid)
+        if target is None:
+            return None
+        try:
+            data = target.blob()
+        except Exception as exc:
+            self.warn(f"an image ({target.name}) could not be read: {exc}")
+            return None
+        if not data:
+            self.warn(f"an image ({target.name}) is empty")
+            return None
+        name = self.doc.add_image(data, target.ext)
+        self._images[(self.part.name, rid)] = name
+        return name
 
     def _chart(self, items: list, rid: str | None) -> None:
         target = self.part.related(rid) if rid else None
@@ -466,6 +492,12 @@ class BodyReader:
 
     # ---------------------------------------------------------------- math
 
+    def _display_math(self, el) -> list[Block]:
+        """Display equations: one per ``m:oMath`` of an ``m:oMathPara`` (Word shows each
+        on its own line), empty math zones skipped."""
+        maths = el.findall(OMATH) if el.tag == OMATHPARA else []
+        return [equation_block(latex) for latex in map(self._math, maths or [el]) if latex]
+
     def _math(self, el) -> str:
         if self._omml is None:
             try:
@@ -484,12 +516,50 @@ class BodyReader:
                           "kept as plain text")
         return "".join(t.text or "" for t in el.iter(M_T)).strip()
 
+def linked_image_block(alt: str, target: str) -> Block:
+    """An image block for a picture that lives outside the package (Word's "link to file").
+
+    Its bytes are never fetched or read (a document must not make the reader open local
+    files or the network), so there is no file for ``doc.images``; the body says what
+    the picture was instead: "Linked image: <alt>", linked to the target when that is a
+    web address, else followed by the target's file name.
+    """
+    web = target.strip().lower().startswith(("http://", "https://"))
+    label = "Linked image: " + (alt or _file_name(target) or "picture")
+    if web:
+        span = text_span(label, link=target.strip())
+    else:
+        name = _file_name(target)
+        span = text_span(label + (f" ({name}, not embedded)" if name and name != alt else
+                                  " (not embedded)"))
+    return Block(BlockType.IMAGE, blocks=[Block(BlockType.IMAGE_BODY, lines=[Line([span])])])
+
+
+def _file_name(target: str) -> str:
+    """The last path segment of a link target (``file:///C:/pics/a.png`` -> ``a.png``)."""
+    from urllib.parse import unquote
+    path = unquote(target.split("?", 1)[0].split("#", 1)[0]).replace("\\", "/").rstrip("/")
+    return path.rsplit("/", 1)[-1][:200]
+
+
 def _docpr_alt(drawing) -> str:
     for container in drawing:
         docpr = container.find(WP_DOCPR)
         if docpr is not None:
             return docpr.get("descr") or docpr.get("title") or ""
     return ""
+
+
+def _leading_checkbox(items: list) -> None:
+    """A paragraph that starts with a ☐/☒ glyph starts with a check box: write its state."""
+    for item in items:
+        if isinstance(item, Span) and item.type == SpanType.TEXT:
+            if not item.content.strip():
+                continue
+            box = glyph_checkbox(item.content)
+            if box is not None:
+                item.content = box
+        return
 
 
 def _add_text(items: list, text: str, style: frozenset, link: str | None) -> None:

@@ -9,8 +9,7 @@ file into the body at that point. All become ordinary blocks in place.
 
 from __future__ import annotations
 
-from mineru_tui.document import (Block, Cell, Table, table_block, text_block, text_span,
-                                 title_block)
+from mineru_tui.document import Block, BlockType, Line, text_block, text_span, title_block
 from mineru_tui.office.docx_xml import A_NS
 
 DGM_NS = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
@@ -24,8 +23,6 @@ C_NS = "http://schemas.openxmlformats.org/drawingml/2006/chart"
 def _c(tag: str) -> str:
     return f"{{{C_NS}}}{tag}"
 
-
-_MAX_CHART_POINTS = 2000  # a table, not a data dump
 
 _BLOCK_TAGS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "pre", "blockquote", "td", "th",
                "dt", "dd", "caption", "div"}
@@ -81,57 +78,48 @@ def _html_blocks(data: bytes) -> list[Block]:
     return out
 
 
-def _cache_points(el) -> dict[int, str]:
-    """``idx -> value`` of the cached points under a ``c:cat``/``c:val``/``c:tx``."""
-    out: dict[int, str] = {}
-    if el is None:
-        return out
-    for pt in el.iter(_c("pt")):
-        v = pt.find(_c("v"))
-        try:
-            idx = int(pt.get("idx", "0"))
-        except ValueError:
+_CHART_NAMES = {"bar": "Bar", "bar3D": "Bar", "line": "Line", "line3D": "Line", "pie": "Pie",
+                "pie3D": "Pie", "ofPie": "Pie", "doughnut": "Doughnut", "area": "Area",
+                "area3D": "Area", "scatter": "Scatter", "bubble": "Bubble", "radar": "Radar",
+                "stock": "Stock", "surface": "Surface", "surface3D": "Surface"}
+
+
+def chart_kind(root) -> str:
+    """"Line chart", "Column chart", "Bar / Line chart"... from the plot area's groups."""
+    plot = root.find(f"{_c('chart')}/{_c('plotArea')}")
+    names: list[str] = []
+    for group in plot if plot is not None else ():
+        tag = group.tag if isinstance(group.tag, str) else ""
+        kind = tag.rsplit("}", 1)[-1][:-5] if tag.endswith("Chart") else ""
+        if not kind:
             continue
-        if v is not None and v.text is not None and 0 <= idx < _MAX_CHART_POINTS:
-            out.setdefault(idx, v.text.strip())
-    if not out:  # a literal (c:strLit / c:v without a cache)
-        v = el.find(f".//{_c('v')}")
-        if v is not None and v.text:
-            out[0] = v.text.strip()
-    return out
+        name = _CHART_NAMES.get(kind, kind[:1].upper() + kind[1:])
+        if kind in ("bar", "bar3D"):
+            bar_dir = group.find(_c("barDir"))
+            name = "Column" if bar_dir is not None and bar_dir.get("val") == "col" else "Bar"
+        if name not in names:
+            names.append(name)
+    return " / ".join(names) + " chart" if names else ""
 
 
 def chart_block(root) -> Block | None:
-    """A chart's cached data as a table block (categories down, series across)."""
-    chart = root.find(_c("chart"))
-    if chart is None:
-        return None
-    series = []
-    for ser in chart.iter(_c("ser")):
-        name = " ".join(_cache_points(ser.find(_c("tx"))).values())
-        cats = _cache_points(ser.find(_c("cat")) if ser.find(_c("cat")) is not None else ser.find(_c("xVal")))
-        vals = _cache_points(ser.find(_c("val")) if ser.find(_c("val")) is not None else ser.find(_c("yVal")))
-        if vals:
-            series.append((name or f"Series {len(series) + 1}", cats, vals))
-    if not series:
-        return None
-    cats: dict[int, str] = {}
-    for _, c, _ in series:
-        for idx, label in c.items():
-            cats.setdefault(idx, label)
-    indices = sorted(set(cats) | {i for _, _, v in series for i in v})
+    """A chart's cached data as a table block, captioned "<kind> chart: <title>".
 
-    def cell(text: str, header: bool = False) -> Cell:
-        return Cell(blocks=[text_block([text_span(text)])] if text else [], header=header)
+    The data table is the pptx reader's (a chart part is the same ``c:chartSpace`` in
+    every Office format: number formats, multi-level categories, scatter x values); the
+    caption names the chart type too, as the xlsx reader's does, so a reader can tell
+    the table is a chart's data even when the chart has no title.
+    """
+    from mineru_tui.office.pptx_charts import read_chart
 
-    rows = [[cell("", True)] + [cell(name, True) for name, _, _ in series]]
-    for idx in indices:
-        rows.append([cell(cats.get(idx, str(idx + 1)))] + [cell(v.get(idx, "")) for _, _, v in series])
-    title = chart.find(_c("title"))
-    captions = []
-    if title is not None:
-        text = " ".join("".join(t.text or "" for t in p.iter(_A_T)) for p in title.iter(_A_P)).strip()
-        text = text or " ".join(_cache_points(title.find(_c("tx"))).values())
-        if text:
-            captions.append(text_block([text_span(text)]))
-    return table_block(Table(rows), captions=captions, sub_type="chart")
+    block = read_chart(root)
+    if block is None:
+        return None
+    kind = chart_kind(root)
+    captions = [b for b in block.blocks if b.type == BlockType.TABLE_CAPTION]
+    if captions:
+        if kind:
+            captions[0].lines[0].spans.insert(0, text_span(kind + ": "))
+    elif kind:
+        block.blocks.insert(0, Block(BlockType.TABLE_CAPTION, lines=[Line([text_span(kind)])]))
+    return block

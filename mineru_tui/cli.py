@@ -1,0 +1,206 @@
+"""The ``mineru-tui`` command (Typer).
+
+Only Typer is imported at startup; the batch runner, the document model and the readers
+(python-docx, python-pptx, openpyxl, lxml) load when ``parse`` actually runs, and Textual
+never does on this path.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from mineru_tui import __version__
+
+HELP = """Documents to Markdown and MinerU-compatible JSON, on your own machine.
+
+Nothing leaves the machine. Office files (.docx, .pptx, .xlsx and their macro/template
+variants) are read directly; PDF and image page reading comes with the MinerU2.5 model.
+"""
+
+PARSE_HELP = """Parse FILEs (or folders of them) to Markdown or MinerU JSON.
+
+\b
+Without -o: one file prints its Markdown (or, with --format json, its content list)
+on stdout. Several inputs print each file's Markdown after a line
+"<!-- mineru-tui: PATH -->", or with --format json one JSON list of
+{"file", "content_list"} objects ({"file", "error"} for a file that failed).
+Images are then referenced by name only and not written.
+
+\b
+With -o DIR: each input gets the MinerU output set
+  DIR/<stem>/<stem>.md, <stem>_middle.json, <stem>_content_list.json, images/
+written atomically; a name used twice in one batch gets _2, _3...
+
+\b
+The type is decided from the file's bytes, not its name. Folders are walked
+recursively in sorted order; hidden files and non-documents are skipped.
+Progress goes to stderr (on a terminal, or with -v); results only to stdout.
+
+\b
+Exit codes: 0 all ok, 1 some input failed (each named at the end as
+"error: PATH: REASON"), 2 usage error, 130 interrupted.
+"""
+
+
+class Format(str, Enum):
+    md = "md"
+    json = "json"
+
+
+app = typer.Typer(
+    name="mineru-tui",
+    help=HELP,
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain Click help and errors: no rich import, faster startup
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"mineru-tui {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    """Documents to Markdown and MinerU-compatible JSON, on your own machine."""
+
+
+@app.command(help=PARSE_HELP, no_args_is_help=True)
+def parse(
+    files: List[Path] = typer.Argument(..., metavar="FILE",
+                                       help="Files or folders to parse."),
+    output: Optional[Path] = typer.Option(
+        None, "-o", "--output", metavar="DIR",
+        help="Write the MinerU output set per input under DIR instead of printing."),
+    fmt: Format = typer.Option(Format.md, "--format", "-f",
+                               help="What stdout gets: md (Markdown) or json (content "
+                                    "list). Ignored with -o, which writes both."),
+    verbose: bool = typer.Option(False, "-v", "--verbose",
+                                 help="A line per file, every warning, and tracebacks of "
+                                      "internal errors, on stderr."),
+    quiet: bool = typer.Option(False, "-q", "--quiet",
+                               help="Only the final error lines on stderr."),
+    debug: bool = typer.Option(False, "--debug",
+                               help="Show the traceback of internal errors."),
+) -> None:
+    if verbose and quiet:
+        raise typer.BadParameter("-v and -q cannot be used together", param_hint="-v/-q")
+    from mineru_tui.batch import Options, run
+
+    opts = Options(out_dir=output, fmt=fmt.value, verbose=verbose, quiet=quiet,
+                   debug=debug, progress=not quiet and (verbose or _isatty(sys.stderr)))
+    raise typer.Exit(run(list(files), opts))
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _on_sigterm(signum, frame):
+    from mineru_tui.batch import Terminated
+    raise Terminated()
+
+
+def _light_coercion() -> None:
+    """Convert this command's few parameter types without Pydantic.
+
+    Typer 0.29 converts every parameter value (even the unused ``--help`` flag) through a
+    Pydantic ``TypeAdapter``, and importing Pydantic costs more than the rest of the
+    startup together. Our parameters are bools, paths, a list of paths and one Enum, so
+    a plain conversion does. This hooks Typer's (private) coercion factory only when it
+    has the expected shape; anything else, or another Typer, keeps Typer's own path.
+    tests/test_cli.py checks that ``parse`` starts without importing Pydantic.
+    """
+    try:
+        import typer.core as tcore
+        from typer._coercion import RuntimeParam
+        from typing import get_args, get_origin
+        original = tcore.build_runtime_param
+    except (ImportError, AttributeError):
+        return
+    if getattr(original, "_mineru_light", False):
+        return
+
+    def convert(annotation):
+        if annotation is bool:
+            return lambda v: v if isinstance(v, bool) else str(v).lower() in ("1", "true", "yes", "on")
+        if annotation is Path:
+            return lambda v: v if isinstance(v, Path) else Path(v)
+        if isinstance(annotation, type) and issubclass(annotation, Enum):
+            def to_enum(v):
+                try:
+                    return v if isinstance(v, annotation) else annotation(v)
+                except ValueError:
+                    raise typer.BadParameter(f"{v!r} is not one of "
+                                             f"{', '.join(m.value for m in annotation)}")
+            return to_enum
+        return None
+
+    def build(descriptor):
+        ann = descriptor.annotation
+        multi = get_origin(ann) is list
+        args = [a for a in get_args(ann) if a is not type(None)]
+        inner = args[0] if (multi or get_origin(ann) is not None) and len(args) == 1 else ann
+        fn = convert(inner)
+        pi = descriptor.parameter_info
+        plain = (getattr(pi, "parser", None) is None and not getattr(pi, "exists", False)
+                 and getattr(pi, "file_okay", True) and getattr(pi, "dir_okay", True)
+                 and not getattr(pi, "writable", False) and not getattr(pi, "resolve_path", False)
+                 and not getattr(pi, "allow_dash", False)
+                 and getattr(pi, "path_type", None) is None
+                 and getattr(pi, "case_sensitive", True))
+        if fn is None or not plain or descriptor.file_annotation is not None:
+            return original(descriptor)  # validation we do not replicate: Typer's own path
+
+        class Light(RuntimeParam):
+            def _coerce_value(self, value, param, ctx):
+                if multi:
+                    return [fn(v) for v in value]
+                return fn(value)
+
+        return Light(parameter_info=descriptor.parameter_info, annotation=ann)
+
+    build._mineru_light = True
+    tcore.build_runtime_param = build
+
+
+_light_coercion()
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        signal.signal(signal.SIGTERM, _on_sigterm)
+    except (ValueError, OSError):  # not the main thread
+        pass
+    try:
+        app(prog_name="mineru-tui")
+    except KeyboardInterrupt:  # before or after the batch loop, which handles its own
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
+    except BaseException as e:
+        from mineru_tui.batch import Terminated
+        if isinstance(e, Terminated):
+            print("terminated", file=sys.stderr)
+            sys.exit(143)
+        raise
+
+
+if __name__ == "__main__":
+    main()

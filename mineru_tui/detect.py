@@ -1,0 +1,393 @@
+"""Decide what a file is from its bytes (never its name), and refuse what cannot be read.
+
+:func:`detect` returns a :class:`Detected` for inputs this tool recognises and raises
+:class:`~mineru_tui.errors.InputError` (one line) for everything else: a missing or empty
+file, an unknown type, a corrupt or truncated zip, a zip bomb, a password-protected Office
+file, a legacy 97-2003 binary Office file.
+
+Office files are OOXML zips; their kind comes from the content type of the package's main
+part (``[Content_Types].xml``), so a ``.docm`` or ``.dotx`` is read as Word and a ``.xlsm``
+as Excel, whatever the file is called.
+
+Zip limits (see :class:`ZipLimits`) are checked on the central directory before any reader
+decompresses anything: the sum of the declared uncompressed sizes, the number of members and
+the compression ratio of large members. The declared sizes are also what bounds reading:
+Python's :mod:`zipfile`, which python-docx, python-pptx and openpyxl read through, never
+returns more than a member's declared size and fails the CRC check when the data do not
+match, so a member that lies about its size cannot inflate past the limit.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import zipfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from mineru_tui.errors import InputError
+
+KIND_DOCX = "docx"
+KIND_PPTX = "pptx"
+KIND_XLSX = "xlsx"
+KIND_PDF = "pdf"
+KIND_IMAGE = "image"
+
+OFFICE_KINDS = (KIND_DOCX, KIND_PPTX, KIND_XLSX)
+PAGE_KINDS = (KIND_PDF, KIND_IMAGE)  # read page by page with the model
+
+
+class RecognisedError(InputError):
+    """A file recognised as a document this version cannot read (legacy binary Office,
+    password-protected, .xlsb, OpenDocument, RTF). Folder walks report these instead of
+    skipping them quietly."""
+
+
+@dataclass(frozen=True)
+class Detected:
+    """What a file is: ``kind`` is one of docx/pptx/xlsx/pdf/image; ``subtype`` refines it
+    ("docm", "dotx", "xlsm", "png", "jpeg"...)."""
+
+    kind: str
+    subtype: str
+
+
+@dataclass(frozen=True)
+class ZipLimits:
+    """What an OOXML zip may declare before it is refused as a zip bomb.
+
+    ``max_total`` bounds the sum of the members' uncompressed sizes (1 GiB), ``max_members``
+    the number of members, and ``max_ratio`` the uncompressed/compressed ratio of any member
+    larger than ``ratio_min_size`` (small members compress absurdly well and are harmless).
+    Ordinary Office XML compresses 5-50:1; deflate cannot exceed about 1030:1.
+    """
+
+    max_total: int = 1 << 30
+    max_members: int = 20_000
+    max_ratio: float = 200.0
+    ratio_min_size: int = 16 << 20
+
+
+DEFAULT_LIMITS = ZipLimits()
+
+# Main-part content types (the part that _rels/.rels names as officeDocument).
+_MAIN_TYPES = {
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml": (KIND_DOCX, "docx"),
+    "application/vnd.ms-word.document.macroenabled.main+xml": (KIND_DOCX, "docm"),
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml": (KIND_DOCX, "dotx"),
+    "application/vnd.ms-word.template.macroenabledtemplate.main+xml": (KIND_DOCX, "dotm"),
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml": (KIND_PPTX, "pptx"),
+    "application/vnd.ms-powerpoint.presentation.macroenabled.main+xml": (KIND_PPTX, "pptm"),
+    "application/vnd.openxmlformats-officedocument.presentationml.slideshow.main+xml": (KIND_PPTX, "ppsx"),
+    "application/vnd.ms-powerpoint.slideshow.macroenabled.main+xml": (KIND_PPTX, "ppsm"),
+    "application/vnd.openxmlformats-officedocument.presentationml.template.main+xml": (KIND_PPTX, "potx"),
+    "application/vnd.ms-powerpoint.template.macroenabled.main+xml": (KIND_PPTX, "potm"),
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml": (KIND_XLSX, "xlsx"),
+    "application/vnd.ms-excel.sheet.macroenabled.main+xml": (KIND_XLSX, "xlsm"),
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.template.main+xml": (KIND_XLSX, "xltx"),
+    "application/vnd.ms-excel.template.macroenabled.main+xml": (KIND_XLSX, "xltm"),
+}
+
+_LEGACY_HINT = {
+    "doc": "legacy Word 97-2003 .doc: convert it to .docx first "
+           "(e.g. `libreoffice --headless --convert-to docx FILE`)",
+    "xls": "legacy Excel 97-2003 .xls: convert it to .xlsx first "
+           "(e.g. `libreoffice --headless --convert-to xlsx FILE`)",
+    "ppt": "legacy PowerPoint 97-2003 .ppt: convert it to .pptx first "
+           "(e.g. `libreoffice --headless --convert-to pptx FILE`)",
+}
+
+_ENCRYPTED = ("password-protected (encrypted) Office file: remove the password in Office "
+              "(File > Info > Protect) and save a copy, then parse that")
+
+_HEAD = 1024  # bytes read to sniff a type
+
+
+def detect(path: str | os.PathLike, limits: ZipLimits = DEFAULT_LIMITS) -> Detected:
+    """Identify ``path`` by its content; raise :class:`InputError` when it cannot be parsed."""
+    p = Path(path)
+    try:
+        st = p.stat()
+    except FileNotFoundError:
+        raise InputError("no such file") from None
+    except OSError as e:
+        raise InputError(f"cannot read: {e.strerror or e}") from None
+    if p.is_dir():
+        raise InputError("is a directory")
+    if st.st_size == 0:
+        raise InputError("empty file")
+    try:
+        with open(p, "rb") as f:
+            head = f.read(_HEAD)
+    except OSError as e:
+        raise InputError(f"cannot read: {e.strerror or e}") from None
+
+    if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
+        return _detect_zip(p, limits)
+    if head.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
+        _refuse_cfb(p)
+    if b"%PDF-" in head:
+        return Detected(KIND_PDF, "pdf")
+    image = _image_type(head)
+    if image:
+        return Detected(KIND_IMAGE, image)
+    if head.startswith(b"{\\rtf"):
+        raise RecognisedError("RTF document: not supported; save it as .docx first")
+    raise InputError("unknown file type (supported: .docx, .pptx, .xlsx; PDF and images "
+                     "need the page reader)")
+
+
+# ---------------------------------------------------------------------------------------
+# Images
+
+
+def _image_type(head: bytes) -> str | None:
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "png"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "jpeg"
+    if head.startswith(b"II*\x00") or head.startswith(b"MM\x00*"):
+        return "tiff"
+    if len(head) >= 12 and head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "webp"
+    # "BM" alone would match text files; also require a known DIB header size.
+    if len(head) >= 18 and head[:2] == b"BM":
+        (dib,) = struct.unpack_from("<I", head, 14)
+        if dib in (12, 40, 52, 56, 64, 108, 124):
+            return "bmp"
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+# OOXML zips
+
+
+def _detect_zip(p: Path, limits: ZipLimits) -> Detected:
+    try:
+        zf = zipfile.ZipFile(p)
+    except zipfile.BadZipFile as e:
+        why = "no central directory" if "not a zip file" in str(e) else str(e)
+        raise InputError(f"corrupt or truncated zip ({why})") from None
+    except (OSError, EOFError, ValueError, NotImplementedError) as e:
+        raise InputError(f"corrupt or truncated zip ({e})") from None
+    with zf:
+        infos = zf.infolist()
+        check_zip_limits(infos, limits)
+        names = {i.filename for i in infos}
+        if "[Content_Types].xml" not in names:
+            if "mimetype" in names:
+                mime = _read_member(zf, "mimetype", 200).decode("ascii", "replace").strip()
+                if mime.startswith("application/vnd.oasis.opendocument."):
+                    raise RecognisedError("OpenDocument file: not supported; save it as "
+                                     ".docx/.pptx/.xlsx first")
+                if mime == "application/epub+zip":
+                    raise InputError("EPUB book: not supported")
+            raise InputError("a zip archive but not an Office document "
+                             "(no [Content_Types].xml)")
+        main = _main_part_type(zf)
+        if main is None:
+            raise InputError("an Office Open XML package without a Word, PowerPoint or "
+                             "Excel main part")
+        if main in ("application/vnd.ms-excel.sheet.binary.macroenabled.main",):
+            raise RecognisedError("binary Excel workbook (.xlsb): not supported; save it as .xlsx")
+        if main not in _MAIN_TYPES:
+            raise InputError(f"unsupported Office package type ({main})")
+        _check_crcs(zf, infos)
+        kind, subtype = _MAIN_TYPES[main]
+        return Detected(kind, subtype)
+
+
+def check_zip_limits(infos: list[zipfile.ZipInfo], limits: ZipLimits = DEFAULT_LIMITS) -> None:
+    """Refuse a zip whose central directory declares absurd sizes (a zip bomb)."""
+    if len(infos) > limits.max_members:
+        raise InputError(f"refused: zip has {len(infos)} members "
+                         f"(limit {limits.max_members}); possibly a zip bomb")
+    total = 0
+    for info in infos:
+        total += info.file_size
+        if total > limits.max_total:
+            raise InputError(f"refused: zip declares over {_size(limits.max_total)} "
+                             f"uncompressed; possibly a zip bomb")
+        if info.file_size > limits.ratio_min_size:
+            ratio = info.file_size / max(info.compress_size, 1)
+            if ratio > limits.max_ratio:
+                raise InputError(f"refused: zip member {info.filename!r} expands "
+                                 f"{ratio:.0f}:1 to {_size(info.file_size)}; "
+                                 f"possibly a zip bomb")
+
+
+def _size(n: int) -> str:
+    if n >= 1 << 30:
+        return f"{n / (1 << 30):.1f} GiB"
+    if n >= 1 << 20:
+        return f"{n / (1 << 20):.1f} MiB"
+    return f"{n} bytes"
+
+
+def _read_member(zf: zipfile.ZipFile, name: str, limit: int) -> bytes:
+    try:
+        with zf.open(name) as f:
+            return f.read(limit)
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError,
+            NotImplementedError) as e:
+        raise InputError(f"corrupt zip member {name!r} ({e})") from None
+    except RuntimeError as e:  # e.g. "encrypted, password required"
+        raise InputError(f"zip member {name!r} is encrypted ({e})") from None
+
+
+def _main_part_type(zf: zipfile.ZipFile) -> str | None:
+    """Content type of the officeDocument part (falls back to any known main type)."""
+    from xml.etree import ElementTree as ET  # stdlib; small XML, parsed once
+
+    def parse(name: str):
+        data = _read_member(zf, name, 4 << 20)
+        if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
+            raise InputError(f"refused: {name} declares a DTD or entities")
+        try:
+            return ET.fromstring(data)
+        except ET.ParseError as e:
+            raise InputError(f"corrupt {name} ({e})") from None
+
+    ct = parse("[Content_Types].xml")
+    overrides: dict[str, str] = {}
+    defaults: dict[str, str] = {}
+    for el in ct:
+        tag = el.tag.rsplit("}", 1)[-1]
+        if tag == "Override":
+            overrides[el.get("PartName", "").lower()] = el.get("ContentType", "").lower()
+        elif tag == "Default":
+            defaults[el.get("Extension", "").lower()] = el.get("ContentType", "").lower()
+
+    target = None
+    if "_rels/.rels" in zf.NameToInfo:
+        for rel in parse("_rels/.rels"):
+            if rel.get("Type", "").endswith("/officeDocument"):
+                target = rel.get("Target", "")
+                break
+    if target:
+        part = "/" + target.lstrip("/")
+        # Resolve "./" and "../" segments of the package-relative target.
+        segs: list[str] = []
+        for seg in part.split("/")[1:]:
+            if seg == "..":
+                if segs:
+                    segs.pop()
+            elif seg not in ("", "."):
+                segs.append(seg)
+        part = "/" + "/".join(segs)
+        ctype = overrides.get(part.lower())
+        if ctype is None and "." in part:
+            ctype = defaults.get(part.rsplit(".", 1)[1].lower())
+        if ctype:
+            return ctype
+    for ctype in overrides.values():
+        if ctype in _MAIN_TYPES or ctype.endswith(".binary.macroenabled.main"):
+            return ctype
+    return None
+
+
+def _check_crcs(zf: zipfile.ZipFile, infos: list[zipfile.ZipInfo]) -> None:
+    """Decompress every member once to catch truncated data and CRC mismatches early.
+
+    Bounded by the zip limits checked before; costs about a millisecond per MiB.
+    """
+    for info in infos:
+        if info.is_dir():
+            continue
+        try:
+            with zf.open(info) as f:
+                while f.read(1 << 20):
+                    pass
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as e:
+            raise InputError(f"corrupt zip member {info.filename!r} ({e})") from None
+        except NotImplementedError as e:  # unsupported compression method
+            raise InputError(f"zip member {info.filename!r} uses an unsupported "
+                             f"compression ({e})") from None
+        except RuntimeError as e:
+            raise InputError(f"zip member {info.filename!r} is encrypted ({e})") from None
+
+
+# ---------------------------------------------------------------------------------------
+# OLE compound files (CFB): encrypted OOXML or legacy binary Office
+
+
+def _refuse_cfb(p: Path) -> None:
+    """Raise the right :class:`InputError` for an OLE compound file; never returns."""
+    try:
+        names = cfb_stream_names(p)
+    except ValueError as e:
+        raise InputError(f"corrupt or truncated OLE compound file ({e})") from None
+    lower = {n.lower() for n in names}
+    if "encryptioninfo" in lower or "encryptedpackage" in lower:
+        raise RecognisedError(_ENCRYPTED)
+    if "worddocument" in lower:
+        raise RecognisedError(_LEGACY_HINT["doc"])
+    if "workbook" in lower or "book" in lower:
+        raise RecognisedError(_LEGACY_HINT["xls"])
+    if "powerpoint document" in lower:
+        raise RecognisedError(_LEGACY_HINT["ppt"])
+    raise InputError("an OLE compound file that is not a Word, Excel or PowerPoint document")
+
+
+_FREESECT, _ENDOFCHAIN = 0xFFFFFFFF, 0xFFFFFFFE
+_MAX_DIR_ENTRIES = 100_000
+
+
+def cfb_stream_names(path: str | os.PathLike) -> list[str]:
+    """Names of the entries in a CFB (OLE2) file's directory, in directory order.
+
+    A small reader of the [MS-CFB] header, FAT and directory chain; only names are
+    needed, so stream data are never read. Raises ``ValueError`` on a broken file.
+    """
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 512 or not data.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
+        raise ValueError("header too short")
+    shift = struct.unpack_from("<H", data, 30)[0]
+    if shift not in (9, 12):
+        raise ValueError(f"bad sector shift {shift}")
+    ssize = 1 << shift
+    n_fat, first_dir = struct.unpack_from("<II", data, 44)
+    first_difat, n_difat = struct.unpack_from("<II", data, 68)
+    nsect = (len(data) - ssize) // ssize if len(data) > ssize else 0
+
+    def sector(i: int) -> bytes:
+        if i >= nsect:
+            raise ValueError(f"sector {i} past end of file")
+        off = (i + 1) * ssize
+        return data[off:off + ssize]
+
+    # FAT sector numbers: 109 in the header, the rest in the DIFAT chain.
+    fat_sectors = [s for s in struct.unpack_from("<109I", data, 76) if s != _FREESECT]
+    d, seen = first_difat, 0
+    while d not in (_ENDOFCHAIN, _FREESECT) and seen < n_difat + 1:
+        ents = struct.unpack(f"<{ssize // 4}I", sector(d))
+        fat_sectors += [s for s in ents[:-1] if s != _FREESECT]
+        d = ents[-1]
+        seen += 1
+    fat_sectors = fat_sectors[:max(n_fat, 1)]
+    fat: list[int] = []
+    for s in fat_sectors:
+        fat.extend(struct.unpack(f"<{ssize // 4}I", sector(s)))
+
+    names: list[str] = []
+    s, hops = first_dir, 0
+    while s != _ENDOFCHAIN:
+        if s >= len(fat) or hops > nsect:
+            raise ValueError("broken directory chain")
+        chunk = sector(s)
+        for off in range(0, ssize, 128):
+            entry = chunk[off:off + 128]
+            nlen = struct.unpack_from("<H", entry, 64)[0]
+            etype = entry[66]
+            if etype == 0 or not 2 <= nlen <= 64:
+                continue
+            names.append(entry[:nlen - 2].decode("utf-16-le", "replace"))
+            if len(names) > _MAX_DIR_ENTRIES:
+                raise ValueError("too many directory entries")
+        s = fat[s]
+        hops += 1
+    if not names:
+        raise ValueError("empty directory")
+    return names
