@@ -484,8 +484,11 @@ def test_chart_built_with_python_pptx_and_broken_chart(tmp_path):
     doc = read_pptx(path)
     charts = blocks(doc, BlockType.TABLE)
     assert [c.sub_type for c in charts] == ["chart", "chart"]
-    captions = [plain_text(b) for b in charts[0].blocks if b.type == BlockType.TABLE_CAPTION]
-    assert captions == ["Market share"]
+    captions = [[plain_text(b) for b in c.blocks if b.type == BlockType.TABLE_CAPTION]
+                for c in charts]
+    # The chart type before the title, as the xlsx and docx readers caption charts.
+    assert captions[0] == ["Column chart: Market share"]
+    assert captions[1][0].startswith("Scatter chart")
     first, second = tables(doc)
     assert cell_texts(first) == [["", "Share"], ["東京", "12.5%"], ["Paris", "50.0%"]]
     assert cell_texts(second) == [["", "Points"], ["1", "10"], ["2.5", "20"]]
@@ -496,6 +499,15 @@ def test_chart_built_with_python_pptx_and_broken_chart(tmp_path):
         assert len(tables(broken)) == 1
         assert any("chart" in w for w in broken.warnings)
         assert "Under the charts" in text_of(broken)
+    # a chart whose caches are gone: no table, but its type and title stay as a line
+    def no_cache(n, d):
+        if n != "ppt/charts/chart1.xml":
+            return d
+        return re.sub(rb"<c:(str|num)Cache>.*?</c:(str|num)Cache>", b"", d, flags=re.S)
+    bare = read_pptx(rewrite_zip(path, tmp_path / "bare.pptx", no_cache))
+    assert len(tables(bare)) == 1
+    assert "Column chart: Market share" in text_of(bare)
+    assert any("no cached data" in w for w in bare.warnings)
 
 
 DATA_MODEL = f"""<dgm:dataModel xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram"
@@ -677,7 +689,8 @@ def test_office2016_chart_in_alternate_content(tmp_path):
     doc = read_pptx(save(prs, tmp_path))
     (chart,) = blocks(doc, BlockType.TABLE)
     assert chart.sub_type == "chart"
-    assert [plain_text(b) for b in chart.blocks if b.type == BlockType.TABLE_CAPTION] == ["Bridge"]
+    assert [plain_text(b) for b in chart.blocks if b.type == BlockType.TABLE_CAPTION] == [
+        "Waterfall chart: Bridge"]
     assert cell_texts(tables(doc)[0]) == [["", "Cash"], ["Start", "100"], ["Gain", "20.5"],
                                           ["End", "120.5"]]
     assert "isn't available" not in text_of(doc)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mineru_tui.document import (Block, BlockType, Document, Line, Page, image_block,
-                                 title_block)
+                                 text_block, text_span, title_block)
 from mineru_tui.errors import InputError
 from mineru_tui.office.pptx_layouts import TITLE_TYPES, Template, Templates
 from mineru_tui.office.pptx_order import Box, reading_order
@@ -365,16 +365,23 @@ class _Reader:
         root = self.related_xml(rid, "chart", name)
         if root is None:
             return
-        from mineru_tui.office.pptx_charts import read_chart, read_chartex
+        from mineru_tui.office.pptx_charts import (chart_kind, chart_title, read_chart,
+                                                   read_chartex, with_kind)
         try:
             block = read_chartex(root) if extended else read_chart(root)
+            kind = chart_kind(root)
+            if block is None:
+                title = chart_title(root)
         except Exception as exc:  # a malformed chart must not lose the slide
             self.warn(f"chart {name!r} skipped ({type(exc).__name__}: {exc})")
             return
-        if block is None:
-            self.warn(f"chart {name!r} has no cached data; skipped")
-        else:
-            item.blocks.append(block)
+        if block is not None:  # captioned "Column chart: Title", as in xlsx and docx
+            item.blocks.append(with_kind(block, kind))
+            return
+        # No cached data: what the chart is (type and title) is still worth a line.
+        self.warn(f"chart {name!r} has no cached data; only its type and title are kept")
+        caption = ": ".join(x for x in (kind or "Chart", title) if x)
+        item.blocks.append(text_block([text_span(caption)]))
 
     def diagram(self, rid: str | None, name: str, item: _Item) -> None:
         root = self.related_xml(rid, "diagram", name)
