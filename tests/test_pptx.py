@@ -398,9 +398,54 @@ def test_picture_with_alt_text_and_missing_picture(tmp_path):
     for edit in (lambda n, d: None if n.startswith("ppt/media/") else d,
                  lambda n, d: b"not a png" if n.startswith("ppt/media/") else d):
         broken = read_pptx(rewrite_zip(path, tmp_path / "broken.pptx", edit))
-        assert blocks(broken, BlockType.IMAGE) == []
+        # each picture keeps a placeholder named by its alt text (python-pptx writes the
+        # file name, "image.png", when none is given); no image file
+        assert [plain_text(b) for b in blocks(broken, BlockType.IMAGE)] == [
+            "Missing image: A red dot", "Missing image: image.png"]
+        assert broken.images == {}
         assert any("picture" in w for w in broken.warnings)
         assert "After the picture" in text_of(broken)
+
+
+def test_linked_and_dangling_pictures(tmp_path):
+    """A picture linked to a file (r:link) is never opened: a placeholder names it."""
+    from pptx.util import Inches
+    prs = new_prs()
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    for i in range(4):
+        pic = slide.shapes.add_picture(io.BytesIO(png_bytes()), Inches(1 + 2 * i), Inches(1))
+        pic._element.nvPicPr.cNvPr.set("descr", ["Logo", "", "Chart pic", "Gone"][i])
+    path = save(prs, tmp_path)
+    targets = ["file:////Users/me/Pictures/logo%20v2.png", "C:\\pics\\local.jpg",
+               "https://example.com/chart.png"]
+
+    def edit(name, data):
+        if name == "ppt/slides/slide1.xml":
+            for i in range(3):  # r:embed="rIdN" -> r:link="rIdX{i}" (what PowerPoint writes)
+                data = re.sub(rb'r:embed="rId\d+"', f'r:link="rIdX{i}"'.encode(), data, count=1)
+            data = re.sub(rb'r:embed="rId\d+"', b'r:embed="rIdNowhere"', data, count=1)
+        elif name == "ppt/slides/_rels/slide1.xml.rels":
+            rels = "".join(
+                f'<Relationship Id="rIdX{i}" Type="http://schemas.openxmlformats.org/'
+                f'officeDocument/2006/relationships/image" Target="{html.escape(t)}" '
+                f'TargetMode="External"/>' for i, t in enumerate(targets))
+            data = data.replace(b"</Relationships>", rels.encode() + b"</Relationships>")
+        return data
+
+    doc = read_pptx(rewrite_zip(path, tmp_path / "linked.pptx", edit))
+    images = blocks(doc, BlockType.IMAGE)
+    assert [plain_text(b) for b in images] == [
+        "Linked image: Logo (logo v2.png, not embedded)",
+        "Linked image: local.jpg (not embedded)",
+        "Linked image: Chart pic",
+        "Missing image: Gone"]
+    # a web target is a link the reader can follow, never an image a viewer would fetch
+    assert images[2].blocks[0].lines[0].spans[0].link == "https://example.com/chart.png"
+    md = to_markdown(doc)
+    assert "[Linked image: Chart pic](https://example.com/chart.png)" in md
+    assert "![" not in md and doc.images == {}  # nothing read for them: no image files
+    assert sum("outside the presentation" in w for w in doc.warnings) == 3
+    assert any("dangling" in w for w in doc.warnings)
 
 
 def test_notes_footer_placeholders_and_hidden_slide(tmp_path):

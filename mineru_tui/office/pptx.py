@@ -91,6 +91,41 @@ def _looks_like_image(data: bytes, ext: str) -> bool:
     return magic is None or data.startswith(magic)
 
 
+def linked_image_block(alt: str, target: str) -> Block:
+    """An image block for a picture that lives outside the package ("Link to File").
+
+    Its bytes are never fetched (a presentation must not make the reader open local
+    files or the network), so there is no image file; the body says what the picture
+    was, as the docx reader does: "Linked image: <alt>", linked to the target when that
+    is a web address, else followed by the target's file name.
+    """
+    target = target.strip()
+    file_name = _file_name(target)
+    label = "Linked image: " + (alt or file_name or "picture")
+    if target.lower().startswith(("http://", "https://")):
+        span = text_span(label, link=target)
+    else:
+        shown = alt and file_name and file_name != alt  # else the label is the file name
+        span = text_span(label + (f" ({file_name}, not embedded)" if shown else " (not embedded)"))
+    return Block(BlockType.IMAGE, blocks=[Block(BlockType.IMAGE_BODY, lines=[Line([span])])])
+
+
+def missing_image_block(alt: str) -> Block | None:
+    """A placeholder for a picture whose image part is missing or corrupt: "Missing image:
+    <alt>" when the picture has alt text to name it, else nothing (only a warning)."""
+    if not alt:
+        return None
+    span = text_span(f"Missing image: {alt}")
+    return Block(BlockType.IMAGE, blocks=[Block(BlockType.IMAGE_BODY, lines=[Line([span])])])
+
+
+def _file_name(target: str) -> str:
+    """The last path segment of a link target (``file:///C:/pics/a.png`` -> ``a.png``)."""
+    from urllib.parse import unquote
+    path = unquote(target.split("?", 1)[0].split("#", 1)[0]).replace("\\", "/").rstrip("/")
+    return path.rsplit("/", 1)[-1][:200]
+
+
 class _Reader:
     def __init__(self, pkg: Package, name: str, include_hidden: bool):
         self.pkg = pkg
@@ -291,19 +326,32 @@ class _Reader:
             item.blocks += text_body_blocks(body, ctx)
 
     def image(self, fill, el) -> Block | None:
-        """An image block for a ``blipFill`` (of a picture or a picture-filled shape)."""
+        """An image block for a ``blipFill`` (of a picture or a picture-filled shape).
+
+        A picture linked to a file (``r:link``, "Link to File") is never fetched: it
+        becomes a placeholder naming it. So does a picture whose part is missing or
+        corrupt, when the picture has a name to give it (alt text).
+        """
         blip = fill.find(q("a:blip"))
         if blip is None:
             return None
         cnvpr = cnvpr_of(el)
         name = cnvpr.get("name", "") if cnvpr is not None else ""
         alt = (cnvpr.get("descr") or cnvpr.get("title") or "").strip() if cnvpr is not None else ""
-        rid = blip.get(R_EMBED)
-        rel = self.pkg.rels(self.part).get(rid or "")
+        alt = " ".join(alt.split())
+        rels = self.pkg.rels(self.part)
+        rid, link_rid = blip.get(R_EMBED), blip.get(R_LINK)
+        rel = rels.get(rid or "")
         if rel is None or rel.external:
-            if rid or blip.get(R_LINK):
-                what = "is linked, not embedded" if blip.get(R_LINK) and not rid else "has no image part"
-                self.warn(f"picture {name!r} {what}; skipped")
+            for r_id in (link_rid, rid):
+                linked = rels.get(r_id or "")
+                if linked is not None and linked.external and linked.target.strip():
+                    self.warn(f"picture {name!r} links to {_file_name(linked.target)!r} "
+                              "outside the presentation; not embedded, not read")
+                    return linked_image_block(alt, linked.target)
+            if rid or link_rid:
+                self.warn(f"picture {name!r} has no image part ({rid or link_rid} is dangling)")
+                return missing_image_block(alt)
             return None
         stored = self.image_names.get(rel.target)
         if stored is None:  # each media part is stored once, however often it is shown
@@ -311,11 +359,11 @@ class _Reader:
                 data = self.pkg.blob(rel.target)
             except PartError as exc:
                 self.warn(f"picture {name!r} skipped ({exc})")
-                return None
+                return missing_image_block(alt)
             ext = self.pkg.image_ext(rel.target)
             if not _looks_like_image(data, ext):
                 self.warn(f"picture {name!r} skipped (corrupt {ext} data in {rel.target})")
-                return None
+                return missing_image_block(alt)
             stored = self.image_names[rel.target] = self.doc.add_image(data, ext)
         return image_block(stored, alt=alt)
 
