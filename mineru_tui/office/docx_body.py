@@ -10,6 +10,7 @@ attaches captions to the table or figure next to them.
 
 from __future__ import annotations
 
+from mineru_tui.office.placeholders import file_name, linked_image_block
 from mineru_tui.document import (Block, BlockType, Document, Line, Span, SpanType,
                                  equation_block, image_block, text_span, title_block)
 from mineru_tui.office.docx_checkbox import form_checkbox, glyph_checkbox, sdt_checkbox
@@ -433,7 +434,7 @@ class BodyReader:
             if external:
                 break
         if external:
-            self.warn(f"a picture links to {_file_name(external)!r} outside the document; "
+            self.warn(f"a picture links to {file_name(external)!r} outside the document; "
                       "it is not embedded and was not read")
             items.append(linked_image_block(alt, external))
         elif rid and not link_rid:
@@ -515,32 +516,6 @@ class BodyReader:
                 self.warn(f"an equation could not be converted to LaTeX ({type(exc).__name__}); "
                           "kept as plain text")
         return "".join(t.text or "" for t in el.iter(M_T)).strip()
-
-def linked_image_block(alt: str, target: str) -> Block:
-    """An image block for a picture that lives outside the package (Word's "link to file").
-
-    Its bytes are never fetched or read (a document must not make the reader open local
-    files or the network), so there is no file for ``doc.images``; the body says what
-    the picture was instead: "Linked image: <alt>", linked to the target when that is a
-    web address, else followed by the target's file name.
-    """
-    web = target.strip().lower().startswith(("http://", "https://"))
-    label = "Linked image: " + (alt or _file_name(target) or "picture")
-    if web:
-        span = text_span(label, link=target.strip())
-    else:
-        name = _file_name(target)
-        span = text_span(label + (f" ({name}, not embedded)" if name and name != alt else
-                                  " (not embedded)"))
-    return Block(BlockType.IMAGE, blocks=[Block(BlockType.IMAGE_BODY, lines=[Line([span])])])
-
-
-def _file_name(target: str) -> str:
-    """The last path segment of a link target (``file:///C:/pics/a.png`` -> ``a.png``)."""
-    from urllib.parse import unquote
-    path = unquote(target.split("?", 1)[0].split("#", 1)[0]).replace("\\", "/").rstrip("/")
-    return path.rsplit("/", 1)[-1][:200]
-
 
 def _docpr_alt(drawing) -> str:
     for container in drawing:

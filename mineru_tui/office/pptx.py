@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mineru_tui.office.placeholders import file_name, linked_image_block, missing_image_block
 from mineru_tui.document import (Block, BlockType, Document, Line, Page, image_block,
                                  text_block, text_span, title_block)
 from mineru_tui.errors import InputError
@@ -89,41 +90,6 @@ def _looks_like_image(data: bytes, ext: str) -> bool:
         return False
     magic = _IMAGE_MAGIC.get(ext)
     return magic is None or data.startswith(magic)
-
-
-def linked_image_block(alt: str, target: str) -> Block:
-    """An image block for a picture that lives outside the package ("Link to File").
-
-    Its bytes are never fetched (a presentation must not make the reader open local
-    files or the network), so there is no image file; the body says what the picture
-    was, as the docx reader does: "Linked image: <alt>", linked to the target when that
-    is a web address, else followed by the target's file name.
-    """
-    target = target.strip()
-    file_name = _file_name(target)
-    label = "Linked image: " + (alt or file_name or "picture")
-    if target.lower().startswith(("http://", "https://")):
-        span = text_span(label, link=target)
-    else:
-        shown = alt and file_name and file_name != alt  # else the label is the file name
-        span = text_span(label + (f" ({file_name}, not embedded)" if shown else " (not embedded)"))
-    return Block(BlockType.IMAGE, blocks=[Block(BlockType.IMAGE_BODY, lines=[Line([span])])])
-
-
-def missing_image_block(alt: str) -> Block | None:
-    """A placeholder for a picture whose image part is missing or corrupt: "Missing image:
-    <alt>" when the picture has alt text to name it, else nothing (only a warning)."""
-    if not alt:
-        return None
-    span = text_span(f"Missing image: {alt}")
-    return Block(BlockType.IMAGE, blocks=[Block(BlockType.IMAGE_BODY, lines=[Line([span])])])
-
-
-def _file_name(target: str) -> str:
-    """The last path segment of a link target (``file:///C:/pics/a.png`` -> ``a.png``)."""
-    from urllib.parse import unquote
-    path = unquote(target.split("?", 1)[0].split("#", 1)[0]).replace("\\", "/").rstrip("/")
-    return path.rsplit("/", 1)[-1][:200]
 
 
 class _Reader:
@@ -346,7 +312,7 @@ class _Reader:
             for r_id in (link_rid, rid):
                 linked = rels.get(r_id or "")
                 if linked is not None and linked.external and linked.target.strip():
-                    self.warn(f"picture {name!r} links to {_file_name(linked.target)!r} "
+                    self.warn(f"picture {name!r} links to {file_name(linked.target)!r} "
                               "outside the presentation; not embedded, not read")
                     return linked_image_block(alt, linked.target)
             if rid or link_rid:
