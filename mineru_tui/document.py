@@ -79,7 +79,9 @@ class Span:
 
     ``content`` is the text (or LaTeX for equations, alt text for images). ``link`` is a
     hyperlink target; ``image_path`` names an image in :attr:`Document.images`; ``html``
-    or ``table`` carry a table body.
+    or ``table`` carry a table body. ``checked`` is set (True/False) only on a check box:
+    a text span whose content is ``[x]`` or ``[ ]``, which Markdown writes unescaped
+    (a GitHub task-list box) wherever that cannot start a link (see :func:`checkbox_span`).
     """
 
     type: str = SpanType.TEXT
@@ -91,6 +93,11 @@ class Span:
     table: "Table | None" = None
     bbox: BBox | None = None
     score: float | None = None
+    checked: bool | None = None
+
+    @property
+    def is_checkbox(self) -> bool:
+        return self.checked is not None
 
 
 @dataclass
@@ -220,6 +227,20 @@ class Document:
 
 def text_span(content: str, style: Iterable[str] = (), link: str | None = None) -> Span:
     return Span(SpanType.TEXT, content, frozenset(style), link)
+
+
+CHECKED_BOX, UNCHECKED_BOX = "[x]", "[ ]"
+
+
+def checkbox_span(checked: bool, link: str | None = None) -> Span:
+    """A check box as its own text span: ``[x]`` when ticked, ``[ ]`` when not.
+
+    It is text (MinerU readers that only know text spans still show the box), and it is
+    never merged into neighbouring text, so the Markdown writer can leave its brackets
+    unescaped where that is safe.
+    """
+    return Span(SpanType.TEXT, CHECKED_BOX if checked else UNCHECKED_BOX, link=link,
+                checked=bool(checked))
 
 
 def text_block(spans: list[Span], type: str = BlockType.TEXT, **kw) -> Block:
@@ -361,7 +382,8 @@ def _merge_spans(spans: list[Span]) -> list[Span]:
     out: list[Span] = []
     for s in spans:
         if (out and s.type == SpanType.TEXT and out[-1].type == SpanType.TEXT
-                and out[-1].style == s.style and out[-1].link == s.link):
+                and out[-1].style == s.style and out[-1].link == s.link
+                and not s.is_checkbox and not out[-1].is_checkbox):
             prev = out[-1]
             out[-1] = Span(SpanType.TEXT, prev.content + s.content, prev.style, prev.link)
         else:
@@ -394,12 +416,17 @@ def spans_to_md(spans: list[Span], image_prefix: str = "") -> str:
     in style is still one ``[...](...)``).
     """
     parts: list[str] = []
+    boxes: list[int] = []  # parts that are check boxes written raw, checked below
     merged = _merge_spans(spans)
     i = 0
     while i < len(merged):
         url = safe_url(merged[i].link) if merged[i].type == SpanType.TEXT else None
         if not url:
-            parts.append(_span_md(merged[i], image_prefix))
+            if merged[i].is_checkbox:
+                boxes.append(len(parts))
+                parts.append(merged[i].content)
+            else:
+                parts.append(_span_md(merged[i], image_prefix))
             i += 1
             continue
         j = i
@@ -414,7 +441,23 @@ def spans_to_md(spans: list[Span], image_prefix: str = "") -> str:
             inner = f"{lead}[{core}]({_link_target(url)}){trail}"
         parts.append(inner)
         i = j
+    for k in boxes:  # left to right: an escaped box is the context of the next one
+        if not _raw_box_is_safe("".join(parts[:k]), "".join(parts[k + 1:])):
+            parts[k] = escape_md(parts[k])
     return "".join(parts)
+
+
+def _raw_box_is_safe(before: str, after: str) -> bool:
+    """Whether ``[x]``/``[ ]`` between these two strings stays literal text in Markdown.
+
+    Right after it, ``(`` would make it a link (``[x](y)``), ``[`` a reference link
+    (``[x][y]``) and ``:`` a link reference definition (``[x]: y``) that swallows the
+    line. Right before it, ``]`` (``[^1][x]``) or ``!`` (``![x](...)``) could pair up with
+    it too. Text spans escape their own brackets, so these characters can only come from
+    the renderer's own links, images, notes or another box. A box inside a link's text is
+    escaped by the link path and never gets here.
+    """
+    return after[:1] not in ("(", "[", ":") and before[-1:] not in ("]", "!")
 
 
 def _lines_md(block: Block, image_prefix: str) -> str:
@@ -737,6 +780,8 @@ def _span_json(span: Span, image_prefix: str) -> dict:
             del d["content"]
     if span.score is not None:
         d["score"] = span.score
+    if span.checked is not None:
+        d["checked"] = span.checked
     return d
 
 

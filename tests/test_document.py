@@ -7,7 +7,8 @@ import json
 import pytest
 
 from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Page, Span,
-                                 SpanType, Table, block_to_md, equation_block, escape_md,
+                                 SpanType, Table, block_to_md, checkbox_span, equation_block,
+                                 escape_md,
                                  image_block, list_block, number_blocks, plain_text,
                                  safe_url, spans_to_md, table_block, text_block, text_span,
                                  title_block, to_content_list, to_markdown, to_middle_json)
@@ -316,3 +317,68 @@ def test_middle_json_image_span_names_the_file():
     assert img["type"] == "image" and img["blocks"][0]["type"] == "image_body"
     assert img["blocks"][0]["lines"][0]["spans"][0] == {"type": "image", "content": "alt",
                                                         "image_path": "image_001.png"}
+
+
+# ---------------------------------------------------------------------------------------
+# check boxes
+
+
+def _box_line(*spans: Span) -> str:
+    return spans_to_md(list(spans))
+
+
+def test_check_boxes_are_raw_task_list_boxes():
+    assert _box_line(checkbox_span(True), text_span(" Design")) == "[x] Design"
+    assert _box_line(checkbox_span(False), text_span(" Docs")) == "[ ] Docs"
+    # a box's brackets are its own: the text next to it is still escaped
+    assert _box_line(checkbox_span(True), text_span(" a [b]")) == "[x] a \\[b\\]"
+    # never merged into the text around it, even with the same (empty) style
+    merged = block_to_md(text_block([text_span("Pick "), checkbox_span(False),
+                                     text_span(" tea")]))
+    assert merged == "Pick [ ] tea"
+
+
+@pytest.mark.parametrize("spans, md", [
+    # "[x](...)" would be a link, "[x][...]" a reference, "[x]: ..." a definition
+    ([checkbox_span(True), text_span("(see note)")], "\\[x\\](see note)"),
+    ([checkbox_span(False), text_span(": pending")], "\\[ \\]: pending"),
+    ([checkbox_span(True), text_span("site", link="https://e.x/")],
+     "\\[x\\][site](https://e.x/)"),
+    ([checkbox_span(True), checkbox_span(False), text_span(" both")], "\\[x\\]\\[ \\] both"),
+    ([Span(SpanType.FOOTNOTE_REF, "1"), checkbox_span(True)], "[^1]\\[x\\]"),
+    ([text_span("Wow!"), checkbox_span(True)], "Wow!\\[x\\]"),
+    # inside a link's text the box is escaped like any bracket
+    ([checkbox_span(True, link="https://e.x/"), text_span(" go", link="https://e.x/")],
+     "[\\[x\\] go](https://e.x/)"),
+    # a space is enough to keep it literal
+    ([checkbox_span(True), text_span(" (see note)")], "[x] (see note)"),
+])
+def test_check_boxes_are_escaped_where_they_could_form_a_link(spans, md):
+    assert _box_line(*spans) == md
+
+
+def test_check_boxes_parse_as_literal_text_or_task_items():
+    md_it = pytest.importorskip("markdown_it")
+    lines = [[checkbox_span(True), text_span("(a)")],
+             [checkbox_span(False), text_span(": b")],
+             [checkbox_span(True), text_span("c", link="https://e.x/")],
+             [checkbox_span(True), text_span(" d")]]
+    md = to_markdown(doc_of(*[text_block(l) for l in lines]))
+    html_out = md_it.MarkdownIt("commonmark").render(md)
+    for want in ("[x](a)", "[ ]: b", "[x] d"):
+        assert want in html_out
+    assert html_out.count("<a ") == 1  # only the real link "c"
+    items = list_block([text_block([checkbox_span(True), text_span(" done")], depth=0, marker="-")])
+    assert block_to_md(items) == "- [x] done"
+
+
+def test_check_boxes_in_content_list_and_middle_json():
+    doc = doc_of(text_block([checkbox_span(True), text_span(" Design")]),
+                 text_block([checkbox_span(False), text_span(" Docs")]))
+    assert [e["text"] for e in to_content_list(doc)] == ["[x] Design", "[ ] Docs"]
+    spans = [s for b in to_middle_json(doc)["pdf_info"][0]["para_blocks"]
+             for l in b["lines"] for s in l["spans"]]
+    assert spans[0] == {"type": "text", "content": "[x]", "checked": True}
+    assert spans[2] == {"type": "text", "content": "[ ]", "checked": False}
+    assert "checked" not in spans[1]
+    assert plain_text(doc.pages[0].para_blocks[0]) == "[x] Design"

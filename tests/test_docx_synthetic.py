@@ -626,7 +626,20 @@ def test_checkbox_content_controls_give_their_state(tmp_path):
     assert [ctext(c) for c in tables(doc)[0].rows[0]] == ["Pick: [x] Tea"]
     md = to_markdown(doc, "")
     assert "☒" not in md and "☐" not in md
-    assert "\\[x\\] Design" in md  # literal brackets, not a link
+    assert md.startswith("[x] Design\n\n[ ] Docs\n\n[ ] Tests\n\n")  # raw, task-list style
+    assert "| Pick:<br>[x] Tea |" in md
+    box = blocks(doc)[0].lines[0].spans[0]
+    assert (box.content, box.checked) == ("[x]", True)
+
+
+def test_checkbox_before_a_parenthesis_or_link_stays_literal(tmp_path):
+    link = '<w:hyperlink r:id="rLink"><w:r><w:t>spec</w:t></w:r></w:hyperlink>'
+    body = (f'<w:p>{_checkbox_sdt("1", "☒")}{run("(optional)")}</w:p>'
+            f'<w:p>{_checkbox_sdt("0", "☐")}{link}</w:p>'
+            f'<w:p>{_checkbox_sdt("0", "☐")}{run(": later")}</w:p>')
+    doc = read(tmp_path, build_docx(body, links={"rLink": "https://example.com/spec"}))
+    assert to_markdown(doc, "").strip().split("\n\n") == [
+        "\\[x\\](optional)", "\\[ \\][spec](https://example.com/spec)", "\\[ \\]: later"]
 
 
 def test_legacy_form_checkbox_fields(tmp_path):
@@ -645,6 +658,8 @@ def test_leading_checkbox_glyphs_only(tmp_path):
     doc = read(tmp_path, build_docx(body))
     assert [plain_text(b) for b in blocks(doc)] == [
         "[x] done", "[ ] todo", "a ☒ in the middle stays", "✓ a tick is not a box"]
+    assert to_markdown(doc, "").split("\n\n")[:2] == ["[x] done", "[ ] todo"]
+    assert [s.checked for s in blocks(doc)[1].lines[0].spans] == [False, None]
 
 
 # ------------------------------------------------------------------ linked (external) pictures

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from mineru_tui.office.placeholders import file_name, linked_image_block
 from mineru_tui.document import (Block, BlockType, Document, Line, Span, SpanType,
-                                 equation_block, image_block, text_span, title_block)
+                                 checkbox_span, equation_block, image_block, text_span,
+                                 title_block)
 from mineru_tui.office.docx_checkbox import form_checkbox, glyph_checkbox, sdt_checkbox
 from mineru_tui.office.docx_embedded import (C_NS, DGM_NS, alt_chunk_blocks, chart_block,
                                              smartart_blocks)
@@ -261,7 +262,7 @@ class BodyReader:
             elif tag == SDT:
                 box = sdt_checkbox(child)
                 if box is not None:  # the content is only the box's glyph
-                    _add_text(items, box, frozenset(), link)
+                    items.append(checkbox_span(box, link))
                     continue
                 content = child.find(SDTCONTENT)
                 if content is not None:
@@ -323,7 +324,7 @@ class BodyReader:
             if tag == FLDCHAR:
                 box = form_checkbox(child) if child.get(w("fldCharType")) == "begin" else None
                 if box is not None and (not self.fields or self._field_state()[0]):
-                    _add_text(items, box, frozenset(), link)
+                    items.append(checkbox_span(box, link))
                 self._fld_char(child)
                 continue
             if tag == INSTR:
@@ -527,20 +528,23 @@ def _docpr_alt(drawing) -> str:
 
 def _leading_checkbox(items: list) -> None:
     """A paragraph that starts with a ☐/☒ glyph starts with a check box: write its state."""
-    for item in items:
-        if isinstance(item, Span) and item.type == SpanType.TEXT:
-            if not item.content.strip():
-                continue
-            box = glyph_checkbox(item.content)
-            if box is not None:
-                item.content = box
+    for i, item in enumerate(items):
+        if not isinstance(item, Span) or item.type != SpanType.TEXT or item.is_checkbox:
+            return
+        if not item.content.strip():
+            continue  # leading blanks: look at the first real text
+        found = glyph_checkbox(item.content)
+        if found is not None:
+            state, rest = found
+            items[i:i + 1] = [checkbox_span(state, item.link),
+                              Span(SpanType.TEXT, rest, item.style, item.link)]
         return
 
 
 def _add_text(items: list, text: str, style: frozenset, link: str | None) -> None:
     last = items[-1] if items else None
     if (isinstance(last, Span) and last.type == SpanType.TEXT and last.style == style
-            and last.link == link):
+            and last.link == link and not last.is_checkbox):
         last.content += text
     else:
         items.append(Span(SpanType.TEXT, text, style, link))
@@ -551,7 +555,8 @@ def _merge(spans: list[Span]) -> list[Span]:
     for s in spans:
         last = out[-1] if out else None
         if (last is not None and s.type == SpanType.TEXT and last.type == SpanType.TEXT
-                and last.style == s.style and last.link == s.link):
+                and last.style == s.style and last.link == s.link
+                and not s.is_checkbox and not last.is_checkbox):
             last.content += s.content
         else:
             out.append(s)

@@ -1,7 +1,8 @@
 """Check boxes: ``w14:checkbox`` content controls, legacy ``FORMCHECKBOX`` fields and
 check-box glyphs that start a paragraph.
 
-Each becomes the text ``[x]`` (checked) or ``[ ]`` (unchecked) where the box stands, as
+Each gives its state (True = ticked) and becomes a check-box span
+(:func:`mineru_tui.document.checkbox_span`): ``[x]`` or ``[ ]`` where the box stands, as
 docling writes them and as GitHub task lists read. The glyph Word draws for a box (☒, ☐,
 in a font the reader may not have) says less than the state it stands for.
 """
@@ -11,7 +12,6 @@ from __future__ import annotations
 from mineru_tui.office.docx_xml import W_NS, on_off, w
 
 W14_NS = "http://schemas.microsoft.com/office/word/2010/wordml"
-CHECKED, UNCHECKED = "[x]", "[ ]"
 
 _SDTPR = w("sdtPr")
 _W14_CHECKBOX, _W14_CHECKED = f"{{{W14_NS}}}checkbox", f"{{{W14_NS}}}checked"
@@ -19,24 +19,24 @@ _W14_VAL = f"{{{W14_NS}}}val"
 _FFDATA, _CHECKBOX = w("ffData"), w("checkBox")
 _DEFAULT, _FF_CHECKED = w("default"), w("checked")
 # ☐ ballot box, ☑ with check, ☒ with x; ✓✔✗ are marks, not boxes, and stay as they are.
-_GLYPHS = {"\u2610": UNCHECKED, "\u2611": CHECKED, "\u2612": CHECKED}
+_GLYPHS = {"\u2610": False, "\u2611": True, "\u2612": True}
 
 
-def sdt_checkbox(sdt) -> str | None:
-    """``[x]``/``[ ]`` for a ``w:sdt`` that is a check-box content control, else None."""
+def sdt_checkbox(sdt) -> bool | None:
+    """The state of a ``w:sdt`` that is a check-box content control, else None."""
     pr = sdt.find(_SDTPR)
     box = pr.find(_W14_CHECKBOX) if pr is not None else None
     if box is None:
         return None
     checked = box.find(_W14_CHECKED)
     if checked is None:
-        return UNCHECKED
+        return False
     v = (checked.get(_W14_VAL) or checked.get(f"{{{W_NS}}}val") or "1").strip().lower()
-    return UNCHECKED if v in ("0", "false", "off") else CHECKED
+    return v not in ("0", "false", "off")
 
 
-def form_checkbox(fld_char) -> str | None:
-    """``[x]``/``[ ]`` for the ``w:fldChar`` that begins a FORMCHECKBOX field, else None.
+def form_checkbox(fld_char) -> bool | None:
+    """The state of the ``w:fldChar`` that begins a FORMCHECKBOX field, else None.
 
     ``w:checked`` (the current state) wins over ``w:default`` (the state it was made with).
     """
@@ -47,14 +47,18 @@ def form_checkbox(fld_char) -> str | None:
     state = box.find(_FF_CHECKED)
     if state is None:
         state = box.find(_DEFAULT)
-    return CHECKED if state is not None and on_off(state) else UNCHECKED
+    return state is not None and on_off(state)
 
 
-def glyph_checkbox(text: str) -> str | None:
-    """``text`` with a leading check-box glyph written as ``[x]``/``[ ]``, else None."""
+def glyph_checkbox(text: str) -> tuple[bool, str] | None:
+    """``(state, rest)`` when ``text`` starts with a check-box glyph, else None.
+
+    ``rest`` is the text after the glyph, starting with a space (one is added when the
+    glyph touched the next word: "☐todo").
+    """
     stripped = text.lstrip()
-    mark = _GLYPHS.get(stripped[:1])
-    if mark is None:
+    state = _GLYPHS.get(stripped[:1])
+    if state is None:
         return None
     rest = stripped[1:]
-    return text[: len(text) - len(stripped)] + mark + ("" if not rest or rest[0].isspace() else " ") + rest
+    return state, ("" if not rest or rest[0].isspace() else " ") + rest
