@@ -440,6 +440,109 @@ def test_separate_tables_split_by_empty_rows_and_columns(tmp_path):
     assert last.type == BlockType.TEXT and plain_text(last) == "a lone note"
 
 
+def test_a_single_spacer_column_stays_inside_its_table(tmp_path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for r in range(1, 5):  # A:B | C empty | D:E over the same rows: one table
+        ws.cell(r, 1, f"k{r}")
+        ws.cell(r, 2, r)
+        ws.cell(r, 4, f"u{r}")
+        ws.cell(r, 5, r * 10)
+    for r in range(8, 11):  # G8:H10 beside a block that only shares one row: two tables
+        ws.cell(r, 7, f"g{r}")
+        ws.cell(r, 8, r)
+    for r in range(10, 13):
+        ws.cell(r, 10, f"j{r}")
+    doc = read_xlsx(save(wb, tmp_path / "gap.xlsx"))
+    assert [grid(t) for t in tables(doc)] == [
+        [["k1", "1", "", "u1", "10"], ["k2", "2", "", "u2", "20"], ["k3", "3", "", "u3", "30"],
+         ["k4", "4", "", "u4", "40"]],
+        [["g8", "8"], ["g9", "9"], ["g10", "10"]],
+        [["j10"], ["j11"], ["j12"]]]
+
+
+def test_a_single_empty_row_joins_only_a_header_block_to_its_data(tmp_path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["Region", "Q1", "Q2"])  # a header block, a spacer row, numbers: one table
+    ws.append([])
+    ws.append(["North", 1, 2])
+    ws.append(["South", 3, 4])
+    ws.append([])
+    ws.append([])
+    ws.append(["Item", "Units"])  # two tables stacked one row apart: two tables
+    ws.append([1, 1000])
+    ws.append([])
+    ws.append(["Item", "Units"])
+    ws.append([2, 750])
+    ws.append([])
+    ws.append(["first note"])  # two lone notes a row apart: two paragraphs
+    ws.append([])
+    ws.append(["second note"])
+    doc = read_xlsx(save(wb, tmp_path / "rows.xlsx"))
+    t1, t2, t3 = tables(doc)
+    assert grid(t1) == [["Region", "Q1", "Q2"], ["", "", ""], ["North", "1", "2"],
+                        ["South", "3", "4"]]
+    assert [c.header for c in t1.rows[0]] == [True] * 3
+    assert grid(t2) == [["Item", "Units"], ["1", "1000"]]
+    assert grid(t3) == [["Item", "Units"], ["2", "750"]]
+    notes = [plain_text(b) for b in doc.pages[0].para_blocks if b.type == BlockType.TEXT]
+    assert notes == ["first note", "second note"]
+
+
+def test_titles_over_a_spacer_row(tmp_path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"] = "Sales"  # merged across the data a spacer row below: its title row
+    ws.merge_cells("A1:C1")
+    ws.append([])
+    ws.append(["North", 1, 2])
+    ws.append(["South", 3, 4])
+    ws["A7"] = "Costs"  # unmerged, narrower than the data: a paragraph before it
+    ws.append([])
+    ws.append(["East", 5, 6])
+    doc = read_xlsx(save(wb, tmp_path / "title.xlsx"))
+    t1, t2 = tables(doc)
+    assert grid(t1) == [["Sales"], ["", "", ""], ["North", "1", "2"], ["South", "3", "4"]]
+    assert (t1.rows[0][0].colspan, t1.rows[0][0].header) == (3, True)
+    assert [c.header for c in t1.rows[2]] == [False] * 3
+    texts = [plain_text(b) for b in doc.pages[0].para_blocks if b.type == BlockType.TEXT]
+    assert texts == ["Costs"]
+    assert grid(t2) == [["East", "5", "6"]]
+
+
+def test_merged_cells_with_an_empty_anchor_keep_their_spans(tmp_path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["name", None, None, "total"])  # B1:C1 merged and empty: a blank header box
+    ws.merge_cells("B1:C1")
+    ws.append(["a", 1, 2, 3])
+    ws.append(["b", None, 4, 5])  # A4:A5 merged, empty, right under the table: kept in it
+    ws.merge_cells("A4:A5")
+    ws["D4"] = 9
+    ws.merge_cells("F9:G9")  # an empty merge on its own: nothing
+    doc = read_xlsx(save(wb, tmp_path / "em.xlsx"))
+    (t,) = tables(doc)
+    assert [[(c.colspan, c.rowspan) for c in row] for row in t.rows] == [
+        [(1, 1), (2, 1), (1, 1)], [(1, 1)] * 4, [(1, 1)] * 4, [(1, 2), (1, 1), (1, 1), (1, 1)],
+        [(1, 1), (1, 1), (1, 1)]]
+    assert grid(t)[0] == ["name", "", "total"]
+    assert grid(t)[3] == ["", "", "", "9"]
+    assert '<th colspan="2"></th>' in to_markdown(doc)
+
+
+def test_empty_merge_over_a_value_is_not_applied(tmp_path):
+    # Excel empties the cells a merge covers; a file that still has a value there keeps it.
+    rows = ('<sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>x</t></is></c>'
+            '<c r="C1" t="inlineStr"><is><t>kept</t></is></c></row>'
+            '<row r="2"><c r="A2"><v>1</v></c><c r="B2"><v>2</v></c><c r="C2"><v>3</v></c></row>'
+            '</sheetData><mergeCells><mergeCell ref="B1:C1"/></mergeCells>')
+    doc = read_xlsx(raw_xlsx(tmp_path / "over.xlsx", rows))
+    (t,) = tables(doc)
+    assert grid(t) == [["x", "", "kept"], ["1", "2", "3"]]
+    assert not t.has_merges()
+
+
 def test_title_rows_lone_cells_and_header_rows(tmp_path):
     wb = openpyxl.Workbook()
     ws = wb.active

@@ -8,9 +8,13 @@ the sheet, holding:
 
 * a level-2 title with the sheet name;
 * the sheet's tables: the non-empty cells (merged ranges count as filled) split into
-  separate tables wherever a fully empty row or column runs across them (recursive
-  XY-cut, like docling), each trimmed to its own used range. Merged cells become
-  colspan/rowspan (clipped to their table), covered cells are omitted. A table's first
+  separate tables wherever fully empty rows or columns run across them (recursive
+  XY-cut, like docling), each trimmed to its own used range. Two or more empty lines
+  always separate; a single one is a spacer inside one table when the blocks on either
+  side share most of their rows (a spacer column) or when it parts a text-only header
+  block from the numbers under it (a spacer row). Merged cells become colspan/rowspan
+  (clipped to their table), covered cells are omitted; a merged range with an empty
+  top-left cell keeps its span where it touches a table, but makes none. A table's first
   row is marked as header when it holds no number (with the rows its merges reach
   down over). A lone text cell on top of a wider table is a title row: merged across,
   it stays the table's first row as a header cell spanning the table; unmerged, it
@@ -173,26 +177,42 @@ def _sheet_items(data: SheetData, doc: Document, sheet: str, pictures: dict[str,
     max_col = max(c for _, c in cells) + MERGE_SLACK
     merges: dict[tuple[int, int], Rect] = {}
     for r1, c1, r2, c2 in data.merges:
+        if r1 > max_row or c1 > max_col:
+            continue  # wholly past the content: formatting
         r2, c2 = min(r2, max(r1, max_row)), min(c2, max(c1, max_col))
-        if (r1, c1) in cells and (r2 > r1 or c2 > c1):
+        if r2 > r1 or c2 > c1:
             merges[(r1, c1)] = (r1, c1, r2, c2)
-    rects: list[Rect] = []
-    for pos in cells:
-        rects.append(merges.get(pos, (pos[0], pos[1], pos[0], pos[1])))
+    rects: list[Rect] = [merges.pop(pos, (pos[0], pos[1], pos[0], pos[1])) for pos in cells]
+    # A merge with an empty top-left cell is still the table's structure (an empty box
+    # of a form): it keeps its span where it touches a table, but alone is no content.
+    # One that covers values is not kept (its span would hide them).
+    rects += [m for m in merges.values() if not _covers_value(m, cells)]
+    regions = [g for g in _xy_cut(rects, cells) if any((r[0], r[1]) in cells for r in g)]
     items = []
-    regions = _xy_cut(rects)
     for region in regions:
         items += _region_items(region, cells, doc, sheet, pictures, sole=len(regions) == 1)
     return items
 
 
-def _xy_cut(rects: list[Rect]) -> list[list[Rect]]:
-    """Split rectangles into groups separated by fully empty rows or columns."""
+def _covers_value(rect: Rect, cells: dict) -> bool:
+    """Whether any cell of the rectangle holds a value."""
+    r1, c1, r2, c2 = rect
+    if (r2 - r1 + 1) * (c2 - c1 + 1) <= len(cells):
+        return any((r, c) in cells for r in range(r1, r2 + 1) for c in range(c1, c2 + 1))
+    return any(r1 <= r <= r2 and c1 <= c <= c2 for r, c in cells)
+
+
+def _xy_cut(rects: list[Rect], cells: dict) -> list[list[Rect]]:
+    """Split rectangles into groups separated by fully empty rows or columns.
+
+    A band of two or more empty rows or columns always separates; a single one only
+    when the two sides do not read as one table (see :func:`_one_table`).
+    """
     out: list[list[Rect]] = []
     stack = [(rects, 0, False)]  # (rects, axis to try, whether the other axis failed)
     while stack:
         group, axis, other_failed = stack.pop()
-        parts = _split(group, axis)
+        parts = _split(group, axis, cells)
         if len(parts) > 1:
             # Later parts are pushed first so they pop (and are emitted) last.
             for p in reversed(parts):
@@ -204,17 +224,67 @@ def _xy_cut(rects: list[Rect]) -> list[list[Rect]]:
     return out
 
 
-def _split(rects: list[Rect], axis: int) -> list[list[Rect]]:
+def _split(rects: list[Rect], axis: int, cells: dict) -> list[list[Rect]]:
+    """The rectangles in bands along ``axis`` (0: rows, 1: columns), split at empty lines."""
     lo, hi = (0, 2) if axis == 0 else (1, 3)
     ordered = sorted(rects, key=lambda r: (r[lo], r[1 - lo]))
-    parts: list[list[Rect]] = [[]]
-    end = None
+    parts: list[list[Rect]] = []
+    bounds: list[Rect] = []
     for r in ordered:
-        if end is not None and r[lo] > end + 1:
-            parts.append([])
-        parts[-1].append(r)
-        end = r[hi] if end is None else max(end, r[hi])
-    return parts
+        if parts and r[lo] <= bounds[-1][hi] + 1:
+            parts[-1].append(r)
+            bounds[-1] = _union(bounds[-1], r)
+        else:
+            parts.append([r])
+            bounds.append(r)
+    joined, joined_bounds = parts[:1], bounds[:1]
+    for part, bound in zip(parts[1:], bounds[1:]):
+        if _one_table(joined[-1], joined_bounds[-1], part, bound, axis, cells):
+            joined[-1].extend(part)
+            joined_bounds[-1] = _union(joined_bounds[-1], bound)
+        else:
+            joined.append(part)
+            joined_bounds.append(bound)
+    return joined
+
+
+def _union(a: Rect, b: Rect) -> Rect:
+    return min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
+
+
+MAX_HEAD_ROWS = 3  # rows of a header block that a spacer row may part from its data
+
+
+def _one_table(a: list[Rect], ba: Rect, b: list[Rect], bb: Rect, axis: int,
+               cells: dict) -> bool:
+    """Whether blocks ``a`` and ``b`` (bounds ``ba``, ``bb``), apart along ``axis``, are
+    one table with a spacer line between them.
+
+    Only a single empty row or column can be a spacer, and only between blocks that
+    share more than half of their extent the other way (side by side over the same rows,
+    or one above the other over the same columns). A spacer column is then part of the
+    table (a narrow layout column between a table's columns). A single empty row more
+    often separates two tables stacked on a sheet, so it is bridged only between a
+    header block (a few rows of text, no number) and the data under it (a first row with
+    a number). Docling's ``gap_tolerance=1`` bridges any single empty line; here a block
+    whose first row is text starts a new table.
+    """
+    lo, hi = (0, 2) if axis == 0 else (1, 3)
+    if bb[lo] - ba[hi] != 2:  # not exactly one empty line between them
+        return False
+    olo, ohi = (1, 3) if axis == 0 else (0, 2)
+    overlap = min(ba[ohi], bb[ohi]) - max(ba[olo], bb[olo]) + 1
+    if 2 * overlap <= max(ba[ohi] - ba[olo], bb[ohi] - bb[olo]) + 1:
+        return False
+    if axis == 1:
+        return True
+    return (ba[2] - ba[0] + 1 <= MAX_HEAD_ROWS and not any(_is_number(r, cells) for r in a)
+            and any(_is_number(r, cells) for r in b if r[0] == bb[0]))
+
+
+def _is_number(rect: Rect, cells: dict) -> bool:
+    value = cells.get((rect[0], rect[1]))
+    return value is not None and value.numeric
 
 
 def _bounds(rects: list[Rect]) -> Rect:
@@ -238,7 +308,7 @@ def _region_items(rects: list[Rect], cells: dict, doc: Document, sheet: str,
     title = _title_row(rects, cells)
     if title is not None:
         rest = [r for r in rects if r is not title]
-        groups = _xy_cut(rest)
+        groups = [g for g in _xy_cut(rest, cells) if any((r[0], r[1]) in cells for r in g)]
         anchor = (title[0], title[1])
         if title[3] > title[1]:
             # A merged title row: it stays the table's first row, a header cell spanning
@@ -267,12 +337,15 @@ def _title_row(rects: list[Rect], cells: dict) -> Rect | None:
     top = [r for r in rects if r[0] == r1]
     if len(top) != 1 or top[0][2] != r1 or r2 == r1:
         return None
-    value = cells[(top[0][0], top[0][1])]
+    value = cells.get((top[0][0], top[0][1]))
+    if value is None:  # an empty merged box
+        return None
     text = value.text if isinstance(value.text, str) else "".join(t for t, _ in value.text)
     if (value.numeric or value.image or not text.strip() or len(text) > MAX_TITLE_CHARS
             or "\n" in text):
         return None
-    below = {r[1] for r in rects if r[0] == r1 + 1}
+    nxt = min(r[0] for r in rects if r[0] > r1)  # the next row holding something
+    below = {r[1] for r in rects if r[0] == nxt}
     return top[0] if len(below) >= 2 else None
 
 
