@@ -9,7 +9,8 @@ file into the body at that point. All become ordinary blocks in place.
 
 from __future__ import annotations
 
-from mineru_tui.document import Block, BlockType, Line, text_block, text_span, title_block
+from mineru_tui.document import Block, text_block, text_span, title_block
+from mineru_tui.office.chart_kind import chart_kind, with_kind
 from mineru_tui.office.docx_xml import A_NS
 
 DGM_NS = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
@@ -18,10 +19,6 @@ _A_P, _A_T = f"{{{A_NS}}}p", f"{{{A_NS}}}t"
 _NODE_TYPES = (None, "node", "doc", "asst")
 
 C_NS = "http://schemas.openxmlformats.org/drawingml/2006/chart"
-
-
-def _c(tag: str) -> str:
-    return f"{{{C_NS}}}{tag}"
 
 
 _BLOCK_TAGS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "pre", "blockquote", "td", "th",
@@ -78,30 +75,6 @@ def _html_blocks(data: bytes) -> list[Block]:
     return out
 
 
-_CHART_NAMES = {"bar": "Bar", "bar3D": "Bar", "line": "Line", "line3D": "Line", "pie": "Pie",
-                "pie3D": "Pie", "ofPie": "Pie", "doughnut": "Doughnut", "area": "Area",
-                "area3D": "Area", "scatter": "Scatter", "bubble": "Bubble", "radar": "Radar",
-                "stock": "Stock", "surface": "Surface", "surface3D": "Surface"}
-
-
-def chart_kind(root) -> str:
-    """"Line chart", "Column chart", "Bar / Line chart"... from the plot area's groups."""
-    plot = root.find(f"{_c('chart')}/{_c('plotArea')}")
-    names: list[str] = []
-    for group in plot if plot is not None else ():
-        tag = group.tag if isinstance(group.tag, str) else ""
-        kind = tag.rsplit("}", 1)[-1][:-5] if tag.endswith("Chart") else ""
-        if not kind:
-            continue
-        name = _CHART_NAMES.get(kind, kind[:1].upper() + kind[1:])
-        if kind in ("bar", "bar3D"):
-            bar_dir = group.find(_c("barDir"))
-            name = "Column" if bar_dir is not None and bar_dir.get("val") == "col" else "Bar"
-        if name not in names:
-            names.append(name)
-    return " / ".join(names) + " chart" if names else ""
-
-
 def chart_block(root) -> Block | None:
     """A chart's cached data as a table block, captioned "<kind> chart: <title>".
 
@@ -115,11 +88,4 @@ def chart_block(root) -> Block | None:
     block = read_chart(root)
     if block is None:
         return None
-    kind = chart_kind(root)
-    captions = [b for b in block.blocks if b.type == BlockType.TABLE_CAPTION]
-    if captions:
-        if kind:
-            captions[0].lines[0].spans.insert(0, text_span(kind + ": "))
-    elif kind:
-        block.blocks.insert(0, Block(BlockType.TABLE_CAPTION, lines=[Line([text_span(kind)])]))
-    return block
+    return with_kind(block, chart_kind(root))

@@ -379,8 +379,8 @@ class _Reader:
         root = self.related_xml(rid, "chart", name)
         if root is None:
             return
-        from mineru_tui.office.pptx_charts import (chart_kind, chart_title, read_chart,
-                                                   read_chartex, with_kind)
+        from mineru_tui.office.chart_kind import chart_kind, with_kind
+        from mineru_tui.office.pptx_charts import chart_title, read_chart, read_chartex
         try:
             block = read_chartex(root) if extended else read_chart(root)
             kind = chart_kind(root)

@@ -5,9 +5,8 @@ categories (``c:cat`` / ``c:xVal``: string, number or multi-level caches) and va
 (``c:val`` / ``c:yVal``, plus ``c:bubbleSize``). The table has one row per category and
 one column per series; the chart title (or a single series' name, which PowerPoint shows
 as the automatic title) becomes the caption. Only cached values are used: the embedded
-workbook is never opened. :func:`chart_kind` names the chart type ("Column chart",
-"Bar / Line chart", "Waterfall chart") as Excel's chart menu does; the readers put it
-before the title in the caption ("Column chart: Sales"), as the xlsx and docx readers do.
+workbook is never opened. The chart type ("Column chart: Sales") is added to the caption
+by the readers, through :mod:`mineru_tui.office.chart_kind`.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ import math
 import re
 from datetime import datetime, timedelta
 
-from mineru_tui.document import (Block, BlockType, Cell, Line, Table, table_block, text_block,
+from mineru_tui.document import (Block, BlockType, Cell, Table, table_block, text_block,
                                  text_span)
 from mineru_tui.office.pptx_package import NS, local, q
 
@@ -294,45 +293,6 @@ def read_chartex(root) -> Block | None:
     return table_block(Table(rows=rows), captions=captions, sub_type="chart")
 
 
-# ---------------------------------------------------------------------------------------
-# The chart type, for captions
-
-_KIND_NAMES = {"bar": "Bar", "bar3D": "Bar", "line": "Line", "line3D": "Line", "pie": "Pie",
-               "pie3D": "Pie", "ofPie": "Pie", "doughnut": "Doughnut", "area": "Area",
-               "area3D": "Area", "scatter": "Scatter", "bubble": "Bubble", "radar": "Radar",
-               "stock": "Stock", "surface": "Surface", "surface3D": "Surface"}
-_CX_KIND_NAMES = {"waterfall": "Waterfall", "treemap": "Treemap", "sunburst": "Sunburst",
-                  "funnel": "Funnel", "boxWhisker": "Box & whisker",
-                  "clusteredColumn": "Histogram", "paretoLine": "Pareto",
-                  "regionMap": "Map"}
-
-
-def chart_kind(root) -> str:
-    """The chart's type as Excel names it ("Column chart", "Bar / Line chart"), or ""."""
-    names: list[str] = []
-    if root.tag == _cx("chartSpace"):
-        for ser in root.iter(_cx("series")):
-            layout = ser.get("layoutId") or ""
-            name = _CX_KIND_NAMES.get(layout, layout[:1].upper() + layout[1:])
-            if name and name not in names:
-                names.append(name)
-    else:
-        chart = root.find(q("c:chart"))
-        plot = chart.find(q("c:plotArea")) if chart is not None else None
-        for group in plot if plot is not None else ():
-            kind = local(group)
-            if not kind.endswith("Chart"):
-                continue
-            kind = kind[:-5]
-            name = _KIND_NAMES.get(kind, kind[:1].upper() + kind[1:])
-            if kind in ("bar", "bar3D"):
-                bar_dir = group.find(q("c:barDir"))
-                name = "Column" if bar_dir is not None and bar_dir.get("val") == "col" else "Bar"
-            if name and name not in names:
-                names.append(name)
-    return " / ".join(names) + " chart" if names else ""
-
-
 def chart_title(root) -> str:
     """The chart's caption title (as :func:`read_chart` gives it), without the data."""
     if root.tag == _cx("chartSpace"):
@@ -344,15 +304,3 @@ def chart_title(root) -> str:
             return _title(chart, []) if chart is not None else ""
     caps = [b for b in block.blocks if b.type == BlockType.TABLE_CAPTION] if block else []
     return "".join(s.content for b in caps for l in b.lines for s in l.spans)
-
-
-def with_kind(block: Block, kind: str) -> Block:
-    """Put the chart type before the caption: "Column chart: Sales" (or "Column chart")."""
-    if not kind:
-        return block
-    caps = [b for b in block.blocks if b.type == BlockType.TABLE_CAPTION]
-    if caps and caps[0].lines:
-        caps[0].lines[0].spans.insert(0, text_span(kind + ": "))
-    else:
-        block.blocks.insert(0, Block(BlockType.TABLE_CAPTION, lines=[Line([text_span(kind)])]))
-    return block

@@ -12,6 +12,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass, field
 
+from mineru_tui.office.chart_kind import group_kind, kind_label
 from mineru_tui.office.xlsx_format import format_number
 from mineru_tui.office.xlsx_parts import Package, local, r_attr
 
@@ -122,12 +123,6 @@ def read_image(pkg: Package, part: str) -> bytes | None:
 # Charts
 
 
-_TYPE_NAMES = {"bar": "Bar", "bar3D": "Bar", "line": "Line", "line3D": "Line", "pie": "Pie",
-               "pie3D": "Pie", "ofPie": "Pie", "doughnut": "Doughnut", "area": "Area",
-               "area3D": "Area", "scatter": "Scatter", "bubble": "Bubble", "radar": "Radar",
-               "stock": "Stock", "surface": "Surface", "surface3D": "Surface"}
-
-
 def read_chart(pkg: Package, part: str, resolve=None) -> Chart | None:
     """A chart's title, type and series. ``resolve(ref)`` gives a reference's cell texts
     when the chart has no cached points (openpyxl and some generators write none)."""
@@ -146,14 +141,9 @@ def read_chart(pkg: Package, part: str, resolve=None) -> Chart | None:
         return chart
     types = []
     for group in plot:
-        gname = local(group.tag)
-        if not gname.endswith("Chart"):
+        label = group_kind(group)
+        if label is None:  # c:layout, axes, spPr...: not a chart group
             continue
-        kind = gname[:-5]
-        label = _TYPE_NAMES.get(kind, kind.capitalize())
-        if kind in ("bar", "bar3D"):
-            bar_dir = next((k.get("val") for k in group if local(k.tag) == "barDir"), "bar")
-            label = "Column" if bar_dir == "col" else "Bar"
         if label not in types:
             types.append(label)
         for ser in group:
@@ -163,7 +153,7 @@ def read_chart(pkg: Package, part: str, resolve=None) -> Chart | None:
             if not chart.categories and cats:
                 chart.categories = cats
             chart.series.append((name or f"Series {len(chart.series) + 1}", vals))
-    chart.type_name = " / ".join(types) + " chart" if types else "Chart"
+    chart.type_name = kind_label(types) or "Chart"
     return chart
 
 
