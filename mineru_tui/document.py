@@ -15,8 +15,8 @@ knows OOXML or model tokens. Outputs:
 * :func:`to_middle_json` — MinerU's ``<stem>_middle.json``.
 
 Office-only facts that MinerU's schema has no field for (span styles, link targets, list
-depth and markers, structured table cells) ride along as extra keys; MinerU readers
-ignore unknown keys.
+depth and markers, structured table cells, a check box's state) ride along as extra keys;
+MinerU readers ignore unknown keys.
 """
 
 from __future__ import annotations
