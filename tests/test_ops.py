@@ -1,0 +1,26 @@
+"""ops.py: row chunks and the sliced in-place activations."""
+
+import numpy as np
+import pytest
+
+from mineru_tui.reader import ops
+
+
+@pytest.mark.parametrize("n,size", [(1, 768), (72, 10), (3072, 768), (5476, 768), (5, 100)])
+def test_row_chunks_cover_the_range_once(n, size):
+    chunks = ops.row_chunks(n, size)
+    assert chunks[0][0] == 0 and chunks[-1][1] == n
+    assert all(a < b for a, b in chunks)
+    assert all(b == a2 for (_, b), (a2, _) in zip(chunks, chunks[1:]))
+    assert len(chunks) == max(1, round(n / size))
+
+
+@pytest.mark.parametrize("shape", [(3, 7), (1000, 130), (2, 3, 5), (17,)])
+def test_sliced_activations_equal_the_formula(shape, monkeypatch):
+    monkeypatch.setattr(ops, "ACT_SLICE_ELEMENTS", 64)  # many slices, a short last one
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32) * 4
+    silu = ops.silu_(x.copy())
+    gelu = ops.quick_gelu_(x.copy())
+    np.testing.assert_array_equal(silu, x / (1 + np.exp(-x)))
+    np.testing.assert_array_equal(gelu, x / (1 + np.exp(x * np.float32(-1.702))))
+    assert silu.dtype == gelu.dtype == np.float32
