@@ -24,3 +24,15 @@ def test_sliced_activations_equal_the_formula(shape, monkeypatch):
     np.testing.assert_array_equal(silu, x / (1 + np.exp(-x)))
     np.testing.assert_array_equal(gelu, x / (1 + np.exp(x * np.float32(-1.702))))
     assert silu.dtype == gelu.dtype == np.float32
+
+
+@pytest.mark.parametrize("rows", [1, 3, 8, 16, 17])
+def test_linear_small_m_slices_equal_one_product(rows):
+    """Batched decode's sliced small-M product (tall W) gives the same numbers as x @ W.T + b."""
+    rng = np.random.default_rng(rows)
+    W = rng.standard_normal((4 * ops.SMALL_M_CHUNK + 37, 24)).astype(np.float32)
+    b = rng.standard_normal(W.shape[0]).astype(np.float32)
+    x = rng.standard_normal((rows, 24)).astype(np.float32)
+    y = ops.linear(x[:, None, :], W, b)  # leading dims are kept
+    assert y.shape == (rows, 1, W.shape[0])
+    np.testing.assert_allclose(y[:, 0], x.astype(np.float64) @ W.T.astype(np.float64) + b, rtol=1e-5, atol=1e-5)
