@@ -15,6 +15,12 @@ def test_row_chunks_cover_the_range_once(n, size):
     assert len(chunks) == max(1, round(n / size))
 
 
+def test_row_chunks_come_in_multiples_of_the_workers():
+    assert len(ops.row_chunks(5476, 768, multiple=2)) == 8  # 7 pieces would leave a thread idle
+    assert len(ops.row_chunks(3072, 768, multiple=2)) == 4
+    assert ops.row_chunks(100, 768, multiple=2) == [(0, 100)]  # one piece stays one
+
+
 @pytest.mark.parametrize("shape", [(3, 7), (1000, 130), (2, 3, 5), (17,)])
 def test_sliced_activations_equal_the_formula(shape, monkeypatch):
     monkeypatch.setattr(ops, "ACT_SLICE_ELEMENTS", 64)  # many slices, a short last one

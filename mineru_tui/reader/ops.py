@@ -76,9 +76,15 @@ def parallel_rows_(fn_: Callable[[np.ndarray], object], x: np.ndarray, min_rows:
     return x
 
 
-def row_chunks(n: int, size: int) -> list[tuple[int, int]]:
-    """[(start, stop), …] covering range(n) in pieces of about ``size`` rows (at least one piece)."""
+def row_chunks(n: int, size: int, multiple: int = 1) -> list[tuple[int, int]]:
+    """[(start, stop), …] covering range(n) in pieces of about ``size`` rows (at least one piece).
+
+    With several pieces, their number is rounded up to a multiple of ``multiple`` (the worker
+    count), so no thread idles through the last round.
+    """
     pieces = max(1, round(n / size))
+    if pieces > 1:
+        pieces = -(-pieces // multiple) * multiple
     bounds = np.linspace(0, n, pieces + 1).astype(int).tolist()
     return list(zip(bounds[:-1], bounds[1:]))
 

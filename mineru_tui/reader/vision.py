@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from .config import VisionConfig
-from .ops import gelu_erf, layer_norm, linear, quick_gelu_, row_chunks, run_parallel
+from .ops import gelu_erf, layer_norm, linear, num_threads, quick_gelu_, row_chunks, run_parallel
 from .rope import apply_rotary, vision_cos_sin
 
 # Attention is computed per head in blocks of this many query rows. Measured ~2x faster than all
@@ -116,7 +116,7 @@ class VisionTower:
         q_HND = np.empty((H, N, D), np.float32)
         k_HND = np.empty((H, N, D), np.float32)
         v_HND = np.empty((H, N, D), np.float32)
-        chunks = row_chunks(N, ROW_CHUNK)
+        chunks = row_chunks(N, ROW_CHUNK, multiple=num_threads())
 
         def qkv_rows(i: int) -> None:
             a, b = chunks[i]
