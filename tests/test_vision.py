@@ -68,5 +68,5 @@ def test_row_chunks_do_not_change_the_result(ref, tower, monkeypatch):
     whole = tower(ref["pre.pixel_values"], [(1, 6, 12)])
     monkeypatch.setattr(vision, "ROW_CHUNK", 10)  # 72 patches → 7 uneven chunks
     chunked = tower(ref["pre.pixel_values"], [(1, 6, 12)])
-    np.testing.assert_allclose(chunked, whole, atol=1e-6)
+    np.testing.assert_allclose(chunked, whole, atol=1e-5)  # BLAS sums in another order
     np.testing.assert_allclose(chunked, ref["vis.image_embeds"], atol=TOL, rtol=TOL)
