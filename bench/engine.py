@@ -15,7 +15,11 @@ tokenizer.json is reused: only ids matter), then measures in a fresh process:
 When ``transformers`` is importable by ``--hf-python`` (a separate venv), the same page and
 decode steps are run through Hugging Face transformers on the same weights, and ratios printed.
 
-    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /work/venv/bin/python bench/engine.py [--json out.json]
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /work/venv/bin/python bench/engine.py \
+        [--hf-python VENV/bin/python] [--rounds 3] [--json out.json]
+
+With ``--rounds N`` the two engines take turns N times (order alternating) and each is scored by
+its best round: the shared cores make single runs swing by 10-40 %.
 """
 
 from __future__ import annotations
@@ -278,6 +282,13 @@ def hf_run(ckpt: Path, args) -> dict:
         out = model.model.get_image_features(pixel_values, grid, return_dict=True)
         res["page_vision_s"] = time.perf_counter() - t
         res["page_image_tokens"] = int(sum(x.shape[0] for x in out.pooler_output))
+        print(json.dumps({"hf_page_vision_s": res["page_vision_s"]}), flush=True)
+        if not args.skip_layout:  # the 1036×1036 layout image, as the numpy run
+            lay = preprocess_image(page_image(1036, 1036), load_checkpoint(ckpt).preprocessor)
+            t = time.perf_counter()
+            out = model.model.get_image_features(torch.from_numpy(lay.pixel_values), torch.tensor([lay.grid_thw]), return_dict=True)
+            res["layout_vision_s"] = time.perf_counter() - t
+            print(json.dumps({"hf_layout_vision_s": res["layout_vision_s"]}), flush=True)
         lm = model.model.language_model
         L = 803  # the page prompt length of the numpy run
         emb = torch.randn(1, L, lm.config.hidden_size) * 0.02
@@ -318,6 +329,7 @@ def main() -> None:
     ap.add_argument("--skip-layout", action="store_true")
     ap.add_argument("--loop-check", action="store_true", help="only compare generate()'s decode with bare steps")
     ap.add_argument("--keep", action="store_true", help="keep the built checkpoint for the next run")
+    ap.add_argument("--rounds", type=int, default=1, help="alternate numpy and HF this many times; report each engine's best")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--hf-python", help="python of a venv with torch + transformers: run HF side by side")
     ap.add_argument("--_child", action="store_true", help=argparse.SUPPRESS)
@@ -349,10 +361,24 @@ def main() -> None:
             hf_python = sys.executable
         except ImportError:
             pass
-    result = {"numpy": _child(cmd)}
-    if hf_python:  # numpy first, then HF, in separate processes (peak RSS per engine)
-        result["hf"] = _child([hf_python, __file__, "--_hf_child"] + cmd[3:])
+    # The cores are shared with other jobs and single runs swing by 10-40 %: with --rounds the
+    # engines take turns (order alternating) and each is scored by its best round.
+    rounds = []
+    for r in range(max(1, args.rounds)):
+        one = {}
+        order = ["numpy", "hf"] if r % 2 == 0 else ["hf", "numpy"]
+        for engine in order:
+            if engine == "numpy":
+                one["numpy"] = _child(cmd)
+            elif hf_python:  # separate processes: peak RSS per engine
+                one["hf"] = _child([hf_python, __file__, "--_hf_child"] + cmd[3:])
+        rounds.append(one)
+    result = {"numpy": best_of([r["numpy"] for r in rounds])}
+    if hf_python:
+        result["hf"] = best_of([r["hf"] for r in rounds])
         result["ratios_numpy_over_hf"] = ratios(result["numpy"], result["hf"])
+    if len(rounds) > 1:
+        result["rounds"] = rounds
     if built and not args.keep:
         shutil.rmtree(args.ckpt, ignore_errors=True)
     print(json.dumps(result, indent=1))
@@ -375,12 +401,40 @@ def _child(cmd: list[str]) -> dict:
     return result
 
 
+def best_of(results: list[dict]) -> dict:
+    """One engine's best round per measurement (shortest time, highest rate; largest peak RSS)."""
+    best = json.loads(json.dumps(results[0]))
+    for res in results[1:]:
+        if "page" in res:
+            for k in ("preprocess_s", "vision_s", "prefill_s", "first_token_s", "total_s"):
+                best["page"][k] = min(best["page"][k], res["page"][k])
+            for k in ("prefill_tokens_per_s", "decode_tokens_per_s"):
+                best["page"][k] = max(best["page"][k], res["page"][k])
+        if "layout_vision" in res:
+            best["layout_vision"]["vision_s"] = min(best["layout_vision"]["vision_s"], res["layout_vision"]["vision_s"])
+        for k in ("page_vision_s", "prefill_s", "layout_vision_s"):
+            if k in res:
+                best[k] = min(best[k], res[k])
+        if "prefill_tokens_per_s" in res:
+            best["prefill_tokens_per_s"] = max(best["prefill_tokens_per_s"], res["prefill_tokens_per_s"])
+        for d_best, d in zip(best.get("decode", []), res.get("decode", [])):
+            if d["tokens_per_s"] > d_best["tokens_per_s"]:
+                d_best.update(d)
+        best["peak_rss_gib"] = max(best["peak_rss_gib"], res["peak_rss_gib"])
+    if "decode" in best and len(best["decode"]) == 2:
+        best["decode_batch8_over_batch1"] = best["decode"][1]["tokens_per_s"] / best["decode"][0]["tokens_per_s"]
+    best["rounds"] = len(results)
+    return best
+
+
 def ratios(np_res: dict, hf_res: dict) -> dict:
     """Speed ratios (> 1: numpy faster) and the RSS ratio (< 1: numpy smaller)."""
     out = {}
     if "page" in np_res:
         out["vision_speed"] = hf_res["page_vision_s"] / np_res["page"]["vision_s"]
         out["prefill_speed"] = np_res["page"]["prefill_tokens_per_s"] / hf_res["prefill_tokens_per_s"]
+    if "layout_vision" in np_res and "layout_vision_s" in hf_res:
+        out["layout_vision_speed"] = hf_res["layout_vision_s"] / np_res["layout_vision"]["vision_s"]
     for a, b in zip(np_res.get("decode", []), hf_res.get("decode", [])):
         out[f"decode_b{a['batch']}_speed"] = a["tokens_per_s"] / b["tokens_per_s"]
     out["peak_rss"] = np_res["peak_rss_gib"] / hf_res["peak_rss_gib"]

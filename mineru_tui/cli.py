@@ -20,7 +20,8 @@ from mineru_tui import __version__
 HELP = """Documents to Markdown and MinerU-compatible JSON, on your own machine.
 
 Nothing leaves the machine. Office files (.docx, .pptx, .xlsx and their macro/template
-variants) are read directly; PDF and image page reading comes with the MinerU2.5 model.
+variants) are read directly; PDF and image page reading comes with the MinerU2.5 model
+(`generate` already runs the model on one image).
 """
 
 PARSE_HELP = """Parse FILEs (or folders of them) to Markdown or MinerU JSON.
@@ -105,6 +106,68 @@ def parse(
     raise typer.Exit(run(list(files), opts))
 
 
+GENERATE_HELP = """Run the MinerU2.5 model on one IMAGE and print its raw output.
+
+\b
+The text streams to stdout as it is generated (layout tokens, OTSL/HTML,
+LaTeX as the model writes them); stage timings and tok/s go to stderr.
+--task picks MinerU's prompt and decoding knobs: text (default), table,
+formula, image, or layout (run it on the whole page). --prompt sends your
+own prompt text with the task's knobs.
+
+\b
+--model takes a checkpoint directory or a Hugging Face repo id (default
+opendatalab/MinerU2.5-Pro-2605-1.2B, looked up in the Hugging Face cache;
+set HF_HUB_OFFLINE=1 to never touch the network). Runs on the numpy engine.
+
+\b
+Exit codes: 0 ok, 1 model/image/prompt error (one "error:" line), 2 usage,
+130 interrupted.
+"""
+
+
+class Task(str, Enum):
+    text = "text"
+    table = "table"
+    formula = "formula"
+    image = "image"
+    layout = "layout"
+
+
+@app.command(help=GENERATE_HELP, no_args_is_help=True)
+def generate(
+    image: Path = typer.Argument(..., metavar="IMAGE", help="A page image or crop (PNG, JPEG, ...)."),
+    task: Task = typer.Option(Task.text, "--task", "-t", help="MinerU task: prompt and knobs."),
+    prompt: Optional[str] = typer.Option(None, "--prompt", "-p",
+                                         help="Your own prompt text instead of the task's."),
+    model: str = typer.Option("opendatalab/MinerU2.5-Pro-2605-1.2B", "--model", "-m",
+                              envvar="MINERU_TUI_MODEL", metavar="DIR|REPO",
+                              help="Checkpoint directory or Hugging Face repo id "
+                                   "(env MINERU_TUI_MODEL)."),
+    max_new_tokens: Optional[int] = typer.Option(None, "--max-new-tokens", "-n", metavar="N",
+                                                 help="Stop after N tokens (default: the "
+                                                      "model's context)."),
+    no_repeat_ngram_size: Optional[int] = typer.Option(None, "--no-repeat-ngram-size", metavar="N",
+                                                       help="Ban repeating N-grams (task default 100)."),
+    presence_penalty: Optional[float] = typer.Option(None, "--presence-penalty", metavar="X"),
+    frequency_penalty: Optional[float] = typer.Option(None, "--frequency-penalty", metavar="X"),
+    repetition_penalty: Optional[float] = typer.Option(None, "--repetition-penalty", metavar="X"),
+    verbose: bool = typer.Option(False, "-v", "--verbose",
+                                 help="Timings on stderr even when it is not a terminal."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="Only errors on stderr."),
+) -> None:
+    if verbose and quiet:
+        raise typer.BadParameter("-v and -q cannot be used together", param_hint="-v/-q")
+    if max_new_tokens is not None and max_new_tokens < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--max-new-tokens")
+    from mineru_tui.generate_cli import run_generate
+
+    knobs = dict(no_repeat_ngram_size=no_repeat_ngram_size, presence_penalty=presence_penalty,
+                 frequency_penalty=frequency_penalty, repetition_penalty=repetition_penalty)
+    raise typer.Exit(run_generate(image, prompt, task.value, model, max_new_tokens, knobs,
+                                  verbose=verbose, quiet=quiet))
+
+
 def _isatty(stream) -> bool:
     try:
         return stream.isatty()
@@ -122,8 +185,8 @@ def _light_coercion() -> None:
 
     Typer 0.29 converts every parameter value (even the unused ``--help`` flag) through a
     Pydantic ``TypeAdapter``, and importing Pydantic costs more than the rest of the
-    startup together. Our parameters are bools, paths, a list of paths and one Enum, so
-    a plain conversion does. This hooks Typer's (private) coercion factory only when it
+    startup together. Our parameters are bools, str/int/float, paths, a list of paths and
+    Enums, so a plain conversion does. This hooks Typer's (private) coercion factory only when it
     has the expected shape; anything else, or another Typer, keeps Typer's own path.
     tests/test_cli.py checks that ``parse`` starts without importing Pydantic.
     """
@@ -142,6 +205,13 @@ def _light_coercion() -> None:
             return lambda v: v if isinstance(v, bool) else str(v).lower() in ("1", "true", "yes", "on")
         if annotation is Path:
             return lambda v: v if isinstance(v, Path) else Path(v)
+        if annotation in (str, int, float):
+            def to_scalar(v):
+                try:
+                    return v if isinstance(v, annotation) else annotation(v)
+                except ValueError:
+                    raise typer.BadParameter(f"{v!r} is not a valid {annotation.__name__}")
+            return to_scalar
         if isinstance(annotation, type) and issubclass(annotation, Enum):
             def to_enum(v):
                 try:

@@ -59,3 +59,14 @@ def test_worker_threads_do_not_change_the_result(ref, tower, monkeypatch):
     threaded = tower(ref["pre.pixel_values"], [(1, 6, 12)])
     monkeypatch.setenv("MINERU_TUI_THREADS", "1")  # plain loop, BLAS threads untouched
     np.testing.assert_allclose(tower(ref["pre.pixel_values"], [(1, 6, 12)]), threaded, atol=1e-6)
+
+
+def test_row_chunks_do_not_change_the_result(ref, tower, monkeypatch):
+    """The row-parallel phases (LN, qkv, rotary, MLP in chunks of patches) equal one whole pass."""
+    from mineru_tui.reader import vision
+
+    whole = tower(ref["pre.pixel_values"], [(1, 6, 12)])
+    monkeypatch.setattr(vision, "ROW_CHUNK", 10)  # 72 patches → 7 uneven chunks
+    chunked = tower(ref["pre.pixel_values"], [(1, 6, 12)])
+    np.testing.assert_allclose(chunked, whole, atol=1e-5)  # BLAS sums in another order
+    np.testing.assert_allclose(chunked, ref["vis.image_embeds"], atol=TOL, rtol=TOL)

@@ -90,7 +90,7 @@ _REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$"
 
 
 def _how_to_get(repo_id: str) -> str:
-    return f"run `hf download {repo_id}` (or `huggingface-cli download {repo_id}`) when online, or pass --model DIR"
+    return f"run `hf download {repo_id}` (or `huggingface-cli download {repo_id}`) when online, or pass a local checkpoint directory (--model DIR)"
 
 
 def resolve_model(path_or_repo_id: str | os.PathLike[str] | None = None) -> Path:

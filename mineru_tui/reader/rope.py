@@ -25,13 +25,14 @@ def rotate_half(x: np.ndarray) -> np.ndarray:
     return np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
 
 
-def apply_rotary(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
+def apply_rotary(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """x·cos + rotate_half(x)·sin; cos/sin broadcast against x (last dim = head_dim).
 
-    Written half by half into one output, without materialising rotate_half(x).
+    Written half by half into one output (``out``, which may be a strided view, or a new array),
+    without materialising rotate_half(x).
     """
     half = x.shape[-1] // 2
-    out = x * cos
+    out = np.multiply(x, cos, out=out)
     out[..., :half] -= x[..., half:] * sin[..., :half]
     out[..., half:] += x[..., :half] * sin[..., half:]
     return out

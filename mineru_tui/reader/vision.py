@@ -14,14 +14,46 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from .config import VisionConfig
-from .ops import gelu_erf, layer_norm, linear, parallel_rows_, quick_gelu_, run_parallel
+from .ops import gelu_erf, layer_norm, linear, num_threads, quick_gelu_, row_chunks, run_parallel
 from .rope import apply_rotary, vision_cos_sin
 
-# Attention is computed per head in blocks of this many query rows: a [rows, N] score block
-# (1.5 MB at N = 3072) stays in cache through softmax, and no [heads, N, N] matrix (1.9 GB for the
-# 5476-patch layout image) is ever materialised. Measured ~2x faster than all heads at once; 128
-# rows beat 256 by ~8 % and a whole [N, N] segment per head is ~25 % slower (engine-bench.md).
+# Attention is computed per head in blocks of this many query rows. Measured ~2x faster than all
+# heads at once; 128 rows beat 256 by ~8 % and a whole [N, N] segment per head is ~25 % slower
+# (engine-bench.md).
 ATTN_QUERY_ROWS = 128
+# Rows of patches per task in the row-parallel phases of a block (LN, linears, rotary, MLP): large
+# enough for single-threaded BLAS to run near its peak, small enough to split a page in four.
+ROW_CHUNK = 768
+
+
+def attention_heads(q_HND: np.ndarray, k_HND: np.ndarray, v_HND: np.ndarray, cu_seqlens) -> np.ndarray:
+    """softmax(q kᵀ) v per head, block-diagonal over cu_seqlens segments; q already scaled.
+
+    Heads run on the worker threads (softmax runs on every core too), each in blocks of
+    ``ATTN_QUERY_ROWS`` query rows: a [rows, n] score block (1.5 MB at n = 3072) stays in cache
+    through softmax, and no [heads, N, N] matrix (1.9 GB for the 5476-patch layout image) is
+    ever materialised.
+    """
+    H, N, D = q_HND.shape
+    out_HND = np.empty_like(q_HND)
+    segments = list(zip(cu_seqlens[:-1].tolist(), cu_seqlens[1:].tolist()))
+    rows = ATTN_QUERY_ROWS
+
+    def one_head(h: int) -> None:
+        scores_buf = np.empty((min(rows, N), max(b - a for a, b in segments)), np.float32)  # reused
+        for a, b in segments:  # images (frames) never attend to each other
+            kT_Dn, v_nD = k_HND[h, a:b].T, v_HND[h, a:b]
+            for r0 in range(a, b, rows):
+                r1 = min(r0 + rows, b)
+                scores_rn = np.matmul(q_HND[h, r0:r1], kT_Dn, out=scores_buf[: r1 - r0, : b - a])
+                scores_rn -= scores_rn.max(axis=-1, keepdims=True)
+                np.exp(scores_rn, out=scores_rn)
+                # normalise the [rows, D] output instead of the [rows, n] probabilities
+                o_rD = np.matmul(scores_rn, v_nD, out=out_HND[h, r0:r1])
+                o_rD /= scores_rn.sum(axis=-1, keepdims=True)
+
+    run_parallel(one_head, H)
+    return out_HND
 
 
 def vision_cu_seqlens(grid_thws: Sequence[Sequence[int]]) -> np.ndarray:
@@ -69,44 +101,45 @@ class VisionTower:
 
     # ------------------------------------------------------------------ pieces
 
-    def attention(self, x_NE: np.ndarray, blk: Mapping[str, np.ndarray], cos_ND, sin_ND, cu_seqlens) -> np.ndarray:
-        """Multi-head self-attention with 2-D rotary, block-diagonal over cu_seqlens segments."""
+    def block(self, x_NE: np.ndarray, blk: Mapping[str, np.ndarray], rot: tuple, cu_seqlens) -> np.ndarray:
+        """x += proj(attn(LN1 x)); x += fc2(quick_gelu(fc1(LN2 x))) — x is updated in place.
+
+        Three parallel phases: row chunks (LN1, qkv, rotary) → heads (attention) → row chunks
+        (proj, LN2, MLP). Row chunks of ``ROW_CHUNK`` patches run on the worker threads with
+        single-threaded BLAS, so LayerNorm, bias, rotary and GELU run on every core and while their
+        chunk is still in cache (≈ 10 % faster per block than whole-matrix passes).
+        """
         N = x_NE.shape[0]
         H, D = self.heads, self.head_dim
-        qkv_N3HD = linear(x_NE, blk["attn.qkv.weight"], blk["attn.qkv.bias"]).reshape(N, 3, H, D)
-        q_NHD = apply_rotary(qkv_N3HD[:, 0], cos_ND[:, None, :], sin_ND[:, None, :])
-        k_NHD = apply_rotary(qkv_N3HD[:, 1], cos_ND[:, None, :], sin_ND[:, None, :])
-        q_NHD *= np.float32(D**-0.5)  # scale q (N·D values) instead of the scores (N² values)
-        q_HND = np.ascontiguousarray(q_NHD.transpose(1, 0, 2))
-        k_HND = np.ascontiguousarray(k_NHD.transpose(1, 0, 2))
-        v_HND = np.ascontiguousarray(qkv_N3HD[:, 2].transpose(1, 0, 2))
-        out_HND = np.empty_like(q_HND)
-        segments = list(zip(cu_seqlens[:-1].tolist(), cu_seqlens[1:].tolist()))
-
-        def one_head(h: int) -> None:
-            for a, b in segments:  # images (frames) never attend to each other
-                kT_Dn, v_nD = k_HND[h, a:b].T, v_HND[h, a:b]
-                for r0 in range(a, b, ATTN_QUERY_ROWS):
-                    r1 = min(r0 + ATTN_QUERY_ROWS, b)
-                    scores_rn = q_HND[h, r0:r1] @ kT_Dn
-                    scores_rn -= scores_rn.max(axis=-1, keepdims=True)
-                    np.exp(scores_rn, out=scores_rn)
-                    # normalise the [rows, D] output instead of the [rows, n] probabilities
-                    o_rD = np.matmul(scores_rn, v_nD, out=out_HND[h, r0:r1])
-                    o_rD /= scores_rn.sum(axis=-1, keepdims=True)
-
-        run_parallel(one_head, H)  # heads on worker threads: softmax runs on every core too
-        attn_NE = out_HND.transpose(1, 0, 2).reshape(N, H * D)
-        return linear(attn_NE, blk["attn.proj.weight"], blk["attn.proj.bias"])
-
-    def block(self, x_NE: np.ndarray, blk: Mapping[str, np.ndarray], cos_ND, sin_ND, cu_seqlens) -> np.ndarray:
-        """x += proj(attn(LN1 x)); x += fc2(quick_gelu(fc1(LN2 x)))."""
         eps = self.cfg.layer_norm_eps
-        h = layer_norm(x_NE, blk["norm1.weight"], blk["norm1.bias"], eps)
-        x_NE = x_NE + self.attention(h, blk, cos_ND, sin_ND, cu_seqlens)
-        h = layer_norm(x_NE, blk["norm2.weight"], blk["norm2.bias"], eps)
-        h_NF = parallel_rows_(quick_gelu_, linear(h, blk["mlp.fc1.weight"], blk["mlp.fc1.bias"]))
-        x_NE += linear(h_NF, blk["mlp.fc2.weight"], blk["mlp.fc2.bias"])
+        cos_q_ND, sin_q_ND, cos_ND, sin_ND = rot
+        q_HND = np.empty((H, N, D), np.float32)
+        k_HND = np.empty((H, N, D), np.float32)
+        v_HND = np.empty((H, N, D), np.float32)
+        chunks = row_chunks(N, ROW_CHUNK, multiple=num_threads())
+
+        def qkv_rows(i: int) -> None:
+            a, b = chunks[i]
+            h = layer_norm(x_NE[a:b], blk["norm1.weight"], blk["norm1.bias"], eps)
+            qkv_n3HD = linear(h, blk["attn.qkv.weight"], blk["attn.qkv.bias"]).reshape(b - a, 3, H, D)
+            # written head-major ([H, n, D] views): each head's attention then reads contiguous rows
+            apply_rotary(qkv_n3HD[:, 0], cos_q_ND[a:b, None], sin_q_ND[a:b, None], out=q_HND[:, a:b].transpose(1, 0, 2))
+            apply_rotary(qkv_n3HD[:, 1], cos_ND[a:b, None], sin_ND[a:b, None], out=k_HND[:, a:b].transpose(1, 0, 2))
+            v_HND[:, a:b] = qkv_n3HD[:, 2].transpose(1, 0, 2)
+
+        run_parallel(qkv_rows, len(chunks))
+        out_HND = attention_heads(q_HND, k_HND, v_HND, cu_seqlens)
+
+        def mlp_rows(i: int) -> None:
+            a, b = chunks[i]
+            x_nE = x_NE[a:b]
+            attn_nE = out_HND[:, a:b].transpose(1, 0, 2).reshape(b - a, H * D)
+            x_nE += linear(attn_nE, blk["attn.proj.weight"], blk["attn.proj.bias"])
+            h = layer_norm(x_nE, blk["norm2.weight"], blk["norm2.bias"], eps)
+            h_nF = quick_gelu_(linear(h, blk["mlp.fc1.weight"], blk["mlp.fc1.bias"]))
+            x_nE += linear(h_nF, blk["mlp.fc2.weight"], blk["mlp.fc2.bias"])
+
+        run_parallel(mlp_rows, len(chunks))
         return x_NE
 
     def merge_patches(self, x_NE: np.ndarray) -> np.ndarray:
@@ -142,11 +175,14 @@ class VisionTower:
         if capture is not None:
             capture["vis.patch_embed"] = x_NE.copy()
         cos_ND, sin_ND = vision_cos_sin(grid_thws, self.head_dim, self.cfg.rope_theta, self.merge)
+        # q's 1/sqrt(D) scale folded into its cos/sin: one pass fewer per block, same result to 1 ulp
+        scale = np.float32(self.head_dim**-0.5)
+        rot = (cos_ND * scale, sin_ND * scale, cos_ND, sin_ND)
         cu_seqlens = vision_cu_seqlens(grid_thws)
         for i, blk in enumerate(self.blocks):
             if check is not None:
                 check()
-            x_NE = self.block(x_NE, blk, cos_ND, sin_ND, cu_seqlens)
+            x_NE = self.block(x_NE, blk, rot, cu_seqlens)
             if capture is not None:
                 capture[f"vis.block{i}"] = x_NE.copy()
         if capture is not None:
