@@ -33,7 +33,8 @@ NEEDS_MODEL = {
     KIND_PDF: "PDF page reading needs the MinerU2.5 model; it is not available in this "
               "version yet",
     KIND_IMAGE: "image page reading needs the MinerU2.5 model; it is not available in this "
-                "version yet",
+                "version yet (`mineru-tui generate FILE` prints the model's raw output for one "
+                "image)",
 }
 
 # Names that mark a file as meant to be a document, so that a broken one found in a folder
