@@ -70,3 +70,25 @@ def test_row_chunks_do_not_change_the_result(ref, tower, monkeypatch):
     chunked = tower(ref["pre.pixel_values"], [(1, 6, 12)])
     np.testing.assert_allclose(chunked, whole, atol=1e-5)  # BLAS sums in another order
     np.testing.assert_allclose(chunked, ref["vis.image_embeds"], atol=TOL, rtol=TOL)
+
+
+@pytest.mark.parametrize("scale", [1.0, 60.0, -60.0])
+def test_attention_without_max_shift_redoes_rows_that_overflow(scale):
+    """Huge scores (exp overflows) and very negative ones (exp underflows) give the shifted softmax."""
+    from mineru_tui.reader.vision import attention_heads
+
+    rng = np.random.default_rng(3)
+    H, N, D = 2, 40, 8
+    q = rng.standard_normal((H, N, D)).astype(np.float32)
+    k = rng.standard_normal((H, N, D)).astype(np.float32)
+    v = rng.standard_normal((H, N, D)).astype(np.float32)
+    q[:, ::3] *= abs(scale)  # every third query row gets scores of ±tens to hundreds
+    k[:, 5] *= np.sign(scale) * 3  # one key pushes those rows far up (or far down)
+    k[1] = np.abs(k[1]) + 0.5
+    q[1, 7] = -30.0  # head 1, row 7: every score below −87, every exp underflows to 0
+    out = attention_heads(q, k, v, np.array([0, N]))
+    s = np.einsum("hnd,hmd->hnm", q.astype(np.float64), k.astype(np.float64))
+    p = np.exp(s - s.max(-1, keepdims=True))
+    want = (p / p.sum(-1, keepdims=True)) @ v.astype(np.float64)
+    assert np.isfinite(out).all()
+    np.testing.assert_allclose(out, want, atol=2e-5, rtol=1e-4)

@@ -24,6 +24,8 @@ ATTN_QUERY_ROWS = 128
 # Rows of patches per task in the row-parallel phases of a block (LN, linears, rotary, MLP): large
 # enough for single-threaded BLAS to run near its peak, small enough to split a page in four.
 ROW_CHUNK = 768
+# Row sums of exp(scores) below this mean (nearly) every term underflowed: redo with the max shift.
+SAFE_SUM_MIN = np.float32(1e-30)
 
 
 def attention_heads(q_HND: np.ndarray, k_HND: np.ndarray, v_HND: np.ndarray, cu_seqlens) -> np.ndarray:
@@ -40,17 +42,34 @@ def attention_heads(q_HND: np.ndarray, k_HND: np.ndarray, v_HND: np.ndarray, cu_
     rows = ATTN_QUERY_ROWS
 
     def one_head(h: int) -> None:
+        with np.errstate(over="ignore", invalid="ignore"):  # overflowing rows are redone below
+            head(h)
+
+    def head(h: int) -> None:
         scores_buf = np.empty((min(rows, N), max(b - a for a, b in segments)), np.float32)  # reused
         for a, b in segments:  # images (frames) never attend to each other
             kT_Dn, v_nD = k_HND[h, a:b].T, v_HND[h, a:b]
             for r0 in range(a, b, rows):
                 r1 = min(r0 + rows, b)
                 scores_rn = np.matmul(q_HND[h, r0:r1], kT_Dn, out=scores_buf[: r1 - r0, : b - a])
-                scores_rn -= scores_rn.max(axis=-1, keepdims=True)
+                # Softmax without the max shift: exp(s)/Σexp(s) is as exact as exp(s−m)/Σexp(s−m)
+                # while no score overflows (s > 88) or every score underflows (all s < −87); both
+                # show in the row sums, and only those rows are redone with the shift. Saves the
+                # max and subtract passes (≈ 6 % of attention).
                 np.exp(scores_rn, out=scores_rn)
+                sums_r1 = scores_rn.sum(axis=-1, keepdims=True)
                 # normalise the [rows, D] output instead of the [rows, n] probabilities
                 o_rD = np.matmul(scores_rn, v_nD, out=out_HND[h, r0:r1])
-                o_rD /= scores_rn.sum(axis=-1, keepdims=True)
+                ok = np.isfinite(sums_r1) & (sums_r1 > SAFE_SUM_MIN)
+                if ok.all():
+                    o_rD /= sums_r1
+                    continue
+                bad = np.flatnonzero(~ok[:, 0])
+                o_rD[ok[:, 0]] /= sums_r1[ok[:, 0]]
+                redo_bn = q_HND[h, r0 + bad] @ kT_Dn
+                redo_bn -= redo_bn.max(axis=-1, keepdims=True)
+                np.exp(redo_bn, out=redo_bn)
+                o_rD[bad] = (redo_bn @ v_nD) / redo_bn.sum(axis=-1, keepdims=True)
 
     run_parallel(one_head, H)
     return out_HND
