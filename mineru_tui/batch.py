@@ -27,6 +27,7 @@ from typing import TextIO
 
 from mineru_tui.detect import (DEFAULT_LIMITS, KIND_IMAGE, KIND_PDF, OFFICE_KINDS,
                                Detected, RecognisedError, ZipLimits, detect)
+from mineru_tui.console import one_line
 from mineru_tui.errors import InputError
 
 NEEDS_MODEL = {
@@ -267,9 +268,9 @@ def _read(item: Item, opts: Options):
         from mineru_tui.office import read_office
         return read_office(item.path, det.kind), det.kind
     except InputError as e:
-        raise _Failure(_one_line(str(e)) or "cannot be parsed") from None
+        raise _Failure(one_line(str(e)) or "cannot be parsed") from None
     except (zipfile.BadZipFile, zlib.error, EOFError) as e:
-        raise _Failure(f"corrupt file ({_one_line(str(e))})") from None
+        raise _Failure(f"corrupt file ({one_line(str(e))})") from None
     except MemoryError:
         raise _Failure("out of memory while reading this file") from None
     except RecursionError:
@@ -278,7 +279,7 @@ def _read(item: Item, opts: Options):
         raise _Failure(f"cannot read: {e.strerror or e}") from None
     except Exception as e:  # a reader bug: one line, never a stopped batch
         reason = (f"internal error in the {kind} reader ({type(e).__name__}: "
-                  f"{_one_line(str(e))[:200]}); {BUG_HINT}")
+                  f"{one_line(str(e))[:200]}); {BUG_HINT}")
         raise _Failure(reason, traceback.format_exc()) from None
 
 
@@ -298,12 +299,8 @@ def _guard(fn, what: str):
         raise
     except Exception as e:
         reason = (f"internal error in {what} ({type(e).__name__}: "
-                  f"{_one_line(str(e))[:200]}); {BUG_HINT}")
+                  f"{one_line(str(e))[:200]}); {BUG_HINT}")
         raise _Failure(reason, traceback.format_exc()) from None
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
 
 
 def _comment_safe(text: str) -> str:

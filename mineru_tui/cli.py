@@ -16,6 +16,7 @@ from typing import List, Optional
 import typer
 
 from mineru_tui import __version__
+from mineru_tui.console import isatty
 
 HELP = """Documents to Markdown and MinerU-compatible JSON, on your own machine.
 
@@ -102,7 +103,7 @@ def parse(
     from mineru_tui.batch import Options, run
 
     opts = Options(out_dir=output, fmt=fmt.value, verbose=verbose, quiet=quiet,
-                   debug=debug, progress=not quiet and (verbose or _isatty(sys.stderr)))
+                   debug=debug, progress=not quiet and (verbose or isatty(sys.stderr)))
     raise typer.Exit(run(list(files), opts))
 
 
@@ -166,13 +167,6 @@ def generate(
                  frequency_penalty=frequency_penalty, repetition_penalty=repetition_penalty)
     raise typer.Exit(run_generate(image, prompt, task.value, model, max_new_tokens, knobs,
                                   verbose=verbose, quiet=quiet))
-
-
-def _isatty(stream) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 def _on_sigterm(signum, frame):

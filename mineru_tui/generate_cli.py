@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TextIO
+
+from mineru_tui.console import isatty, one_line
 
 
 class Progress:
@@ -67,25 +69,23 @@ def run_generate(image: Path, prompt: str | None, task: str, model_spec: str, ma
     err = stderr or sys.stderr
     chosen = TASKS[task]
     sampling = replace(chosen.sampling, **{k: v for k, v in knobs.items() if v is not None})
-    show = not quiet and (verbose or _isatty(err))
-    counter = not quiet and _isatty(err) and not _isatty(out)
+    show = not quiet and (verbose or isatty(err))
+    counter = not quiet and isatty(err) and not isatty(out)
     try:
         sampling.validate()
-        if not image.is_file():
-            raise ImageError(f"{image}: no such file")
+    except ValueError as e:  # a knob out of range (e.g. --repetition-penalty 0)
+        err.write(f"error: {one_line(str(e))}\n")
+        return 1
+    try:
         t0 = time.perf_counter()
         model = load_model(model_spec)
         if verbose:
             err.write(f"model {model.checkpoint.path} loaded in {time.perf_counter() - t0:.1f} s\n")
         progress = Progress(out, err, show=show, counter=counter)
-        result = model.generate(
-            str(image), chosen.prompt if prompt is None else prompt, max_new_tokens=max_new_tokens,
-            no_repeat_ngram_size=sampling.no_repeat_ngram_size, presence_penalty=sampling.presence_penalty,
-            frequency_penalty=sampling.frequency_penalty, repetition_penalty=sampling.repetition_penalty,
-            on_event=progress,
-        )
-    except (ModelError, ImageError, PromptError, ValueError) as e:
-        err.write(f"error: {_one_line(str(e))}\n")
+        result = model.generate(str(image), chosen.prompt if prompt is None else prompt,
+                                max_new_tokens=max_new_tokens, on_event=progress, **asdict(sampling))
+    except (ModelError, ImageError, PromptError) as e:
+        err.write(f"error: {one_line(str(e))}\n")
         return 1
     except KeyboardInterrupt:
         out.write("\n")
@@ -96,13 +96,3 @@ def run_generate(image: Path, prompt: str | None, task: str, model_spec: str, ma
         err.write(f"note: stopped at --max-new-tokens ({len(result.token_ids)} tokens)\n")
     return 0
 
-
-def _isatty(stream) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
