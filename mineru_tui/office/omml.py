@@ -406,23 +406,32 @@ def _is_atom(latex: str) -> bool:
     return len(latex) <= 1 or re.fullmatch(r"\\[A-Za-z]+|\\[a-z]+\{(?:.|\\[A-Za-z]+)\}", latex) is not None
 
 
-def _top_scripts(latex: str) -> set[str]:
-    """The script marks (^ _ ') that ``latex`` has outside braces."""
-    marks = set()
+def _brace_depths(latex: str, start: int = 0):
+    """(index, char, depth) for each character of ``latex[start:]`` that no backslash escapes.
+
+    A backslash and the character after it are skipped; depth is the brace depth after the
+    character (a ``{`` counts itself, a ``}`` reports the depth it closes back to).
+    """
     depth = 0
     escaped = False
-    for c in latex:
+    for i in range(start, len(latex)):
+        c = latex[i]
         if escaped:
             escaped = False
-        elif c == "\\":
+            continue
+        if c == "\\":
             escaped = True
-        elif c == "{":
+            continue
+        if c == "{":
             depth += 1
         elif c == "}":
             depth -= 1
-        elif c in "^_'" and depth == 0:
-            marks.add(c)
-    return marks
+        yield i, c, depth
+
+
+def _top_scripts(latex: str) -> set[str]:
+    """The script marks (^ _ ') that ``latex`` has outside braces."""
+    return {c for _, c, depth in _brace_depths(latex) if c in "^_'" and depth == 0}
 
 
 def _script_base(el, ctx: _Ctx) -> str:
@@ -685,21 +694,11 @@ def _do_limupp(el, ctx: _Ctx) -> str:
 
 def _one_group(latex: str, start: int) -> bool:
     """Whether ``latex[start:]`` is exactly one balanced ``{...}`` group."""
-    depth = 0
-    escaped = False
-    for i in range(start, len(latex)):
-        c = latex[i]
-        if escaped:
-            escaped = False
-        elif c == "\\":
-            escaped = True
-        elif c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
+    for i, c, depth in _brace_depths(latex, start):
+        if c == "}":
             if depth == 0:
                 return i == len(latex) - 1
-        elif depth == 0:
+        elif c != "{" and depth == 0:
             return False
     return False
 
