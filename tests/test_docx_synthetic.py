@@ -549,8 +549,21 @@ def test_header_rows_grid_before_and_sdt_cells(tmp_path):
     assert "<th>H1</th>" in to_markdown(doc)
 
 
+C_NS = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+
+
+def _read_with_chart(tmp_path, chart_xml: bytes):
+    """A document whose one paragraph holds an inline chart (part charts/chart1.xml)."""
+    body = ('<w:p><w:r><w:drawing><wp:inline><wp:docPr id="1" name="Chart 1"/><a:graphic>'
+            f'<a:graphicData uri="{C_NS}"><c:chart xmlns:c="{C_NS}" r:id="rChart"/></a:graphicData>'
+            '</a:graphic></wp:inline></w:drawing></w:r></w:p>')
+    others = {"rChart": (RT_BASE + "chart", "charts/chart1.xml",
+                         "application/vnd.openxmlformats-officedocument.drawingml.chart+xml", chart_xml)}
+    return read(tmp_path, build_docx(body, others=others))
+
+
 def test_chart_as_data_table(tmp_path):
-    c = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+    c = C_NS
     def ser(name, vals):
         pts = "".join(f'<c:pt idx="{i}"><c:v>{v}</c:v></c:pt>' for i, v in enumerate(vals))
         cats = "".join(f'<c:pt idx="{i}"><c:v>{v}</c:v></c:pt>' for i, v in enumerate(["Q1", "Q2"]))
@@ -561,12 +574,7 @@ def test_chart_as_data_table(tmp_path):
              '<c:chart><c:title><c:tx><c:rich><a:p><a:r><a:t>Sales</a:t></a:r></a:p></c:rich></c:tx></c:title>'
              '<c:plotArea><c:barChart>' + ser("North", [1, 2]) + ser("South", [3, 4.5]) +
              '</c:barChart></c:plotArea></c:chart></c:chartSpace>').encode()
-    body = ('<w:p><w:r><w:drawing><wp:inline><wp:docPr id="1" name="Chart 1"/><a:graphic>'
-            f'<a:graphicData uri="{c}"><c:chart xmlns:c="{c}" r:id="rChart"/></a:graphicData>'
-            '</a:graphic></wp:inline></w:drawing></w:r></w:p>')
-    others = {"rChart": (RT_BASE + "chart", "charts/chart1.xml",
-                         "application/vnd.openxmlformats-officedocument.drawingml.chart+xml", chart)}
-    doc = read(tmp_path, build_docx(body, others=others))
+    doc = _read_with_chart(tmp_path, chart)
     [block] = blocks(doc)
     assert block.type == BlockType.TABLE and block.sub_type == "chart"
     assert [plain_text(k) for k in block.blocks if k.type == BlockType.TABLE_CAPTION] == ["Bar chart: Sales"]
@@ -576,7 +584,7 @@ def test_chart_as_data_table(tmp_path):
 
 
 def test_untitled_chart_named_by_type_values_as_shown(tmp_path):
-    c = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+    c = C_NS
     chart = (f'<c:chartSpace xmlns:c="{c}"><c:chart><c:autoTitleDeleted val="0"/><c:plotArea>'
              '<c:lineChart><c:ser><c:tx><c:v>A</c:v></c:tx><c:val><c:numRef><c:numCache>'
              '<c:formatCode>General</c:formatCode><c:pt idx="0"><c:v>4.4000000000000004</c:v></c:pt>'
@@ -584,12 +592,7 @@ def test_untitled_chart_named_by_type_values_as_shown(tmp_path):
              '<c:pt idx="0"><c:v>2</c:v></c:pt></c:numLit></c:val></c:ser></c:lineChart>'
              '<c:barChart><c:barDir val="col"/><c:ser><c:val><c:numLit><c:pt idx="0"><c:v>1</c:v></c:pt>'
              '</c:numLit></c:val></c:ser></c:barChart></c:plotArea></c:chart></c:chartSpace>').encode()
-    body = ('<w:p><w:r><w:drawing><wp:inline><wp:docPr id="1" name="Chart 1"/><a:graphic>'
-            f'<a:graphicData uri="{c}"><c:chart xmlns:c="{c}" r:id="rChart"/></a:graphicData>'
-            '</a:graphic></wp:inline></w:drawing></w:r></w:p>')
-    others = {"rChart": (RT_BASE + "chart", "charts/chart1.xml",
-                         "application/vnd.openxmlformats-officedocument.drawingml.chart+xml", chart)}
-    doc = read(tmp_path, build_docx(body, others=others))
+    doc = _read_with_chart(tmp_path, chart)
     [block] = blocks(doc)
     assert [plain_text(k) for k in block.blocks if k.type == BlockType.TABLE_CAPTION] == [
         "Line / Column chart"]
