@@ -102,3 +102,14 @@ def test_generate_help_starts_without_numpy():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert "--model" in res.stdout and "--task" in res.stdout
+
+
+def test_cli_choices_and_default_follow_the_reader():
+    """cli.py spells the task names and the default model out (it must not import numpy at
+    start-up); they have to stay those of reader/tasks.py and reader/checkpoint.py."""
+    from mineru_tui import cli
+    from mineru_tui.reader.checkpoint import DEFAULT_MODEL
+
+    assert {t.value for t in cli.Task} == set(TASKS)
+    res = _run("--help")
+    assert res.exit_code == 0 and DEFAULT_MODEL in res.stdout
