@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from .config import VisionConfig
-from .ops import gelu_erf, layer_norm, linear, num_threads, quick_gelu_, row_chunks, run_parallel
+from .ops import gelu_erf, layer_norm, linear, num_threads, quick_gelu_, row_chunks, run_parallel, softmax_
 from .rope import apply_rotary, vision_cos_sin
 
 # Attention is computed per head in blocks of this many query rows. Measured ~2x faster than all
@@ -66,10 +66,7 @@ def attention_heads(q_HND: np.ndarray, k_HND: np.ndarray, v_HND: np.ndarray, cu_
                     continue
                 bad = np.flatnonzero(~ok[:, 0])
                 o_rD[ok[:, 0]] /= sums_r1[ok[:, 0]]
-                redo_bn = q_HND[h, r0 + bad] @ kT_Dn
-                redo_bn -= redo_bn.max(axis=-1, keepdims=True)
-                np.exp(redo_bn, out=redo_bn)
-                o_rD[bad] = (redo_bn @ v_nD) / redo_bn.sum(axis=-1, keepdims=True)
+                o_rD[bad] = softmax_(q_HND[h, r0 + bad] @ kT_Dn) @ v_nD  # the shifted softmax
 
     run_parallel(one_head, H)
     return out_HND
@@ -126,7 +123,7 @@ class VisionTower:
         Three parallel phases: row chunks (LN1, qkv, rotary) → heads (attention) → row chunks
         (proj, LN2, MLP). Row chunks of ``ROW_CHUNK`` patches run on the worker threads with
         single-threaded BLAS, so LayerNorm, bias, rotary and GELU run on every core and while their
-        chunk is still in cache (≈ 10 % faster per block than whole-matrix passes).
+        chunk is still in cache (≈ 7 % faster per block than whole-matrix passes).
         """
         N = x_NE.shape[0]
         H, D = self.heads, self.head_dim
