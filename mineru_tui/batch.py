@@ -253,34 +253,24 @@ class _Failure(Exception):
 
 
 def _read(item: Item, opts: Options):
-    """Detect and read one item; every failure becomes a :class:`_Failure` with one line."""
-    import zipfile
-    import zlib
+    """Convert one item; every failure becomes a :class:`_Failure` with one line."""
+    from mineru_tui.convert import ConvertError, ConvertOptions, convert
+    from mineru_tui.events import FileStarted
 
     if item.error:
         raise _Failure(item.error)
-    kind = "input"
+    kinds: list[str] = []
+
+    def on_event(event) -> None:
+        if isinstance(event, FileStarted):
+            kinds.append(event.kind)
+
     try:
-        det = item.detected or detect(item.path, opts.limits)
-        kind = det.kind
-        if det.kind not in OFFICE_KINDS:
-            raise InputError(NEEDS_MODEL[det.kind])
-        from mineru_tui.office import read_office
-        return read_office(item.path, det.kind), det.kind
-    except InputError as e:
-        raise _Failure(one_line(str(e)) or "cannot be parsed") from None
-    except (zipfile.BadZipFile, zlib.error, EOFError) as e:
-        raise _Failure(f"corrupt file ({one_line(str(e))})") from None
-    except MemoryError:
-        raise _Failure("out of memory while reading this file") from None
-    except RecursionError:
-        raise _Failure("structure nested too deeply to read") from None
-    except OSError as e:
-        raise _Failure(f"cannot read: {e.strerror or e}") from None
-    except Exception as e:  # a reader bug: one line, never a stopped batch
-        reason = (f"internal error in the {kind} reader ({type(e).__name__}: "
-                  f"{one_line(str(e))[:200]}); {BUG_HINT}")
-        raise _Failure(reason, traceback.format_exc()) from None
+        doc = convert(item.path, ConvertOptions(limits=opts.limits), detected=item.detected,
+                      on_event=on_event)
+    except ConvertError as e:
+        raise _Failure(e.reason, e.trace) from None
+    return doc, kinds[0]
 
 
 def _write(doc, out_dir: Path, stem: str) -> Path:

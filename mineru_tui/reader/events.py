@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, Union
 
-FinishReason = Literal["stop", "length", "cancelled"]
+FinishReason = Literal["stop", "length", "cancelled", "error"]  # "error": see GenerationResult.error
 Stage = Literal["preprocess", "vision", "prefill", "decode"]
 
 
@@ -74,6 +74,7 @@ class GenerationResult:
     finish_reason: FinishReason
     timings: Timing
     prompt_tokens: int = 0
+    error: str | None = None  # one line, when finish_reason == "error" (engines other than numpy)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,148 @@
+"""The one way in: ``convert(path) -> Document`` for every kind of input.
+
+    from mineru_tui.convert import ConvertOptions, convert
+    doc = convert("report.docx")                       # Office: read from the XML
+    doc = convert("scan.png", ConvertOptions(engine=my_engine), on_event=print)
+
+It detects the file type from the bytes, then reads it with the Office reader or the page
+reader, emitting the job events of :mod:`mineru_tui.events` on the way. ``parse``, the
+``watch`` app and library users all call it; nothing else dispatches on the file type.
+
+Every failure is a :class:`ConvertError` whose ``reason`` is one sentence for the user;
+``detail`` keeps the technical message (shown with ``-v``) and ``trace`` the traceback of
+an internal error (shown with ``--debug``).
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mineru_tui.console import one_line
+from mineru_tui.detect import (DEFAULT_LIMITS, KIND_IMAGE, KIND_PDF, OFFICE_KINDS, Detected,
+                               ZipLimits, detect)
+from mineru_tui.errors import InputError
+from mineru_tui.events import FileDone, FileFailed, FileStarted, OnEvent, PageDone
+
+if TYPE_CHECKING:
+    from mineru_tui.document import Document
+    from mineru_tui.reader.events import CancelFlag
+
+BUG_HINT = ("this is a bug in mineru-tui, please report it with the file if you can "
+            "(rerun with --debug for the traceback)")
+
+NEEDS_MODEL = {
+    KIND_PDF: "PDF page reading needs the MinerU2.5 model; it is not available in this "
+              "version yet",
+    KIND_IMAGE: "image page reading needs the MinerU2.5 model; it is not available in this "
+                "version yet (`mineru-tui generate FILE` prints the model's raw output for one "
+                "image)",
+}
+
+
+class ConvertError(Exception):
+    """A file that could not be converted: ``reason`` is one line for the user."""
+
+    def __init__(self, reason: str, detail: str | None = None, trace: str | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.detail = detail  # the underlying technical message, for -v
+        self.trace = trace  # a traceback, for internal errors (--debug)
+
+
+@dataclass
+class ConvertOptions:
+    """Everything that changes how a file is read (not where its results go)."""
+
+    limits: ZipLimits = DEFAULT_LIMITS
+    engine: Any = None  # an mineru_tui.engines.Engine (often a LazyEngine); None: no model
+    mode: str = "two-stage"  # page reading: two-stage | text
+    effort: str = "default"  # PDF text layer use: see the README's "Effort"
+    pages: str | None = None  # PDF page ranges, 1-based ("1-3,7")
+    image_analysis: bool = False  # also describe images and charts with the model
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def convert(path: str | Path, options: ConvertOptions | None = None, *,
+            detected: Detected | None = None, on_event: OnEvent | None = None,
+            cancel: CancelFlag | None = None) -> Document:
+    """Read one file into a :class:`~mineru_tui.document.Document`.
+
+    Raises :class:`ConvertError` (one line) for anything that goes wrong, after emitting
+    ``FileFailed``; ``KeyboardInterrupt`` and other BaseExceptions pass through.
+    """
+    options = options or ConvertOptions()
+    path = Path(path)
+    emit = on_event or (lambda event: None)
+    t0 = time.perf_counter()
+    kind = "input"
+    try:
+        det = detected or detect(path, options.limits)
+        kind = det.kind
+        emit(FileStarted(str(path), kind))
+        if det.kind in OFFICE_KINDS:
+            doc = _read_office(path, det, emit)
+        else:
+            doc = _read_pages(path, det, options, emit, cancel)
+    except ConvertError as e:
+        emit(FileFailed(str(path), e.reason))
+        raise
+    except Exception as e:
+        err = _as_convert_error(e, kind)
+        emit(FileFailed(str(path), err.reason))
+        raise err from None
+    emit(FileDone(str(path), kind, len(doc.pages), time.perf_counter() - t0,
+                  tuple(doc.warnings)))
+    return doc
+
+
+def _read_office(path: Path, det: Detected, emit: OnEvent) -> Document:
+    from mineru_tui.document import to_markdown
+    from mineru_tui.office import read_office
+
+    t0 = time.perf_counter()
+    doc = read_office(path, det.kind)
+    seconds = time.perf_counter() - t0
+    n = len(doc.pages)
+    for page in doc.pages:
+        emit(PageDone(str(path), page.page_idx, n, to_markdown(_one_page(doc, page)), seconds / max(n, 1)))
+    return doc
+
+
+def _one_page(doc: Document, page) -> Document:
+    from copy import copy
+
+    one = copy(doc)
+    one.pages = [page]
+    return one
+
+
+def _read_pages(path: Path, det: Detected, options: ConvertOptions, emit: OnEvent,
+                cancel: CancelFlag | None) -> Document:
+    try:
+        from mineru_tui.pages import read_pages  # type: ignore[import-not-found]
+    except ImportError:
+        raise ConvertError(NEEDS_MODEL[det.kind]) from None
+    return read_pages(path, det, options, emit=emit, cancel=cancel)
+
+
+def _as_convert_error(e: Exception, kind: str) -> ConvertError:
+    """One line for the user from any exception raised while reading."""
+    import zipfile
+    import zlib
+
+    if isinstance(e, InputError):
+        return ConvertError(one_line(str(e)) or "cannot be parsed")
+    if isinstance(e, (zipfile.BadZipFile, zlib.error, EOFError)):
+        return ConvertError(f"corrupt file ({one_line(str(e))})", one_line(str(e)))
+    if isinstance(e, MemoryError):
+        return ConvertError("out of memory while reading this file")
+    if isinstance(e, RecursionError):
+        return ConvertError("structure nested too deeply to read")
+    if isinstance(e, OSError):
+        return ConvertError(f"cannot read: {e.strerror or e}")
+    return ConvertError(f"internal error in the {kind} reader ({type(e).__name__}: "
+                        f"{one_line(str(e))[:200]}); {BUG_HINT}", trace=traceback.format_exc())

@@ -1,0 +1,98 @@
+"""Engines that run MinerU2.5 behind one interface (:mod:`mineru_tui.engines.base`).
+
+    from mineru_tui.engines import EngineOptions, open_engine
+    engine = open_engine(EngineOptions(engine="numpy", model="path/to/checkpoint"))
+    for event in engine.stream([Request(image, prompt, sampling)]):
+        ...
+
+Each engine lives in its own module with an ``open_engine(options) -> Engine`` function and is
+imported only when chosen, so choosing ``http`` never loads numpy's model code or Core ML.
+:class:`LazyEngine` defers opening (loading a model takes seconds) until a page needs it:
+``parse`` on Office files never loads a model.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Iterator, Sequence
+
+from mineru_tui.engines.base import Engine, EngineError, EngineOptions, ImageInput, Request
+from mineru_tui.reader.events import CancelFlag, Event
+
+__all__ = ["ENGINES", "Engine", "EngineError", "EngineOptions", "ImageInput", "LazyEngine",
+           "Request", "open_engine"]
+
+# engine name -> module that provides ``open_engine(options)``
+ENGINES: dict[str, str] = {
+    "numpy": "mineru_tui.engines.numpy_engine",
+    "coreml": "mineru_tui.engines.coreml_engine",
+    "http": "mineru_tui.engines.http_engine",
+    "llama-cpp": "mineru_tui.engines.llama_cpp_engine",
+}
+
+
+def resolve_engine_name(options: EngineOptions) -> str:
+    """The concrete engine ``auto`` stands for on this machine (numpy unless told otherwise)."""
+    if options.engine != "auto":
+        return options.engine
+    if options.server_urls:
+        return "http"
+    try:  # Core ML on Apple silicon when a bundle for the model exists
+        from mineru_tui.engines.coreml_engine import available_for  # type: ignore[import-not-found]
+    except ImportError:
+        return "numpy"
+    return "coreml" if available_for(options) else "numpy"
+
+
+def open_engine(options: EngineOptions) -> Engine:
+    """Open the engine the options name (EngineError with one line when it cannot run)."""
+    name = resolve_engine_name(options)
+    module_name = ENGINES.get(name)
+    if module_name is None:
+        raise EngineError(f"unknown engine {name!r} (choose from auto, {', '.join(ENGINES)})")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise EngineError(f"the {name} engine is not available in this installation ({e})") from None
+    return module.open_engine(options)
+
+
+class LazyEngine:
+    """An :class:`Engine` that opens the real one on first use (thread-safe), then delegates."""
+
+    def __init__(self, options: EngineOptions):
+        self.options = options
+        self._engine: Engine | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def opened(self) -> bool:
+        return self._engine is not None
+
+    def get(self) -> Engine:
+        with self._lock:
+            if self._engine is None:
+                self._engine = open_engine(self.options)
+            return self._engine
+
+    @property
+    def name(self) -> str:
+        return self._engine.name if self._engine else resolve_engine_name(self.options)
+
+    @property
+    def model_id(self) -> str:
+        return self._engine.model_id if self._engine else (self.options.model or "")
+
+    @property
+    def max_batch(self) -> int:
+        return self.get().max_batch
+
+    def stream(self, requests: Sequence[Request], *, cancel: CancelFlag | None = None) -> Iterator[Event]:
+        return self.get().stream(requests, cancel=cancel)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._engine is not None:
+                self._engine.close()
+                self._engine = None

@@ -1,0 +1,128 @@
+"""The job's event stream: what ``parse`` progress and the ``watch`` app are drawn from.
+
+:func:`mineru_tui.convert.convert` calls ``on_event(event)`` with these plain, immutable
+records, in order, from the thread that runs the conversion (a consumer in another thread,
+such as the Textual app, must hand them over itself, e.g. with ``call_from_thread``)::
+
+    FileStarted(path, kind)
+      PageStarted(path, page, pages)                       # page is 0-based
+        EngineStage(path, page, stage, seconds, tokens)    # vision / prefill timings of a call
+        LayoutDone(path, page, blocks)                     # the layout blocks, reading order
+          BlockStarted(path, page, block, blocks, type)
+          BlockTokens(path, page, block, text_delta, n_generated, tokens_per_s)
+          BlockDone(path, page, block, type, text, source, finish_reason)
+      PageDone(path, page, pages, markdown, seconds)
+    FileDone(path, kind, pages, seconds, warnings)  |  FileFailed(path, reason)
+
+Office files have no model stages: they emit FileStarted, one PageDone per page (sheet,
+slide) and FileDone. Blocks of a page are read in batches, so BlockStarted/BlockTokens of
+several blocks interleave. ``source`` says where a block's text came from: ``"model"``,
+``"text_layer"`` (a PDF's own text) or ``"office"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Union
+
+
+@dataclass(frozen=True)
+class BlockInfo:
+    """One layout block: its type, box (normalised 0-1: x0, y0, x1, y1 on the page), angle."""
+
+    index: int  # reading order on the page, 0-based
+    type: str  # MinerU's block type: text, title, table, equation, image, header ...
+    bbox: tuple[float, float, float, float]
+    angle: int = 0  # 0, 90, 180, 270
+    source: str = "model"  # where its text will come from: model | text_layer | none
+
+
+@dataclass(frozen=True)
+class FileStarted:
+    path: str
+    kind: str  # docx | pptx | xlsx | pdf | image
+
+
+@dataclass(frozen=True)
+class PageStarted:
+    path: str
+    page: int
+    pages: int  # pages to read in this file (after --pages)
+
+
+@dataclass(frozen=True)
+class EngineStage:
+    """An engine stage finished for a call on this page (vision, prefill...) with its cost."""
+
+    path: str
+    page: int
+    stage: str  # preprocess | vision | prefill | decode
+    seconds: float
+    tokens: int = 0  # image tokens (vision), prompt tokens (prefill), generated (decode)
+
+
+@dataclass(frozen=True)
+class LayoutDone:
+    path: str
+    page: int
+    blocks: tuple[BlockInfo, ...]
+
+
+@dataclass(frozen=True)
+class BlockStarted:
+    path: str
+    page: int
+    block: int
+    blocks: int
+    type: str
+
+
+@dataclass(frozen=True)
+class BlockTokens:
+    path: str
+    page: int
+    block: int  # -1 for the layout call itself
+    text_delta: str
+    n_generated: int
+    tokens_per_s: float
+
+
+@dataclass(frozen=True)
+class BlockDone:
+    path: str
+    page: int
+    block: int
+    type: str
+    text: str
+    source: str  # model | text_layer
+    finish_reason: str  # stop | length | cancelled | error | repetition | text_layer
+
+
+@dataclass(frozen=True)
+class PageDone:
+    path: str
+    page: int
+    pages: int
+    markdown: str
+    seconds: float
+
+
+@dataclass(frozen=True)
+class FileDone:
+    path: str
+    kind: str
+    pages: int
+    seconds: float
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class FileFailed:
+    path: str
+    reason: str  # one line for the user
+
+
+JobEvent = Union[FileStarted, PageStarted, EngineStage, LayoutDone, BlockStarted, BlockTokens,
+                 BlockDone, PageDone, FileDone, FileFailed]
+OnEvent = Callable[[JobEvent], None]
