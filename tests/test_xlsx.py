@@ -20,7 +20,7 @@ from mineru_tui.document import (BlockType, Document, SpanType, plain_text, to_c
                                  to_markdown, walk)
 from mineru_tui.errors import InputError
 from mineru_tui.office import read_office
-from mineru_tui.office import xlsx_sheet
+from mineru_tui.office.xlsx import sheet as xlsx_sheet
 from mineru_tui.office.xlsx import read_xlsx
 
 CORPUS = Path(__file__).parent / "corpus" / "office"
@@ -846,5 +846,5 @@ def test_picture_placed_in_cell(tmp_path):
     (42,"@","42"),
 ])
 def test_format_number(value, code, shown):
-    from mineru_tui.office.xlsx_format import format_number
+    from mineru_tui.office.numfmt import format_number
     assert format_number(value, code) == shown

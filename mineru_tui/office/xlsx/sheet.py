@@ -17,9 +17,9 @@ from datetime import datetime
 
 from lxml import etree
 
-from mineru_tui.office.xlsx_format import (datetime_to_serial, format_general, format_number,
+from mineru_tui.office.numfmt import (datetime_to_serial, format_general, format_number,
                                            format_text, is_date_format)
-from mineru_tui.office.xlsx_parts import Package, Run, local, r_attr, rich_text
+from mineru_tui.office.xlsx.parts import Package, Run, local, r_attr, rich_text
 
 MAX_CELLS = 100_000  # non-empty cells kept per sheet (~1 MB of Markdown)
 MAX_SCANNED = 1_000_000  # cell elements looked at per sheet (formatted empty cells count)

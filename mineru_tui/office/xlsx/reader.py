@@ -27,7 +27,7 @@ the sheet, holding:
   A chartsheet is a page with its chart.
 
 Hidden rows and columns are kept (their data is still the sheet's data). Sheets are
-capped at :data:`~mineru_tui.office.xlsx_sheet.MAX_CELLS` values and tables at
+capped at :data:`~mineru_tui.office.xlsx.sheet.MAX_CELLS` values and tables at
 :data:`MAX_TABLE_CELLS` cells, with a warning.
 
 Cells show what Excel shows: cached formula values (formula text, prefixed "=", only
@@ -48,12 +48,12 @@ from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Page, S
                                  Table, image_block, table_block, text_block, text_span,
                                  title_block)
 from mineru_tui.errors import InputError
-from mineru_tui.office.xlsx_drawing import (Anchored, image_ext, read_chart, read_drawing,
+from mineru_tui.office.xlsx.drawing import (Anchored, image_ext, read_chart, read_drawing,
                                             read_image)
-from mineru_tui.office.xlsx_parts import (Package, local, r_attr, read_shared_strings,
+from mineru_tui.office.xlsx.parts import (Package, local, r_attr, read_shared_strings,
                                           read_styles, read_workbook)
-from mineru_tui.office.xlsx_richdata import read_cell_images
-from mineru_tui.office.xlsx_sheet import CellValue, SheetData, read_sheet, split_range
+from mineru_tui.office.xlsx.richdata import read_cell_images
+from mineru_tui.office.xlsx.sheet import CellValue, SheetData, read_sheet, split_range
 
 MAX_TABLE_CELLS = 250_000  # cells (empty ones included) emitted per table
 MAX_TITLE_CHARS = 200

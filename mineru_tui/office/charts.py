@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 
 from mineru_tui.document import (Block, BlockType, Cell, Table, table_block, text_block,
                                  text_span)
-from mineru_tui.office.pptx_package import NS, local, q
+from mineru_tui.office.pptx.package import NS, local, q
 
 _C = NS["c"]
 _PT, _V = q("c:pt"), q("c:v")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from mineru_tui.office.xlsx_format import BUILTIN_FORMATS
+from mineru_tui.office.numfmt import BUILTIN_FORMATS
 
 R_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 R_NS_STRICT = "http://purl.oclc.org/ooxml/officeDocument/relationships"

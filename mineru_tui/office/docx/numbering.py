@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 import re
 
-from mineru_tui.office.docx_xml import int_val, on_off, val, w
+from mineru_tui.office.docx.wml import int_val, on_off, val, w
 
 _PLACEHOLDER = re.compile(r"%([1-9])")
 _MAX_LEVEL = 9

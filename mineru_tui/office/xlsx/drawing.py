@@ -13,8 +13,8 @@ import posixpath
 from dataclasses import dataclass, field
 
 from mineru_tui.office.chart_kind import group_kind, kind_label
-from mineru_tui.office.xlsx_format import format_number
-from mineru_tui.office.xlsx_parts import Package, local, r_attr
+from mineru_tui.office.numfmt import format_number
+from mineru_tui.office.xlsx.parts import Package, local, r_attr
 
 MAX_IMAGE_BYTES = 64 * 1024 * 1024
 MAX_CHART_POINTS = 10_000

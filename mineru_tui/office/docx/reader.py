@@ -1,8 +1,8 @@
 """Read a .docx into the shared document model.
 
-The parts are read once each, as mammoth does: styles (:mod:`.docx_styles`), numbering
-(:mod:`.docx_numbering`), footnotes and endnotes (:mod:`.docx_notes`), then the body
-in one pass (:mod:`.docx_body`). Headers and footers become the page's discarded
+The parts are read once each, as mammoth does: styles (:mod:`.styles`), numbering
+(:mod:`.numbering`), footnotes and endnotes (:mod:`.notes`), then the body
+in one pass (:mod:`.body`). Headers and footers become the page's discarded
 blocks; notes become ``page_footnote`` blocks at the end. A broken or missing part
 costs a warning in ``doc.warnings``, never the file.
 """
@@ -20,12 +20,12 @@ def read_docx(path: str | Path) -> Document:
     Raises :class:`~mineru_tui.errors.InputError` when python-docx cannot open the
     package at all.
     """
-    from mineru_tui.office.docx_body import BodyReader
-    from mineru_tui.office.docx_notes import Notes
-    from mineru_tui.office.docx_numbering import ListCounter, Numbering
-    from mineru_tui.office.docx_package import open_main_part
-    from mineru_tui.office.docx_styles import Styles
-    from mineru_tui.office.docx_xml import w
+    from mineru_tui.office.docx.body import BodyReader
+    from mineru_tui.office.docx.notes import Notes
+    from mineru_tui.office.docx.numbering import ListCounter, Numbering
+    from mineru_tui.office.docx.package import open_main_part
+    from mineru_tui.office.docx.styles import Styles
+    from mineru_tui.office.docx.wml import w
 
     main, warnings = open_main_part(path)
     doc = Document(backend="office", warnings=warnings)
@@ -153,7 +153,7 @@ def _flat_lines(blocks: list[Block]) -> list[Line]:
 
 def _page_size(body) -> tuple[float, float] | None:
     """The last section's page size in points (twips / 20)."""
-    from mineru_tui.office.docx_xml import int_val, w
+    from mineru_tui.office.docx.wml import int_val, w
     sect = body.find(w("sectPr"))
     size = sect.find(w("pgSz")) if sect is not None else None
     if size is None:

@@ -13,7 +13,7 @@ from typing import Callable
 
 from mineru_tui.document import (Block, BlockType, Line, Span, SpanType, equation_block,
                                  list_block, text_span)
-from mineru_tui.office.pptx_package import NS, R_ID, local, q
+from mineru_tui.office.pptx.package import NS, R_ID, local, q
 
 _A = NS["a"]
 _P_PR, _R, _BR, _FLD, _T, _RPR = q("a:pPr"), q("a:r"), q("a:br"), q("a:fld"), q("a:t"), q("a:rPr")

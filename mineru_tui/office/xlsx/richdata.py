@@ -9,7 +9,7 @@ the image part. :func:`read_cell_images` resolves the whole chain once per workb
 
 from __future__ import annotations
 
-from mineru_tui.office.xlsx_parts import Package, local, r_attr
+from mineru_tui.office.xlsx.parts import Package, local, r_attr
 
 
 def read_cell_images(pkg: Package, workbook_part: str) -> dict[int, tuple[str, str]]:
