@@ -817,8 +817,10 @@ def test_shapes_without_positions_keep_file_order(tmp_path):
 
 
 def test_chart_number_formats():
+    # the same Excel number formats as spreadsheet cells and xlsx charts (numfmt)
     from mineru_tui.office.charts import format_number
-    assert format_number("43831", "m/d/yyyy") == "2020-01-01"
+    assert format_number("43831", "m/d/yyyy") == "1/1/2020"
+    assert format_number("43831", "yyyy-mm-dd") == "2020-01-01"
     assert format_number("0.125", "0.0%") == "12.5%"
     assert format_number("1234567.891", "#,##0.00") == "1,234,567.89"
     assert format_number("2.3999999999999999", "General") == "2.4"

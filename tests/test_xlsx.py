@@ -700,7 +700,8 @@ def test_unreadable_workbooks_raise_input_error(tmp_path):
     bad.write_bytes(b"PK\x03\x04 this is not really a zip")
     with pytest.raises(InputError) as err:
         read_xlsx(bad)
-    assert "\n" not in str(err.value) and "bad.xlsx" in str(err.value)
+    # one line, and without the file name: the CLI puts it in front of the reason
+    assert "\n" not in str(err.value) and "bad.xlsx" not in str(err.value)
     empty = tmp_path / "empty.xlsx"
     with zipfile.ZipFile(empty, "w") as z:
         z.writestr("docProps/app.xml", "<Properties/>")

@@ -17,18 +17,28 @@ from mineru_tui.document import Block, BlockType, Document, Line, Page, plain_te
 def read_docx(path: str | Path) -> Document:
     """Parse ``path`` (a .docx/.docm/.dotx) into a one-page :class:`Document`.
 
-    Raises :class:`~mineru_tui.errors.InputError` when python-docx cannot open the
-    package at all.
+    Raises :class:`~mineru_tui.errors.InputError` when the package has no readable main
+    document, or asks to parse more than the parse budget.
     """
+    from mineru_tui.office.docx.package import open_main_part
+
+    main = open_main_part(path)
+    try:
+        doc = _read(main)
+        main.package.check_budget()
+        return doc
+    finally:
+        main.package.close()
+
+
+def _read(main) -> Document:
     from mineru_tui.office.docx.body import BodyReader
     from mineru_tui.office.docx.notes import Notes
     from mineru_tui.office.docx.numbering import ListCounter, Numbering
-    from mineru_tui.office.docx.package import open_main_part
     from mineru_tui.office.docx.styles import Styles
     from mineru_tui.office.docx.wml import w
 
-    main, warnings = open_main_part(path)
-    doc = Document(backend="office", warnings=warnings)
+    doc = Document(backend="office", warnings=main.package.warnings)
     page = Page(page_idx=0)
     doc.pages.append(page)
 

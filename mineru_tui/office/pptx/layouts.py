@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from mineru_tui.office.pptx.package import Package, PartError, q
+from mineru_tui.office.package import Package, PartError
+from mineru_tui.office.names import q
 from mineru_tui.office.pptx.shapes import lst_style, ph_of
 
 TITLE_TYPES = ("title", "ctrTitle")

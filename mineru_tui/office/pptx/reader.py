@@ -38,7 +38,8 @@ from mineru_tui.document import (Block, BlockType, Document, Line, Page, image_b
 from mineru_tui.errors import InputError
 from mineru_tui.office.pptx.layouts import TITLE_TYPES, Template, Templates
 from mineru_tui.office.pptx.order import Box, reading_order
-from mineru_tui.office.pptx.package import R_EMBED, R_ID, R_LINK, Package, PartError, local, q
+from mineru_tui.office.package import Package, PartError, local
+from mineru_tui.office.names import R_EMBED, R_ID, R_LINK, q
 from mineru_tui.office.pptx.shapes import (IDENTITY, SHAPE_TAGS, Transform, apply, box_of,
                                            choose_alternate, cnvpr_of, group_transform,
                                            num, ph_of, union, xfrm_of)
@@ -68,11 +69,10 @@ def read_pptx(path: str | Path, include_hidden: bool = True) -> Document:
     Raises :class:`InputError` when the file is not a readable presentation; problems
     with single parts are reported in ``doc.warnings`` instead.
     """
-    pkg = Package(path)
-    try:
-        return _Reader(pkg, Path(path).name, include_hidden).read()
-    finally:
-        pkg.close()
+    with Package(path) as pkg:
+        doc = _Reader(pkg, Path(path).name, include_hidden).read()
+        pkg.check_budget()
+        return doc
 
 
 @dataclass
@@ -119,9 +119,9 @@ class _Reader:
                 raise PartError("no presentation part")
             pres = self.pkg.xml(pres_part)
         except PartError as exc:
-            raise InputError(f"{self.name}: not a readable PowerPoint presentation ({exc})") from None
+            raise InputError(f"not a readable PowerPoint presentation ({exc})") from None
         if pres.tag != q("p:presentation"):
-            raise InputError(f"{self.name}: not a PowerPoint presentation "
+            raise InputError("not a PowerPoint presentation "
                              f"(its main part is {local(pres) or 'not XML'})")
         size = pres.find(q("p:sldSz"))
         page_size = None
