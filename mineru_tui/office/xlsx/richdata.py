@@ -9,12 +9,13 @@ the image part. :func:`read_cell_images` resolves the whole chain once per workb
 
 from __future__ import annotations
 
-from mineru_tui.office.xlsx_parts import Package, local, r_attr
+from mineru_tui.office.package import Package, local
+from mineru_tui.office.xlsx.parts import r_attr
 
 
 def read_cell_images(pkg: Package, workbook_part: str) -> dict[int, tuple[str, str]]:
     """``vm`` index → (image part, alt text) for every in-cell picture of the workbook."""
-    rels = {r.type: r.target for r in pkg.rels(workbook_part).values() if not r.external}
+    rels = {r.kind: r.target for r in pkg.rels(workbook_part).values() if not r.external}
     if "sheetMetadata" not in rels or "rdRichValue" not in rels:
         return {}
     try:
@@ -43,7 +44,7 @@ def read_cell_images(pkg: Package, workbook_part: str) -> dict[int, tuple[str, s
 
 def _value_metadata(pkg: Package, part: str) -> dict[int, int]:
     """vm (1-based) → rich value index, through the XLRICHVALUE future metadata."""
-    root = pkg.xml(part)
+    root = pkg.xml_recovering(part)
     if root is None:
         return {}
     types = [el.get("name") for el in root.iter("{*}metadataType")]
@@ -73,7 +74,7 @@ def _value_metadata(pkg: Package, part: str) -> dict[int, int]:
 
 
 def _rich_values(pkg: Package, part: str) -> list[tuple[int, list[str]]]:
-    root = pkg.xml(part)
+    root = pkg.xml_recovering(part)
     if root is None:
         return []
     out = []
@@ -87,7 +88,7 @@ def _rich_values(pkg: Package, part: str) -> list[tuple[int, list[str]]]:
 
 
 def _structures(pkg: Package, part: str | None) -> list[list[str]]:
-    root = pkg.xml(part) if part else None
+    root = pkg.xml_recovering(part) if part else None
     if root is None:
         return []
     return [[k.get("n") or "" for k in s if local(k.tag) == "k"]
@@ -95,7 +96,7 @@ def _structures(pkg: Package, part: str | None) -> list[list[str]]:
 
 
 def _value_rels(pkg: Package, part: str | None) -> list[str | None]:
-    root = pkg.xml(part) if part else None
+    root = pkg.xml_recovering(part) if part else None
     if root is None:
         return []
     rels = pkg.rels(part)

@@ -9,7 +9,7 @@ in a font the reader may not have) says less than the state it stands for.
 
 from __future__ import annotations
 
-from mineru_tui.office.docx_xml import W_NS, on_off, w
+from mineru_tui.office.docx.wml import W_NS, on_off, w
 
 W14_NS = "http://schemas.microsoft.com/office/word/2010/wordml"
 

@@ -27,7 +27,7 @@ the sheet, holding:
   A chartsheet is a page with its chart.
 
 Hidden rows and columns are kept (their data is still the sheet's data). Sheets are
-capped at :data:`~mineru_tui.office.xlsx_sheet.MAX_CELLS` values and tables at
+capped at :data:`~mineru_tui.office.xlsx.sheet.MAX_CELLS` values and tables at
 :data:`MAX_TABLE_CELLS` cells, with a warning.
 
 Cells show what Excel shows: cached formula values (formula text, prefixed "=", only
@@ -41,19 +41,19 @@ workbook with no readable sheet at all raises :class:`InputError`.
 from __future__ import annotations
 
 import gc
-import zipfile
 from pathlib import Path
 
 from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Page, Span, SpanType,
                                  Table, image_block, table_block, text_block, text_span,
                                  title_block)
 from mineru_tui.errors import InputError
-from mineru_tui.office.xlsx_drawing import (Anchored, image_ext, read_chart, read_drawing,
+from mineru_tui.office.xlsx.drawing import (Anchored, image_ext, read_chart, read_drawing,
                                             read_image)
-from mineru_tui.office.xlsx_parts import (Package, local, r_attr, read_shared_strings,
+from mineru_tui.office.package import Package, local
+from mineru_tui.office.xlsx.parts import (r_attr, read_shared_strings,
                                           read_styles, read_workbook)
-from mineru_tui.office.xlsx_richdata import read_cell_images
-from mineru_tui.office.xlsx_sheet import CellValue, SheetData, read_sheet, split_range
+from mineru_tui.office.xlsx.richdata import read_cell_images
+from mineru_tui.office.xlsx.sheet import CellValue, SheetData, read_sheet, split_range
 
 MAX_TABLE_CELLS = 250_000  # cells (empty ones included) emitted per table
 MAX_TITLE_CHARS = 200
@@ -78,17 +78,11 @@ def read_xlsx(path: str | Path) -> Document:
 
 
 def _read_xlsx(path: Path) -> Document:
-    doc = Document(backend="office")
-    try:
-        zf = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
-        raise InputError(f"{path.name}: not a readable .xlsx workbook "
-                         f"(corrupt or truncated zip: {exc.__class__.__name__})") from None
-    with zf:
-        pkg = Package(zf, doc.warnings)
+    with Package(path) as pkg:
+        doc = Document(backend="office", warnings=pkg.warnings)
         wb = read_workbook(pkg)
         if not wb.sheets:
-            raise InputError(f"{path.name}: no worksheets found; the workbook is damaged "
+            raise InputError("no worksheets found; the workbook is damaged "
                              "or not a spreadsheet")
         codes = read_styles(pkg, wb.part)
         shared = read_shared_strings(pkg, wb.part)
@@ -126,7 +120,7 @@ def _read_xlsx(path: Path) -> Document:
                 page.para_blocks += blocks
             doc.pages.append(page)
         if not read_any and all(s.part is None or not pkg.has(s.part) for s in wb.sheets):
-            raise InputError(f"{path.name}: no readable worksheet in the workbook")
+            raise InputError("no readable worksheet in the workbook")
     return doc
 
 
@@ -463,7 +457,7 @@ def text_block_from(value: CellValue) -> Block:
 
 def _chartsheet_drawings(pkg: Package, part: str) -> list[str]:
     """The drawing r:ids of a chartsheet part (a chartsheet is one drawing, no cells)."""
-    root = pkg.xml(part)
+    root = pkg.xml_recovering(part)
     if root is None:
         return []
     return [r_attr(el, "id") for el in root.iter()

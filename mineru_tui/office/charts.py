@@ -17,7 +17,9 @@ from datetime import datetime, timedelta
 
 from mineru_tui.document import (Block, BlockType, Cell, Table, table_block, text_block,
                                  text_span)
-from mineru_tui.office.pptx_package import NS, local, q
+from mineru_tui.office import numfmt
+from mineru_tui.office.package import local
+from mineru_tui.office.names import NS, q
 
 _C = NS["c"]
 _PT, _V = q("c:pt"), q("c:v")
@@ -33,28 +35,14 @@ _EPOCH = datetime(1899, 12, 30)  # serial 1 = 1900-01-01 (Excel's leap-year bug 
 
 
 def format_number(raw: str, code: str | None) -> str:
-    """A cached chart value as the chart shows it, for the common number formats."""
+    """A cached chart value as the chart shows it (its format code, as Excel applies it)."""
     try:
         value = float(raw)
     except ValueError:
         return raw.strip()
     if math.isnan(value) or math.isinf(value):
         return raw.strip()
-    code = (code or "General").split(";")[0]
-    if _DATE_CODE.search(re.sub(r'"[^"]*"|\[[^\]]*\]', "", code)) and 0 < value < 2958466:
-        day = _EPOCH + timedelta(days=value)  # date categories are Excel serial days
-        return day.date().isoformat() if value == int(value) else day.isoformat(" ", "minutes")
-    m = _DECIMALS.search(code)
-    places = len(m.group(1)) if m else (0 if "0" in code and code != "General" else None)
-    if "%" in code:
-        value *= 100
-    if places is not None:
-        text = f"{value:,.{places}f}" if "," in code else f"{value:.{places}f}"
-    elif value == int(value) and abs(value) < 1e15:
-        text = str(int(value))
-    else:
-        text = repr(round(value, 10))
-    return text + ("%" if "%" in code else "")
+    return numfmt.format_number(value, code)
 
 
 def _points(cache) -> tuple[list[str], int]:

@@ -14,17 +14,17 @@ from mineru_tui.office.placeholders import file_name, linked_image_block
 from mineru_tui.document import (Block, BlockType, Document, Line, Span, SpanType,
                                  checkbox_span, equation_block, image_block, text_span,
                                  title_block)
-from mineru_tui.office.docx_checkbox import form_checkbox, glyph_checkbox, sdt_checkbox
-from mineru_tui.office.docx_embedded import (C_NS, DGM_NS, alt_chunk_blocks, chart_block,
+from mineru_tui.office.docx.checkbox import form_checkbox, glyph_checkbox, sdt_checkbox
+from mineru_tui.office.docx.embedded import (C_NS, DGM_NS, alt_chunk_blocks, chart_block,
                                              smartart_blocks)
-from mineru_tui.office.docx_fields import Field, field_name, hyperlink_target, seq_kind
-from mineru_tui.office.docx_layout import Piece, finish
-from mineru_tui.office.docx_numbering import ListCounter
-from mineru_tui.office.docx_notes import Notes
-from mineru_tui.office.docx_styles import Styles, parse_rpr
-from mineru_tui.office.docx_symbols import symbol_char
-from mineru_tui.office.docx_tables import read_table
-from mineru_tui.office.docx_xml import (A_NS, M_NS, O_NS, PIC_NS, V_NS, WP_NS, int_val, local, m,
+from mineru_tui.office.docx.fields import Field, field_name, hyperlink_target, seq_kind
+from mineru_tui.office.docx.layout import Piece, finish
+from mineru_tui.office.docx.numbering import ListCounter
+from mineru_tui.office.docx.notes import Notes
+from mineru_tui.office.docx.styles import Styles, parse_rpr
+from mineru_tui.office.docx.symbols import symbol_char
+from mineru_tui.office.docx.tables import read_table
+from mineru_tui.office.docx.wml import (A_NS, M_NS, O_NS, PIC_NS, V_NS, WP_NS, int_val, local, m,
                                         mc, r, val, w)
 
 # Element names, computed once (the walker compares tags with ``==``).

@@ -10,7 +10,7 @@ connections. The drawn shapes (``dsp:`` drawing part) are ignored: they repeat t
 from __future__ import annotations
 
 from mineru_tui.document import Block, BlockType, Line, list_block, text_span
-from mineru_tui.office.pptx_package import NS, q
+from mineru_tui.office.names import NS, q
 
 _DGM = NS["dgm"]
 _TEXT_TYPES = ("node", "asst")

@@ -13,7 +13,9 @@ from typing import Callable
 
 from mineru_tui.document import (Block, BlockType, Line, Span, SpanType, equation_block,
                                  list_block, text_span)
-from mineru_tui.office.pptx_package import NS, R_ID, local, q
+from mineru_tui.office.numfmt import roman
+from mineru_tui.office.package import local
+from mineru_tui.office.names import NS, R_ID, q
 
 _A = NS["a"]
 _P_PR, _R, _BR, _FLD, _T, _RPR = q("a:pPr"), q("a:r"), q("a:br"), q("a:fld"), q("a:t"), q("a:rPr")
@@ -198,19 +200,6 @@ def resolve_bullet(ppr, level: int, styles: list) -> Bullet:
     return Bullet("none")
 
 
-_ROMAN = ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
-          (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"))
-
-
-def _roman(n: int) -> str:
-    out = []
-    for value, letters in _ROMAN:
-        while n >= value:
-            out.append(letters)
-            n -= value
-    return "".join(out) or "0"
-
-
 def _alpha(n: int) -> str:
     out = ""
     while n > 0:
@@ -226,9 +215,9 @@ def number_marker(scheme: str, n: int) -> str:
     elif scheme.startswith("alphaUc"):
         body = _alpha(n).upper()
     elif scheme.startswith("romanLc"):
-        body = _roman(n)
+        body = roman(n)
     elif scheme.startswith("romanUc"):
-        body = _roman(n).upper()
+        body = roman(n).upper()
     else:  # arabic* and the East Asian / circled schemes: plain digits
         body = str(n)
     if scheme.endswith("ParenBoth"):

@@ -9,7 +9,8 @@ readers of a reviewed deck (and the origin projects' groundtruth) expect them.
 from __future__ import annotations
 
 from mineru_tui.document import Block, BlockType, Line, text_span
-from mineru_tui.office.pptx_package import NS, local
+from mineru_tui.office.package import local
+from mineru_tui.office.names import NS
 
 _P = NS["p"]
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from mineru_tui.office.pptx_package import Package, PartError, q
-from mineru_tui.office.pptx_shapes import lst_style, ph_of
+from mineru_tui.office.package import Package, PartError
+from mineru_tui.office.names import q
+from mineru_tui.office.pptx.shapes import lst_style, ph_of
 
 TITLE_TYPES = ("title", "ctrTitle")
 FOOTER_TYPES = ("dt", "ftr", "hdr", "sldNum")

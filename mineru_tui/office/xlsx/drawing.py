@@ -13,8 +13,9 @@ import posixpath
 from dataclasses import dataclass, field
 
 from mineru_tui.office.chart_kind import group_kind, kind_label
-from mineru_tui.office.xlsx_format import format_number
-from mineru_tui.office.xlsx_parts import Package, local, r_attr
+from mineru_tui.office.numfmt import format_number
+from mineru_tui.office.package import Package, local
+from mineru_tui.office.xlsx.parts import r_attr
 
 MAX_IMAGE_BYTES = 64 * 1024 * 1024
 MAX_CHART_POINTS = 10_000
@@ -42,7 +43,7 @@ class Chart:
 
 def read_drawing(pkg: Package, part: str) -> list[Anchored]:
     """Pictures, charts and text boxes of one drawing part, in document order."""
-    root = pkg.xml(part)
+    root = pkg.xml_recovering(part)
     if root is None:
         return []
     rels = pkg.rels(part)
@@ -116,7 +117,7 @@ def image_ext(part: str) -> str:
 
 
 def read_image(pkg: Package, part: str) -> bytes | None:
-    return pkg.read(part, limit=MAX_IMAGE_BYTES)
+    return pkg.try_blob(part, MAX_IMAGE_BYTES)
 
 
 # ---------------------------------------------------------------------------------------
@@ -126,7 +127,7 @@ def read_image(pkg: Package, part: str) -> bytes | None:
 def read_chart(pkg: Package, part: str, resolve=None) -> Chart | None:
     """A chart's title, type and series. ``resolve(ref)`` gives a reference's cell texts
     when the chart has no cached points (openpyxl and some generators write none)."""
-    root = pkg.xml(part)
+    root = pkg.xml_recovering(part)
     if root is None:
         return None
     chart_el = next((k for k in root if local(k.tag) == "chart"), None)

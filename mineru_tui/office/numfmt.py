@@ -629,3 +629,22 @@ def _date_field(v: str, minute: bool, dt: datetime, hh: int, mi: int, ss: int,
     if c == "s":
         return f"{ss:02d}" if v == "ss" else str(ss)
     return v
+
+
+# ---------------------------------------------------------------------------------------
+# Counters (list numbers in Word and PowerPoint)
+
+_ROMAN = ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
+          (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"))
+
+
+def roman(n: int) -> str:
+    """``n`` in lower-case Roman numerals; outside 1..3999 (none exist) its digits."""
+    if n <= 0 or n >= 4000:
+        return str(n)
+    out = []
+    for value, letters in _ROMAN:
+        while n >= value:
+            out.append(letters)
+            n -= value
+    return "".join(out)

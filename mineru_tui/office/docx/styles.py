@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from mineru_tui.office.docx_xml import W_VAL, int_val, on_off, val, w
+from mineru_tui.office.docx.wml import W_VAL, int_val, on_off, val, w
 
 _HEADING_NAME = re.compile(r"^heading\s*(\d)$")
 _MAX_CHAIN = 24  # basedOn chains are short; this bounds cycles in hostile files

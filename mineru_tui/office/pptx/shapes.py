@@ -7,8 +7,9 @@ children's coordinates onto its own box: ``chOff``/``chExt`` is the child space,
 
 from __future__ import annotations
 
-from mineru_tui.office.pptx_order import Box
-from mineru_tui.office.pptx_package import local, q
+from mineru_tui.office.pptx.order import Box
+from mineru_tui.office.package import local
+from mineru_tui.office.names import q
 
 SHAPE_TAGS = {q("p:sp"), q("p:pic"), q("p:graphicFrame"), q("p:grpSp"), q("p:cxnSp")}
 

@@ -1,8 +1,8 @@
 """Read a .docx into the shared document model.
 
-The parts are read once each, as mammoth does: styles (:mod:`.docx_styles`), numbering
-(:mod:`.docx_numbering`), footnotes and endnotes (:mod:`.docx_notes`), then the body
-in one pass (:mod:`.docx_body`). Headers and footers become the page's discarded
+The parts are read once each, as mammoth does: styles (:mod:`.styles`), numbering
+(:mod:`.numbering`), footnotes and endnotes (:mod:`.notes`), then the body
+in one pass (:mod:`.body`). Headers and footers become the page's discarded
 blocks; notes become ``page_footnote`` blocks at the end. A broken or missing part
 costs a warning in ``doc.warnings``, never the file.
 """
@@ -17,18 +17,28 @@ from mineru_tui.document import Block, BlockType, Document, Line, Page, plain_te
 def read_docx(path: str | Path) -> Document:
     """Parse ``path`` (a .docx/.docm/.dotx) into a one-page :class:`Document`.
 
-    Raises :class:`~mineru_tui.errors.InputError` when python-docx cannot open the
-    package at all.
+    Raises :class:`~mineru_tui.errors.InputError` when the package has no readable main
+    document, or asks to parse more than the parse budget.
     """
-    from mineru_tui.office.docx_body import BodyReader
-    from mineru_tui.office.docx_notes import Notes
-    from mineru_tui.office.docx_numbering import ListCounter, Numbering
-    from mineru_tui.office.docx_package import open_main_part
-    from mineru_tui.office.docx_styles import Styles
-    from mineru_tui.office.docx_xml import w
+    from mineru_tui.office.docx.package import open_main_part
 
-    main, warnings = open_main_part(path)
-    doc = Document(backend="office", warnings=warnings)
+    main = open_main_part(path)
+    try:
+        doc = _read(main)
+        main.package.check_budget()
+        return doc
+    finally:
+        main.package.close()
+
+
+def _read(main) -> Document:
+    from mineru_tui.office.docx.body import BodyReader
+    from mineru_tui.office.docx.notes import Notes
+    from mineru_tui.office.docx.numbering import ListCounter, Numbering
+    from mineru_tui.office.docx.styles import Styles
+    from mineru_tui.office.docx.wml import w
+
+    doc = Document(backend="office", warnings=main.package.warnings)
     page = Page(page_idx=0)
     doc.pages.append(page)
 
@@ -153,7 +163,7 @@ def _flat_lines(blocks: list[Block]) -> list[Line]:
 
 def _page_size(body) -> tuple[float, float] | None:
     """The last section's page size in points (twips / 20)."""
-    from mineru_tui.office.docx_xml import int_val, w
+    from mineru_tui.office.docx.wml import int_val, w
     sect = body.find(w("sectPr"))
     size = sect.find(w("pgSz")) if sect is not None else None
     if size is None:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 import re
 
-from mineru_tui.office.docx_xml import int_val, on_off, val, w
+from mineru_tui.office.numfmt import roman
+from mineru_tui.office.docx.wml import int_val, on_off, val, w
 
 _PLACEHOLDER = re.compile(r"%([1-9])")
 _MAX_LEVEL = 9
@@ -170,21 +171,6 @@ class ListCounter:
         return ListLabel(marker, aid, False, True)
 
 
-_ROMAN = ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
-          (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"))
-
-
-def _roman(n: int) -> str:
-    if n <= 0 or n >= 4000:
-        return str(n)
-    out = []
-    for value, letters in _ROMAN:
-        while n >= value:
-            out.append(letters)
-            n -= value
-    return "".join(out)
-
-
 def _letters(n: int) -> str:
     # Word repeats the letter: a..z, aa..zz, aaa...
     if n <= 0:
@@ -199,9 +185,9 @@ def format_number(n: int, fmt: str) -> str:
     if fmt == "upperLetter":
         return _letters(n).upper()
     if fmt == "lowerRoman":
-        return _roman(n)
+        return roman(n)
     if fmt == "upperRoman":
-        return _roman(n).upper()
+        return roman(n).upper()
     if fmt == "decimalZero":
         return f"{n:02d}"
     if fmt in ("none", "bullet"):

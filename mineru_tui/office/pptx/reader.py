@@ -12,7 +12,7 @@ Choices (see also the modules this one uses):
 * **Headings.** The title slide's ``ctrTitle`` is a level-1 heading. Slide titles
   (``title``) are level 2 when the deck has a ``ctrTitle`` somewhere (slides sit under the
   presentation title) and level 1 otherwise. A slide's title is read first; its other
-  shapes follow in reading order (:mod:`~mineru_tui.office.pptx_order`), groups recursed.
+  shapes follow in reading order (:mod:`~mineru_tui.office.pptx.order`), groups recursed.
 * **Placeholders** inherit position and list styles from the layout (matched by ``idx``,
   then by type) and the master (by type); empty placeholders produce nothing; date,
   footer, header and slide-number placeholders go to ``discarded_blocks``.
@@ -21,7 +21,7 @@ Choices (see also the modules this one uses):
 * **Speaker notes** (the notes slide's text, without its slide image, number, date,
   header and footer placeholders) are one ``notes`` block at the end of the page;
   review comments (legacy and threaded) go to ``discarded_blocks`` as ``aside_text``
-  (:mod:`~mineru_tui.office.pptx_comments`).
+  (:mod:`~mineru_tui.office.pptx.comments`).
 * Broken parts (a missing or corrupt slide, picture, chart or diagram) become entries
   in ``doc.warnings``; only a file that is not a presentation at all raises
   :class:`~mineru_tui.errors.InputError`.
@@ -36,13 +36,14 @@ from mineru_tui.office.placeholders import file_name, linked_image_block, missin
 from mineru_tui.document import (Block, BlockType, Document, Line, Page, image_block,
                                  text_block, text_span, title_block)
 from mineru_tui.errors import InputError
-from mineru_tui.office.pptx_layouts import TITLE_TYPES, Template, Templates
-from mineru_tui.office.pptx_order import Box, reading_order
-from mineru_tui.office.pptx_package import R_EMBED, R_ID, R_LINK, Package, PartError, local, q
-from mineru_tui.office.pptx_shapes import (IDENTITY, SHAPE_TAGS, Transform, apply, box_of,
+from mineru_tui.office.pptx.layouts import TITLE_TYPES, Template, Templates
+from mineru_tui.office.pptx.order import Box, reading_order
+from mineru_tui.office.package import Package, PartError, local
+from mineru_tui.office.names import R_EMBED, R_ID, R_LINK, q
+from mineru_tui.office.pptx.shapes import (IDENTITY, SHAPE_TAGS, Transform, apply, box_of,
                                            choose_alternate, cnvpr_of, group_transform,
                                            num, ph_of, union, xfrm_of)
-from mineru_tui.office.pptx_text import (TextContext, notes_lines, text_body_blocks,
+from mineru_tui.office.pptx.text import (TextContext, notes_lines, text_body_blocks,
                                          text_body_spans)
 
 EMU_PER_POINT = 12700
@@ -68,11 +69,10 @@ def read_pptx(path: str | Path, include_hidden: bool = True) -> Document:
     Raises :class:`InputError` when the file is not a readable presentation; problems
     with single parts are reported in ``doc.warnings`` instead.
     """
-    pkg = Package(path)
-    try:
-        return _Reader(pkg, Path(path).name, include_hidden).read()
-    finally:
-        pkg.close()
+    with Package(path) as pkg:
+        doc = _Reader(pkg, Path(path).name, include_hidden).read()
+        pkg.check_budget()
+        return doc
 
 
 @dataclass
@@ -119,9 +119,9 @@ class _Reader:
                 raise PartError("no presentation part")
             pres = self.pkg.xml(pres_part)
         except PartError as exc:
-            raise InputError(f"{self.name}: not a readable PowerPoint presentation ({exc})") from None
+            raise InputError(f"not a readable PowerPoint presentation ({exc})") from None
         if pres.tag != q("p:presentation"):
-            raise InputError(f"{self.name}: not a PowerPoint presentation "
+            raise InputError("not a PowerPoint presentation "
                              f"(its main part is {local(pres) or 'not XML'})")
         size = pres.find(q("p:sldSz"))
         page_size = None
@@ -350,7 +350,7 @@ class _Reader:
         if uri == _URI_TABLE:
             tbl = data.find(q("a:tbl"))
             if tbl is not None:
-                from mineru_tui.office.pptx_tables import read_table
+                from mineru_tui.office.pptx.tables import read_table
                 item.blocks.append(read_table(tbl, self.context(el, None)))
         elif uri in (_URI_CHART, _URI_CHARTEX):
             chart = next((c for c in data if local(c) == "chart"), None)
@@ -380,7 +380,7 @@ class _Reader:
         if root is None:
             return
         from mineru_tui.office.chart_kind import chart_kind, with_kind
-        from mineru_tui.office.pptx_charts import chart_title, read_chart, read_chartex
+        from mineru_tui.office.charts import chart_title, read_chart, read_chartex
         try:
             block = read_chartex(root) if extended else read_chart(root)
             kind = chart_kind(root)
@@ -401,7 +401,7 @@ class _Reader:
         root = self.related_xml(rid, "diagram", name)
         if root is None:
             return
-        from mineru_tui.office.pptx_smartart import read_diagram
+        from mineru_tui.office.pptx.smartart import read_diagram
         block = read_diagram(root)
         if block is not None:
             item.blocks.append(block)
@@ -410,7 +410,7 @@ class _Reader:
 
     def comment_authors(self) -> dict[str, str]:
         if self.authors is None:
-            from mineru_tui.office.pptx_comments import read_authors
+            from mineru_tui.office.pptx.comments import read_authors
             self.authors = {}
             for kind in ("commentAuthors", "authors"):
                 part = self.pkg.related(self.pres_part, kind)
@@ -427,7 +427,7 @@ class _Reader:
                  if r.is_a("comments") and not r.external]
         if not parts:
             return []
-        from mineru_tui.office.pptx_comments import read_comments
+        from mineru_tui.office.pptx.comments import read_comments
         out: list[Block] = []
         for part in parts:
             try:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Callable
 
 from mineru_tui.document import Block, Cell, Table, table_block
-from mineru_tui.office.docx_xml import W_VAL, int_val, on_off, w
+from mineru_tui.office.docx.wml import W_VAL, int_val, on_off, w
 
 TR, TC, TRPR, TCPR = w("tr"), w("tc"), w("trPr"), w("tcPr")
 GRIDSPAN, VMERGE, HMERGE, TBLHEADER = w("gridSpan"), w("vMerge"), w("hMerge"), w("tblHeader")

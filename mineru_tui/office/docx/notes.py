@@ -6,7 +6,7 @@ fresh label ("1", "2"...) in reading order, shared by both kinds (as pandoc numb
 
 from __future__ import annotations
 
-from mineru_tui.office.docx_xml import w
+from mineru_tui.office.docx.wml import w
 
 _SKIP_TYPES = ("separator", "continuationSeparator", "continuationNotice")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from mineru_tui.document import Block, text_block, text_span, title_block
 from mineru_tui.office.chart_kind import chart_kind, with_kind
-from mineru_tui.office.docx_xml import A_NS
+from mineru_tui.office.docx.wml import A_NS
 
 DGM_NS = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
 _DGM_PT, _DGM_T = f"{{{DGM_NS}}}pt", f"{{{DGM_NS}}}t"
@@ -83,7 +83,7 @@ def chart_block(root) -> Block | None:
     caption names the chart type too, as the xlsx reader's does, so a reader can tell
     the table is a chart's data even when the chart has no title.
     """
-    from mineru_tui.office.pptx_charts import read_chart
+    from mineru_tui.office.charts import read_chart
 
     block = read_chart(root)
     if block is None:

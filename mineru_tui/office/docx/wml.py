@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from mineru_tui.office.package import local  # noqa: F401  (re-exported for the Word readers)
+
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 R_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 M_NS = "http://schemas.openxmlformats.org/officeDocument/2006/math"
@@ -60,7 +62,3 @@ def int_val(el, default: int | None = None, name: str = W_VAL) -> int | None:
         except ValueError:
             return default
 
-
-def local(tag) -> str:
-    """An element's local name (comments and PIs have no string tag)."""
-    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""

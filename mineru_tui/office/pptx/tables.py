@@ -8,8 +8,8 @@ firstRow="1"`` marks the first row as header cells.
 from __future__ import annotations
 
 from mineru_tui.document import Block, Cell, Table, table_block
-from mineru_tui.office.pptx_package import q
-from mineru_tui.office.pptx_text import TextContext, text_body_blocks
+from mineru_tui.office.names import q
+from mineru_tui.office.pptx.text import TextContext, text_body_blocks
 
 _TR, _TC, _TXBODY = q("a:tr"), q("a:tc"), q("a:txBody")
 
