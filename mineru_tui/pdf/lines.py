@@ -76,6 +76,7 @@ class TextLine:
     box: Box
     direction: int
     text: str = ""
+    height: float = 0.0  # font height (loose boxes) of the line's largest glyphs
 
 
 @dataclass
@@ -96,13 +97,15 @@ def dominant_direction(chars: list[Char]) -> int:
 
 
 def build_lines(chars: list[Char], direction: int | None = None,
-                box: Box | None = None) -> list[TextLine]:
+                box: Box | None = None, split_gap: float | None = None) -> list[TextLine]:
     """Group ``chars`` into lines in reading order.
 
     Characters running in another direction than ``direction`` (default: the dominant one)
     are left out, as are those tilted by more than ``MAX_TILT`` and lines made only of
     tilted characters (a diagonal watermark, not faux italics). ``box`` (display frame) is
-    the block the characters belong to; a tall one may hold vertical writing.
+    the block the characters belong to; a tall one may hold vertical writing. With
+    ``split_gap``, a line is cut where the gap between two glyphs exceeds ``split_gap``
+    times the line's height (columns side by side on a page without layout blocks).
     """
     if direction is None:
         direction = dominant_direction(chars)
@@ -125,16 +128,38 @@ def build_lines(chars: list[Char], direction: int | None = None,
             if top <= cy <= bottom or top <= g.baseline <= bottom:
                 r.append(g)
                 break
-    lines = []
-    for r in sorted(rows, key=lambda r: min(g.box[1] for g in r)):
+    for r in rows:
         r.sort(key=lambda g: ((g.box[0] + g.box[2]) / 2, g.char.index))
+    if split_gap is not None:
+        rows = [piece for r in rows for piece in _split_row(r, split_gap)]
+    lines = []
+    for r in sorted(rows, key=lambda r: (min(g.box[1] for g in r), min(g.box[0] for g in r))):
         cs = [g.char for g in r]
         line = TextLine(cs, _union([c.box for c in cs if not c.text.isspace()] or
                                    [c.box for c in cs]), direction)
         line.text = _line_text(r)
+        line.height = max((g.loose[3] - g.loose[1] for g in r if not g.char.text.isspace()),
+                          default=0.0)
         if line.text:
             lines.append(line)
     return lines
+
+
+def _split_row(row: list[_Glyph], split_gap: float) -> list[list[_Glyph]]:
+    solid = [g for g in row if not g.char.text.isspace()]
+    if not solid:
+        return []
+    height = max(g.loose[3] - g.loose[1] for g in solid)
+    pieces, prev = [[]], None
+    for g in row:
+        if g.char.text.isspace():
+            pieces[-1].append(g)
+            continue
+        if prev is not None and g.loose[0] - prev.loose[2] > split_gap * height:
+            pieces.append([])
+        pieces[-1].append(g)
+        prev = g
+    return [p for p in pieces if any(not g.char.text.isspace() for g in p)]
 
 
 def _cluster(glyphs: list[_Glyph], axis: int) -> list[list[_Glyph]]:
@@ -171,7 +196,8 @@ def _columns(glyphs: list[_Glyph], direction: int) -> list[TextLine]:
         col.sort(key=lambda g: (g.box[1], g.char.index))
         cs = [g.char for g in col]
         lines.append(TextLine(cs, _union([c.box for c in cs]), direction,
-                              _clean("".join(c.text for c in cs))))
+                              _clean("".join(c.text for c in cs)),
+                              max(g.loose[2] - g.loose[0] for g in col)))
     return [ln for ln in lines if ln.text]
 
 
