@@ -103,7 +103,8 @@ def build_lines(chars: list[Char], direction: int | None = None,
     Characters running in another direction than ``direction`` (default: the dominant one)
     are left out, as are those tilted by more than ``MAX_TILT`` and lines made only of
     tilted characters (a diagonal watermark, not faux italics). ``box`` (display frame) is
-    the block the characters belong to; a tall one may hold vertical writing. With
+    the block the characters belong to (kept for callers; vertical writing is recognised
+    from the glyphs themselves). With
     ``split_gap``, a line is cut where the gap between two glyphs exceeds ``split_gap``
     times the line's height (columns side by side on a page without layout blocks).
     """
@@ -118,7 +119,7 @@ def build_lines(chars: list[Char], direction: int | None = None,
                    key=lambda g: (g.box[1], g.box[0]))
     spaces = [g for g in glyphs if g.char.text.isspace()]
     rows = _cluster(solid, axis=1)
-    if box is not None and direction == 0 and len(rows) > 2 and _is_vertical(rows, box):
+    if direction == 0 and len(solid) >= 3 and _is_vertical(rows, solid):
         return _columns(solid, direction)
     rows = [r for r in rows if any(g.char.tilt <= STANDARD_TOLERANCE for g in r)]
     for g in spaces:  # a space belongs to the line its centre falls in
@@ -167,6 +168,8 @@ def _cluster(glyphs: list[_Glyph], axis: int) -> list[list[_Glyph]]:
     groups: list[tuple[list[_Glyph], list[float]]] = []
     for g in glyphs:
         lo, hi = g.box[axis], g.box[axis + 2]
+        if axis == 1 and hi - lo < 0.5 * (g.loose[3] - g.loose[1]):
+            lo, hi = g.loose[1], g.loose[3]  # accents, dots, dashes: place by font height
         best, best_score = None, LINE_OVERLAP
         for members, ext in groups[-4:]:  # only recent groups can still overlap
             inter = min(hi, ext[1]) - max(lo, ext[0])
@@ -182,11 +185,22 @@ def _cluster(glyphs: list[_Glyph], axis: int) -> list[list[_Glyph]]:
     return [m for m, _ in groups]
 
 
-def _is_vertical(rows: list[list[_Glyph]], box: Box) -> bool:
-    """Upright glyphs stacked one per row in a tall narrow block: vertical writing."""
-    w, h = box[2] - box[0], box[3] - box[1]
-    singles = sum(1 for r in rows if len(r) == 1)
-    return h > 2.3 * w and singles > 0.8 * len(rows)
+def _is_vertical(rows: list[list[_Glyph]], glyphs: list[_Glyph]) -> bool:
+    """CJK glyphs standing in tall narrow columns, far apart across each row: vertical
+    writing (MinerU reads a block as vertical when most of its lines are > 2 times taller
+    than wide)."""
+    if sum(is_cjk(g.char.text) for g in glyphs) < 0.5 * len(glyphs):
+        return False
+    widths = sorted(g.box[2] - g.box[0] for g in glyphs)
+    char_w = max(widths[len(widths) // 2], 1e-6)
+    gaps = [b.box[0] - a.box[2] for r in rows
+            for a, b in zip(sorted(r, key=lambda g: g.box[0]), sorted(r, key=lambda g: g.box[0])[1:])]
+    if gaps and statistics.median(gaps) < char_w:
+        return False
+    cols = _cluster(sorted(glyphs, key=lambda g: (g.box[0], g.box[1])), axis=0)
+    ratios = [(max(g.box[3] for g in c) - min(g.box[1] for g in c))
+              / max(max(g.box[2] for g in c) - min(g.box[0] for g in c), 1e-6) for c in cols]
+    return statistics.median(ratios) > 2.0
 
 
 def _columns(glyphs: list[_Glyph], direction: int) -> list[TextLine]:
@@ -217,11 +231,12 @@ def _line_text(row: list[_Glyph]) -> str:
     baseline = statistics.median(g.baseline for g in body)
     width = statistics.median(max(g.loose[2] - g.loose[0], 1e-3) for g in body)
     parts: list[tuple[str, str]] = []  # (text, script) with script in "", "sup", "sub"
-    prev: _Glyph | None = None
-    pending_space = False
+    right = None  # right edge of the glyphs so far (an accent may end before its letter)
+    space = ""  # "pdf" for a space in the file, "generated" for one PDFium added
     for g, s in zip(row, [g.loose[3] - g.loose[1] for g in row]):
         if g.char.text.isspace():
-            pending_space = prev is not None
+            if right is not None and space != "pdf":
+                space = "generated" if g.char.generated else "pdf"
             continue
         script = ""
         if s < SCRIPT_SIZE * main:
@@ -229,12 +244,14 @@ def _line_text(row: list[_Glyph]) -> str:
                 script = "sup"
             elif g.baseline > baseline + 0.1 * main:
                 script = "sub"
-        if prev is not None:
-            gap = g.loose[0] - prev.loose[2]
-            if pending_space or gap > SPACE_GAP * width:
+        if right is not None:
+            wide = g.loose[0] - right > SPACE_GAP * width
+            # PDFium adds spaces between text objects; geometry decides whether they are real
+            if space == "pdf" or wide:
                 parts.append((" ", script if script and parts and parts[-1][1] == script else ""))
         parts.append((g.char.text if not g.char.hyphen else "\x02", script))
-        prev, pending_space = g, False
+        right = g.loose[2] if right is None else max(right, g.loose[2])
+        space = ""
     _compose_accents(parts, [g for g in row if not g.char.text.isspace()])
     out, current = [], ""
     for text, script in parts:
