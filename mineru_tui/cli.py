@@ -262,13 +262,16 @@ def main() -> None:
             print(e.code, file=sys.stderr)
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
     except (KeyboardInterrupt, interrupts.Terminated):
-        pass
+        code = 0
+    finally:
+        interrupts.ignore()  # the run is over; a later signal changes nothing
     signalled = interrupts.exit_code()
-    if signalled is not None and code not in (130, 143):
+    if signalled is None:
+        sys.exit(code)
+    if code not in (130, 143):
         print("terminated" if signalled == 143 else "interrupted", file=sys.stderr)
         code = signalled
-    sys.exit(code)
-
+    interrupts.exit_now(code)
 
 if __name__ == "__main__":
     main()
