@@ -58,8 +58,18 @@ def page_chars(page, limit: int = MAX_NATIVE_CHARS) -> list[Char] | None:
     the page has more than ``limit`` of them (MinerU gives such pages to OCR).
 
     PDFium's generated line breaks are dropped; its generated spaces are kept (they mark
-    word gaps in files that draw words separately).
+    word gaps in files that draw words separately). The result is kept on the page until
+    it is closed, so classifying a page and filling its blocks read the characters once.
     """
+    cached = getattr(page, "chars_cache", None)
+    if cached is not None and cached[0] == limit:
+        return cached[1]
+    chars = _read_chars(page, limit)
+    page.chars_cache = (limit, chars)
+    return chars
+
+
+def _read_chars(page, limit: int) -> list[Char] | None:
     import ctypes
 
     import pypdfium2.raw as pdfium_c
