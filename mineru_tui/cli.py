@@ -17,6 +17,7 @@ import typer
 
 from mineru_tui import __version__
 from mineru_tui.console import isatty
+from mineru_tui.reader.defaults import DEFAULT_MODEL, MODEL_ENV, TASK_NAMES
 
 HELP = """Documents to Markdown and MinerU-compatible JSON, on your own machine.
 
@@ -118,31 +119,27 @@ own prompt text with the task's knobs.
 
 \b
 --model takes a checkpoint directory or a Hugging Face repo id (default
-opendatalab/MinerU2.5-Pro-2605-1.2B, looked up in the Hugging Face cache;
+{DEFAULT_MODEL}, looked up in the Hugging Face cache;
 set HF_HUB_OFFLINE=1 to never touch the network). Runs on the numpy engine.
 
 \b
 Exit codes: 0 ok, 1 model/image/prompt error (one "error:" line), 2 usage,
 130 interrupted.
-"""
+""".replace("{DEFAULT_MODEL}", DEFAULT_MODEL)
 
 
-class Task(str, Enum):
-    text = "text"
-    table = "table"
-    formula = "formula"
-    image = "image"
-    layout = "layout"
+# The task choices are reader/tasks.py's names (read from reader/defaults.py: no numpy here)
+Task = Enum("Task", {name: name for name in TASK_NAMES}, type=str)
 
 
 @app.command(help=GENERATE_HELP, no_args_is_help=True)
 def generate(
     image: Path = typer.Argument(..., metavar="IMAGE", help="A page image or crop (PNG, JPEG, ...)."),
-    task: Task = typer.Option(Task.text, "--task", "-t", help="MinerU task: prompt and knobs."),
+    task: Task = typer.Option(Task("text"), "--task", "-t", help="MinerU task: prompt and knobs."),
     prompt: Optional[str] = typer.Option(None, "--prompt", "-p",
                                          help="Your own prompt text instead of the task's."),
-    model: str = typer.Option("opendatalab/MinerU2.5-Pro-2605-1.2B", "--model", "-m",
-                              envvar="MINERU_TUI_MODEL", metavar="DIR|REPO",
+    model: str = typer.Option(DEFAULT_MODEL, "--model", "-m",
+                              envvar=MODEL_ENV, metavar="DIR|REPO",
                               help="Checkpoint directory or Hugging Face repo id "
                                    "(env MINERU_TUI_MODEL)."),
     max_new_tokens: Optional[int] = typer.Option(None, "--max-new-tokens", "-n", metavar="N",
