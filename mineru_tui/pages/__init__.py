@@ -1,0 +1,222 @@
+"""The page reader: images and PDFs read with MinerU2.5 into the document model (``_backend: "vlm"``).
+
+    from mineru_tui.pages import read_pages
+    doc = read_pages(path, detected, ConvertOptions(engine=engine), emit=print, cancel=flag)
+
+Pages are read one at a time (:mod:`.sources`), each through :func:`.pipeline.read_page`
+(layout, crops, recognition batched through the engine, ``mineru-vl-utils`` post-processing),
+mapped into a document page (:mod:`.mapping`); continuing paragraphs and tables are then joined
+across pages (:mod:`.merge`). A page that fails is kept as an empty page with its reason (and a
+warning); the file fails only when no page could be read, or when the engine itself cannot run.
+Cancelling raises :class:`PagesInterrupted`, which carries the pages finished so far.
+
+With ``-o``, two more files are written next to MinerU's output set: ``<stem>_model.json``
+(the raw model answers per page, from which :func:`rebuild` makes the same document without
+the model) and ``<stem>_layout.pdf`` (the boxes drawn over each page).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from mineru_tui import __version__
+from mineru_tui.events import PageDone, PageStarted
+
+__all__ = ["PagesInterrupted", "read_pages", "rebuild"]
+
+MODEL_JSON = "_model.json"
+LAYOUT_PDF = "_layout.pdf"
+
+
+class PagesInterrupted(KeyboardInterrupt):
+    """Reading was cancelled; ``document`` holds the pages finished before (maybe none)."""
+
+    def __init__(self, document):
+        super().__init__("interrupted")
+        self.document = document
+
+
+def read_pages(path, detected, options, *, emit=None, cancel=None):
+    """Read every selected page of an image or PDF file into a :class:`Document`."""
+    from mineru_tui.convert import ConvertError
+    from mineru_tui.document import Document
+    from mineru_tui.engines.base import EngineError
+    from mineru_tui.errors import InputError
+    from mineru_tui.pages import merge, pipeline, sources
+
+    emit = emit or (lambda event: None)
+    path = Path(path)
+    try:
+        settings = pipeline.Settings.from_options(options)
+    except pipeline.PageFailed as e:
+        raise ConvertError(str(e)) from None
+    if settings.effort not in pipeline.EFFORTS:
+        raise ConvertError(f"unknown effort {options.effort!r} (choose from {', '.join(pipeline.EFFORTS)})")
+    model_free = settings.effort == "low"
+    if model_free and detected.kind != "pdf":
+        raise ConvertError("this image needs the model (effort low reads only a PDF's own text)")
+    engine = options.engine
+    if engine is None and not model_free:
+        raise ConvertError("page reading needs the MinerU2.5 model: no engine was given")
+
+    doc = Document(backend="vlm")
+    records: list[dict] = []
+    total, pages, close = sources.open_source(path, detected.kind, options.pages, settings,
+                                              classify=detected.kind == "pdf" and settings.mode != "text")
+    failed: list[str] = []
+    try:
+        for item in pages:
+            if cancel is not None and cancel.is_set():
+                raise PagesInterrupted(_finish(doc, records, path, detected, settings, engine, merge))
+            emit(PageStarted(str(path), item.ordinal, total))
+            t0 = time.perf_counter()
+            try:
+                if isinstance(item, sources.PageError):
+                    raise pipeline.PageFailed(item.reason)
+                if model_free:
+                    page, record = _text_layer_page(item, doc)
+                else:
+                    record, blocks = pipeline.read_page(item, engine, settings, path=str(path), emit=emit,
+                                                        cancel=cancel)
+                    page = _map(blocks, item, doc)
+                    _note_record(page, record)
+            except pipeline.PageCancelled:
+                raise PagesInterrupted(_finish(doc, records, path, detected, settings, engine, merge)) from None
+            except EngineError as e:
+                raise ConvertError(" ".join(str(e).split()) or "the engine failed") from None
+            except (pipeline.PageFailed, InputError) as e:
+                page, record = _failed_page(item, str(e), doc)
+                failed.append(str(e))
+            except (MemoryError, RecursionError) as e:
+                page, record = _failed_page(item, f"{type(e).__name__} while reading this page", doc)
+                failed.append(record["error"])
+            records.append(record)
+            doc.pages.append(page)
+            emit(PageDone(str(path), item.ordinal, total, _page_markdown(doc, page),
+                          time.perf_counter() - t0))
+    finally:
+        close()
+    if failed and len(failed) == len(doc.pages):
+        raise ConvertError(failed[0] if len(failed) == 1 else f"no page could be read ({failed[0]})")
+    return _finish(doc, records, path, detected, settings, engine, merge)
+
+
+def _map(blocks, item, doc):
+    from mineru_tui.pages.mapping import to_page
+
+    return to_page(blocks, item.ordinal, item.page_size, item.image, doc)
+
+
+def _note_record(page, record) -> None:
+    from mineru_tui.pages.mapping import set_extra
+
+    set_extra(page, page_no=record["page_no"], mode=record["mode"], text_layer=record.get("decision"))
+
+
+def _text_layer_page(item, doc):
+    """Effort ``low``: the PDF's own text in reading order, no model (marked as such)."""
+    from mineru_tui.document import Page
+    from mineru_tui.pages import pdf_glue
+    from mineru_tui.pages.mapping import set_extra
+
+    page = Page(item.ordinal, page_size=tuple(item.page_size))
+    decision = item.decision or {}
+    if not decision.get("use_text_layer", False):
+        from mineru_tui.pages.pipeline import PageFailed
+
+        raise PageFailed(f"page {item.number} needs the model (no usable text layer: "
+                         f"{decision.get('reason', 'not classified')})")
+    page.para_blocks = pdf_glue.text_only_page(item.pdf_page)
+    for b in page.para_blocks:
+        set_extra(b, source="text_layer")
+    set_extra(page, page_no=item.number, mode="text-layer", text_layer=decision)
+    record = {"page_idx": item.ordinal, "page_no": item.number, "mode": "text-layer",
+              "decision": decision, "page_size": list(item.page_size), "blocks": []}
+    return page, record
+
+
+def _failed_page(item, reason: str, doc):
+    from mineru_tui.document import Page
+    from mineru_tui.pages.mapping import set_extra
+
+    size = getattr(item, "page_size", None)
+    page = Page(item.ordinal, page_size=tuple(size) if size else None)
+    set_extra(page, page_no=item.number, error=reason)
+    doc.warnings.append(f"page {item.number}: {reason}")
+    return page, {"page_idx": item.ordinal, "page_no": item.number, "error": reason, "blocks": []}
+
+
+def _page_markdown(doc, page) -> str:
+    from copy import copy
+
+    from mineru_tui.document import to_markdown
+
+    one = copy(doc)
+    one.pages = [page]
+    return to_markdown(one)
+
+
+def _finish(doc, records, path, detected, settings, engine, merge):
+    merge.merge_across_pages(doc)
+    meta = {"_version_name": f"mineru-tui {__version__}", "file": Path(path).name, "kind": detected.kind,
+            "engine": getattr(engine, "name", None), "model": getattr(engine, "model_id", None),
+            "mode": settings.mode, "effort": settings.effort, "image_analysis": settings.image_analysis,
+            "max_new_tokens": settings.max_new_tokens, "pages": records}
+    outputs = {MODEL_JSON: lambda out: _write_json(out, meta),
+               LAYOUT_PDF: lambda out: _write_layout(out, Path(path), detected.kind, records)}
+    doc.extra_outputs = outputs
+    doc.model_output = meta
+    return doc
+
+
+def _write_json(out: Path, data) -> None:
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump(data, f, ensure_ascii=False, indent=1)
+        f.write("\n")
+
+
+def _write_layout(out: Path, source: Path, kind: str, records: list[dict]) -> None:
+    """``<stem>_layout.pdf``: each page with its layout boxes, drawn by the pdf module."""
+    from mineru_tui.pages import pdf_glue
+
+    if not pdf_glue.available():
+        return
+    pages = []
+    for r in records:
+        blocks = [{"index": i, "type": b["type"], "bbox": list(b["bbox"])}
+                  for i, b in enumerate(r.get("blocks", []))]
+        pages.append({"source": str(source), "kind": kind, "page_no": r["page_no"],
+                      "page_size": r.get("page_size"), "blocks": blocks})
+    pdf_glue.write_layout_pdf(out, pages)
+
+
+def rebuild(model_json: dict | str | Path, source: str | Path | None = None):
+    """The document ``read_pages`` made, rebuilt from its ``<stem>_model.json`` without the model.
+
+    ``source`` (the original file) is needed only for the pictures of image blocks.
+    """
+    from mineru_tui.document import Document
+    from mineru_tui.pages import merge, pipeline
+
+    if not isinstance(model_json, dict):
+        model_json = json.loads(Path(model_json).read_text(encoding="utf-8"))
+    doc = Document(backend="vlm")
+    images: dict[int, object] = {}
+    if source is not None and model_json.get("kind") == "image":
+        from mineru_tui.pages.images import iter_image_pages
+
+        images = {p.index + 1: p.image for p in iter_image_pages(Path(source))}
+    for record in model_json["pages"]:
+        item = pipeline.PageInput(record["page_idx"], record["page_no"], images.get(record["page_no"]),
+                                  tuple(record.get("page_size") or (0, 0)))
+        if record.get("error"):
+            page, _ = _failed_page(item, record["error"], doc)
+        else:
+            blocks = pipeline.rebuild_blocks(record)
+            page = _map(blocks, item, doc)
+            _note_record(page, record)
+        doc.pages.append(page)
+    merge.merge_across_pages(doc)
+    return doc
