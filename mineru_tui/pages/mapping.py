@@ -163,29 +163,31 @@ def _append_text(target: Block, content: str) -> None:
     target.lines.extend(lines[1:])
 
 
+def _gap(a, b) -> float:
+    """Distance between two normalised boxes (0 when they touch or overlap)."""
+    dx = max(0.0, b[0] - a[2], a[0] - b[2])
+    dy = max(0.0, b[1] - a[3], a[1] - b[3])
+    return (dx * dx + dy * dy) ** 0.5
+
+
 def _attach_captions(mapped: list) -> None:
-    """Captions and footnotes join the nearest table/picture/code of their kind next to them
-    in reading order (up to two blocks away); the others stay text blocks."""
+    """Captions and footnotes join the closest (by box distance) table, picture or code of
+    their kind among the two blocks before and after them in reading order; the others stay
+    text blocks."""
     for k, (b, block) in enumerate(mapped):
         kind = CAPTIONS.get(b.get("type"))
         if kind is None or block is None:
             continue
         family, role = kind
-        best = None
-        for dist in (1, 2):
-            order = (k + dist, k - dist) if role == "caption" else (k - dist, k + dist)
-            for j in order:
-                if 0 <= j < len(mapped) and mapped[j][1] is not None:
-                    fam = VISUALS.get(mapped[j][0].get("type"))
-                    if fam is not None and (family is None or fam == family):
-                        best = j
-                        break
-            if best is not None:
-                break
-        if best is None:
+        near = (k + 1, k - 1, k + 2, k - 2) if role == "caption" else (k - 1, k + 1, k - 2, k + 2)
+        candidates = [j for j in near if 0 <= j < len(mapped) and mapped[j][1] is not None
+                      and VISUALS.get(mapped[j][0].get("type")) is not None
+                      and (family is None or VISUALS[mapped[j][0]["type"]] == family)]
+        if not candidates:
             block.type = BlockType.TEXT
             set_extra(block, vlm_type=b.get("type"))
             continue
+        best = min(candidates, key=lambda j: (round(_gap(b["bbox"], mapped[j][0]["bbox"]), 4), near.index(j)))
         host = mapped[best][1]
         fam = VISUALS[mapped[best][0]["type"]]
         block.type = f"{fam}_{role}"
