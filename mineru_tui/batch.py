@@ -11,8 +11,10 @@ Rules the CLI documents:
   ``error: PATH: REASON``; the return code is 0 (all ok), 1 (some input failed),
   130 (interrupted) or 143 (terminated);
 * folders are walked recursively in sorted order; hidden entries, Office lock files
-  (``~$...``) and files that are not documents are skipped quietly; PDF and image files
-  found in a folder are skipped with one note until the page reader lands.
+  (``~$...``) and files that are not documents are skipped quietly; PDFs and images are
+  read with the page reader like any other document;
+* Ctrl-C first asks the page reader to stop between two tokens (a second Ctrl-C stops at
+  once); with ``-o`` the pages of the interrupted file finished so far are written.
 """
 
 from __future__ import annotations
@@ -23,20 +25,12 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
-from mineru_tui.detect import (DEFAULT_LIMITS, KIND_IMAGE, KIND_PDF, OFFICE_KINDS,
-                               Detected, RecognisedError, ZipLimits, detect)
+from mineru_tui.detect import (DEFAULT_LIMITS, Detected, RecognisedError, ZipLimits,
+                               detect)
 from mineru_tui.console import one_line
 from mineru_tui.errors import InputError
-
-NEEDS_MODEL = {
-    KIND_PDF: "PDF page reading needs the MinerU2.5 model; it is not available in this "
-              "version yet",
-    KIND_IMAGE: "image page reading needs the MinerU2.5 model; it is not available in this "
-                "version yet (`mineru-tui generate FILE` prints the model's raw output for one "
-                "image)",
-}
 
 # Names that mark a file as meant to be a document, so that a broken one found in a folder
 # is reported rather than skipped. Only a hint for reporting: the type comes from the bytes.
@@ -72,6 +66,8 @@ class Options:
     debug: bool = False
     progress: bool = False  # per-file lines on stderr
     limits: ZipLimits = DEFAULT_LIMITS
+    reading: Any = None  # ConvertOptions for every file (engine, mode, pages...); None: defaults
+    live: bool = False  # draw the page reader's progress line (stderr is a terminal)
 
 
 @dataclass
@@ -96,13 +92,10 @@ def gather(args: list[Path], opts: Options, note) -> list[Item]:
         if not arg.is_dir():
             add(Item(arg, str(arg)))
             continue
-        found, pages = _walk(arg, opts, skip_dir)
-        if pages and not opts.quiet:
-            note(f"note: {arg}: skipped {pages} PDF/image file{'s' * (pages != 1)} "
-                 f"(page reading is not available in this version yet)")
+        found = _walk(arg, opts, skip_dir)
         if not found:
-            items.append(Item(arg, str(arg), error="no Office documents found "
-                                                   "(.docx, .pptx, .xlsx) in this folder"))
+            items.append(Item(arg, str(arg), error="no documents found (.docx, .pptx, .xlsx, "
+                                                   ".pdf, images) in this folder"))
         for item in found:
             add(item)
     return items
@@ -115,7 +108,7 @@ def _key(p: Path) -> Path:
         return p.absolute()
 
 
-def _walk(root: Path, opts: Options, skip_dir: Path | None) -> tuple[list[Item], int]:
+def _walk(root: Path, opts: Options, skip_dir: Path | None) -> list[Item]:
     files: list[tuple[tuple[str, ...], Path]] = []
     unreadable: list[Item] = []
 
@@ -135,7 +128,6 @@ def _walk(root: Path, opts: Options, skip_dir: Path | None) -> tuple[list[Item],
             files.append((path.relative_to(root).parts, path))
     files.sort()
     found: list[Item] = []
-    pages = 0
     for _, path in files:
         try:
             det = detect(path, opts.limits)
@@ -146,11 +138,8 @@ def _walk(root: Path, opts: Options, skip_dir: Path | None) -> tuple[list[Item],
             if path.suffix.lower() in _DOC_SUFFIXES:
                 found.append(Item(path, str(path), error=str(e)))
             continue
-        if det.kind in OFFICE_KINDS:
-            found.append(Item(path, str(path), detected=det))
-        else:
-            pages += 1
-    return unreadable + found, pages
+        found.append(Item(path, str(path), detected=det))
+    return unreadable + found
 
 
 def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
@@ -164,8 +153,19 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
 
     report = Report()
     items: list[Item] = []
+    live = _Live(stderr if opts.live else None)
     try:
-        items = gather(args, opts, err)
+        with _interrupts(live):
+            return _run(args, opts, stdout, err, report, items, live)
+    finally:
+        engine = getattr(opts.reading, "engine", None)
+        if engine is not None:
+            engine.close()
+
+
+def _run(args, opts: Options, stdout, err, report: Report, items: list[Item], live) -> int:
+    try:
+        items[:] = gather(args, opts, err)
         single = len(args) == 1 and len(items) == 1 and not args[0].is_dir()
         stems = None
         if opts.out_dir is not None:
@@ -177,7 +177,7 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
             prefix = f"[{n + 1}/{len(items)}] " if len(items) > 1 else ""
             t0 = time.perf_counter()
             try:
-                doc, kind = _read(item, opts)
+                doc, kind = _read(item, opts, live)
                 dt = time.perf_counter() - t0
                 where = ""
                 if opts.out_dir is not None:
@@ -206,7 +206,8 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
                         first_md = False
                     stdout.write(md)
                     stdout.flush()
-            except (KeyboardInterrupt, Terminated):
+            except (KeyboardInterrupt, Terminated) as e:
+                _keep_finished_pages(e, item, opts, stems, n, err)
                 raise
             except _Failure as f:
                 report.failures.append((item.display, f.reason))
@@ -252,8 +253,10 @@ class _Failure(Exception):
         self.trace = trace
 
 
-def _read(item: Item, opts: Options):
+def _read(item: Item, opts: Options, live=None):
     """Convert one item; every failure becomes a :class:`_Failure` with one line."""
+    from dataclasses import replace
+
     from mineru_tui.convert import ConvertError, ConvertOptions, convert
     from mineru_tui.events import FileStarted
 
@@ -264,13 +267,91 @@ def _read(item: Item, opts: Options):
     def on_event(event) -> None:
         if isinstance(event, FileStarted):
             kinds.append(event.kind)
+        if live is not None:
+            live(event)
 
+    options = replace(opts.reading, limits=opts.limits) if opts.reading else ConvertOptions(limits=opts.limits)
     try:
-        doc = convert(item.path, ConvertOptions(limits=opts.limits), detected=item.detected,
-                      on_event=on_event)
+        doc = convert(item.path, options, detected=item.detected, on_event=on_event,
+                      cancel=live.cancel if live is not None else None)
     except ConvertError as e:
         raise _Failure(e.reason, e.trace) from None
+    finally:
+        if live is not None:
+            live.done()
     return doc, kinds[0]
+
+
+class _Live:
+    """The page reader's side of a run: its progress line (on a terminal) and the cancel flag
+    the first Ctrl-C sets while a PDF or image is being read."""
+
+    def __init__(self, err: TextIO | None):
+        import threading
+
+        self.cancel = threading.Event()
+        self.reading_pages = False
+        self.line = None
+        if err is not None:
+            from mineru_tui.pages.progress import ProgressLine
+            self.line = ProgressLine(err)
+
+    def __call__(self, event) -> None:
+        from mineru_tui.events import FileStarted
+
+        if isinstance(event, FileStarted):
+            self.reading_pages = event.kind in ("pdf", "image")
+        if self.line is not None:
+            self.line(event)
+
+    def done(self) -> None:
+        self.reading_pages = False
+        if self.line is not None:
+            self.line.clear()
+
+
+class _interrupts:
+    """Ctrl-C while pages are read sets the cancel flag (the reader stops between tokens and
+    keeps its finished pages); otherwise, or pressed again, it interrupts at once."""
+
+    def __init__(self, live: _Live):
+        self.live = live
+        self.previous = None
+
+    def _handler(self, signum, frame):
+        if self.live.reading_pages and not self.live.cancel.is_set():
+            self.live.cancel.set()
+            return
+        raise KeyboardInterrupt
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+        return False
+
+
+def _keep_finished_pages(e: BaseException, item: Item, opts: Options, stems, n: int, err) -> None:
+    """On an interrupted PDF/image with -o, write the pages finished so far."""
+    partial = getattr(e, "document", None)
+    if partial is None or not partial.pages or opts.out_dir is None or stems is None:
+        return
+    try:
+        final = _write(partial, opts.out_dir, stems[n])
+    except _Failure as f:
+        err(f"error: {item.display}: {f.reason}")
+        return
+    err(f"note: {item.display}: interrupted; the {len(partial.pages)} finished "
+        f"page{'s' * (len(partial.pages) != 1)} written to {final}{os.sep}")
 
 
 def _write(doc, out_dir: Path, stem: str) -> Path:

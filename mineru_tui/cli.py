@@ -41,6 +41,12 @@ With -o DIR: each input gets the MinerU output set
 written atomically; a name used twice in one batch gets _2, _3...
 
 \b
+PDFs and images (PNG, JPEG, TIFF, WebP, BMP) are read with the MinerU2.5
+model (--engine, --model): layout, then each block; --mode text for a
+faster plain-text pass. With -o, <stem>_model.json (the raw model answers)
+and <stem>_layout.pdf (the boxes over each page) are written too.
+
+\b
 The type is decided from the file's bytes, not its name. Folders are walked
 recursively in sorted order; hidden files and non-documents are skipped.
 Progress goes to stderr (on a terminal, or with -v); results only to stdout.
@@ -54,6 +60,25 @@ Exit codes: 0 all ok, 1 some input failed (each named at the end as
 class Format(str, Enum):
     md = "md"
     json = "json"
+
+
+class EngineName(str, Enum):
+    auto = "auto"
+    numpy = "numpy"
+    coreml = "coreml"
+    http = "http"
+    llama_cpp = "llama-cpp"
+
+
+class Mode(str, Enum):
+    two_stage = "two-stage"
+    text = "text"
+
+
+class Effort(str, Enum):
+    low = "low"
+    medium = "medium"
+    high = "high"
 
 
 app = typer.Typer(
@@ -98,13 +123,42 @@ def parse(
                                help="Only the final error lines on stderr."),
     debug: bool = typer.Option(False, "--debug",
                                help="Show the traceback of internal errors."),
+    engine: EngineName = typer.Option(EngineName.auto, "--engine",
+                                      help="What runs the MinerU2.5 model for PDFs and images "
+                                           "(auto: numpy on this machine)."),
+    model: Optional[str] = typer.Option(None, "--model", "-m", envvar=MODEL_ENV, metavar="DIR|REPO",
+                                        help=f"Checkpoint directory or Hugging Face repo id (env "
+                                             f"{MODEL_ENV}; default {DEFAULT_MODEL})."),
+    mode: Mode = typer.Option(Mode.two_stage, "--mode",
+                              help="two-stage: layout, then every block read (MinerU's way); "
+                                   "text: one plain-text pass per page, faster."),
+    effort: Effort = typer.Option(Effort.medium, "--effort",
+                                  help="PDFs: medium uses a page's own text layer for text "
+                                       "blocks when it is usable; high has the model read every "
+                                       "block; low reads only the text layer (no model)."),
+    pages: Optional[str] = typer.Option(None, "--pages", metavar="RANGES",
+                                        help="Pages to read, 1-based: 1-3,7 (PDF pages, TIFF frames)."),
+    image_analysis: bool = typer.Option(False, "--image-analysis",
+                                        help="Also describe pictures and charts with the model."),
+    max_new_tokens: Optional[int] = typer.Option(None, "--max-new-tokens", metavar="N",
+                                                 help="Cap every model answer at N tokens "
+                                                      "(quick trials; env MINERU_TUI_MAX_NEW_TOKENS)."),
 ) -> None:
     if verbose and quiet:
         raise typer.BadParameter("-v and -q cannot be used together", param_hint="-v/-q")
+    if max_new_tokens is not None and max_new_tokens < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--max-new-tokens")
     from mineru_tui.batch import Options, run
+    from mineru_tui.convert import ConvertOptions
+    from mineru_tui.engines import EngineOptions, LazyEngine
 
+    reading = ConvertOptions(
+        engine=LazyEngine(EngineOptions(engine=engine.value, model=model)), mode=mode.value,
+        effort=effort.value, pages=pages, image_analysis=image_analysis,
+        extra={"max_new_tokens": max_new_tokens} if max_new_tokens else {})
     opts = Options(out_dir=output, fmt=fmt.value, verbose=verbose, quiet=quiet,
-                   debug=debug, progress=not quiet and (verbose or isatty(sys.stderr)))
+                   debug=debug, progress=not quiet and (verbose or isatty(sys.stderr)),
+                   reading=reading, live=not quiet and isatty(sys.stderr))
     raise typer.Exit(run(list(files), opts))
 
 

@@ -6,6 +6,7 @@ Layout for ``-o DIR`` (MinerU's output set, one folder per input)::
     DIR/<stem>/<stem>_middle.json
     DIR/<stem>/<stem>_content_list.json
     DIR/<stem>/images/<image files>
+    DIR/<stem>/<stem>_model.json, <stem>_layout.pdf   (PDFs and images: raw model answers, boxes)
 
 Each ``DIR/<stem>/`` is built in a hidden temporary folder beside it and renamed into place
 when complete, so an interrupted run never leaves a half-written set; a folder from an
@@ -67,6 +68,9 @@ def write_outputs(doc: Document, out_dir: Path, stem: str) -> Path:
                     to_content_list(doc, image_prefix=IMAGES_DIR + "/"))
         (tmp / f"{stem}.md").write_text(to_markdown(doc, image_prefix=IMAGES_DIR + "/"),
                                         encoding="utf-8")
+        # readers may add files of their own (the page reader: <stem>_model.json, _layout.pdf)
+        for suffix, write in getattr(doc, "extra_outputs", {}).items():
+            write(tmp / f"{stem}{suffix}")
         _swap_into_place(tmp, final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

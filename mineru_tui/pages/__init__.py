@@ -41,10 +41,9 @@ class PagesInterrupted(KeyboardInterrupt):
 def read_pages(path, detected, options, *, emit=None, cancel=None):
     """Read every selected page of an image or PDF file into a :class:`Document`."""
     from mineru_tui.convert import ConvertError
-    from mineru_tui.document import Document
     from mineru_tui.engines.base import EngineError
     from mineru_tui.errors import InputError
-    from mineru_tui.pages import merge, pipeline, sources
+    from mineru_tui.pages import pipeline, sources
 
     emit = emit or (lambda event: None)
     path = Path(path)
@@ -61,10 +60,13 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
     if engine is None and not model_free:
         raise ConvertError("page reading needs the MinerU2.5 model: no engine was given")
 
-    doc = Document(backend="vlm")
-    records: list[dict] = []
     total, pages, close = sources.open_source(path, detected.kind, options.pages, settings,
                                               classify=detected.kind == "pdf" and settings.mode != "text")
+    from mineru_tui.document import Document  # after opening: a broken file loads no more
+    from mineru_tui.pages import merge
+
+    doc = Document(backend="vlm")
+    records: list[dict] = []
     failed: list[str] = []
     try:
         for item in pages:

@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from mineru_tui.engines.base import Request
-from mineru_tui.reader.sampling import SamplingParams
+from mineru_tui.reader.params import SamplingParams
 
 LAYOUT_PROMPT_KEY = "[layout]"
 TEXT_RECOGNITION = "\nText Recognition:"

@@ -15,23 +15,12 @@ Applied in that order (vLLM applies repetition before frequency/presence; the n-
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
+from .params import SamplingParams
 
-@dataclass(frozen=True)
-class SamplingParams:
-    """Greedy decoding knobs (MinerU defaults: n-gram 100, no penalties)."""
-
-    no_repeat_ngram_size: int = 100
-    presence_penalty: float = 0.0
-    frequency_penalty: float = 0.0
-    repetition_penalty: float = 1.0
-
-    def validate(self) -> None:
-        if self.repetition_penalty <= 0:
-            raise ValueError(f"repetition_penalty must be > 0, got {self.repetition_penalty}")
+__all__ = ["LogitsProcessor", "SamplingParams", "greedy"]
 
 
 class LogitsProcessor:
