@@ -7,7 +7,6 @@ never does on this path.
 
 from __future__ import annotations
 
-import signal
 import sys
 from enum import Enum
 from pathlib import Path
@@ -148,10 +147,12 @@ def parse(
         raise typer.BadParameter("-v and -q cannot be used together", param_hint="-v/-q")
     if max_new_tokens is not None and max_new_tokens < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--max-new-tokens")
-    from mineru_tui.batch import Options, run
+    from mineru_tui.batch import Options, out_dir_problem, run
     from mineru_tui.convert import ConvertOptions
     from mineru_tui.engines import EngineOptions, LazyEngine
 
+    if output is not None and (problem := out_dir_problem(output)):
+        raise typer.BadParameter(problem, param_hint="-o/--output")
     reading = ConvertOptions(
         engine=LazyEngine(EngineOptions(engine=engine.value, model=model)), mode=mode.value,
         effort=effort.value, pages=pages, image_analysis=image_analysis,
@@ -218,11 +219,6 @@ def generate(
                  frequency_penalty=frequency_penalty, repetition_penalty=repetition_penalty)
     raise typer.Exit(run_generate(image, prompt, task.value, model, max_new_tokens, knobs,
                                   verbose=verbose, quiet=quiet))
-
-
-def _on_sigterm(signum, frame):
-    from mineru_tui.batch import Terminated
-    raise Terminated()
 
 
 def _light_coercion() -> None:
@@ -299,22 +295,30 @@ _light_coercion()
 
 
 def main() -> None:
-    """Console-script entry point."""
-    try:
-        signal.signal(signal.SIGTERM, _on_sigterm)
-    except (ValueError, OSError):  # not the main thread
-        pass
+    """Console-script entry point.
+
+    Ctrl-C ends with 130 and SIGTERM with 143, wherever they land: before or after the
+    batch loop (which handles its own), or swallowed by a library on the way
+    (:mod:`mineru_tui.interrupts` remembers them).
+    """
+    from mineru_tui import interrupts
+
+    if not interrupts.installed():  # the script's entry point installs them first thing
+        interrupts.install()
+    code = 0
     try:
         app(prog_name="mineru-tui")
-    except KeyboardInterrupt:  # before or after the batch loop, which handles its own
-        print("interrupted", file=sys.stderr)
-        sys.exit(130)
-    except BaseException as e:
-        from mineru_tui.batch import Terminated
-        if isinstance(e, Terminated):
-            print("terminated", file=sys.stderr)
-            sys.exit(143)
-        raise
+    except SystemExit as e:
+        if isinstance(e.code, str):
+            print(e.code, file=sys.stderr)
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    except (KeyboardInterrupt, interrupts.Terminated):
+        pass
+    signalled = interrupts.exit_code()
+    if signalled is not None and code not in (130, 143):
+        print("terminated" if signalled == 143 else "interrupted", file=sys.stderr)
+        code = signalled
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -166,32 +166,36 @@ def _finish(doc, records, path, detected, settings, engine, merge):
             "engine": getattr(engine, "name", None), "model": getattr(engine, "model_id", None),
             "mode": settings.mode, "effort": settings.effort, "image_analysis": settings.image_analysis,
             "max_new_tokens": settings.max_new_tokens, "pages": records}
-    outputs = {MODEL_JSON: lambda out: _write_json(out, meta),
-               LAYOUT_PDF: lambda out: _write_layout(out, Path(path), detected.kind, records)}
+    outputs = {MODEL_JSON: lambda: _json_bytes(meta),
+               LAYOUT_PDF: lambda: _layout_bytes(Path(path), detected.kind, records)}
     doc.extra_outputs = outputs
     doc.model_output = meta
     return doc
 
 
-def _write_json(out: Path, data) -> None:
-    with open(out, "w", encoding="utf-8") as f:
-        json.dump(data, f, ensure_ascii=False, indent=1)
-        f.write("\n")
+def _json_bytes(data) -> bytes:
+    return (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
 
 
-def _write_layout(out: Path, source: Path, kind: str, records: list[dict]) -> None:
-    """``<stem>_layout.pdf``: each page with its layout boxes, drawn by the pdf module."""
+def _layout_bytes(source: Path, kind: str, records: list[dict]) -> bytes | None:
+    """``<stem>_layout.pdf``: each page with its layout boxes, drawn by the pdf module
+    (None when that module is not installed)."""
+    import tempfile
+
     from mineru_tui.pages import pdf_glue
 
     if not pdf_glue.available():
-        return
+        return None
     pages = []
     for r in records:
         blocks = [{"index": i, "type": b["type"], "bbox": list(b["bbox"])}
                   for i, b in enumerate(r.get("blocks", []))]
         pages.append({"source": str(source), "kind": kind, "page_no": r["page_no"],
                       "page_size": r.get("page_size"), "blocks": blocks})
-    pdf_glue.write_layout_pdf(out, pages)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "layout.pdf"
+        pdf_glue.write_layout_pdf(out, pages)
+        return out.read_bytes()
 
 
 def rebuild(model_json: dict | str | Path, source: str | Path | None = None):
