@@ -65,8 +65,13 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
     from mineru_tui.document import Document  # after opening: a broken file loads no more
     from mineru_tui.pages import merge
 
+    from mineru_tui.errors import cut_warning
+
     doc = Document(backend="vlm")
     records: list[dict] = []
+    if model_free:
+        doc.warnings.append(cut_warning("effort low: text read from the PDF's own text layer only, "
+                                        "without the model (tables, formulas and pictures not read)"))
     failed: list[str] = []
     try:
         for item in pages:
@@ -84,6 +89,7 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
                                                         cancel=cancel)
                     page = _map(blocks, item, doc)
                     _note_record(page, record)
+                    _note_block_failures(doc, item.number, record)
             except pipeline.PageCancelled:
                 raise PagesInterrupted(_finish(doc, records, path, detected, settings, engine, merge)) from None
             except EngineError as e:
@@ -117,6 +123,20 @@ def _note_record(page, record) -> None:
     set_extra(page, page_no=record["page_no"], mode=record["mode"], text_layer=record.get("decision"))
 
 
+def _note_block_failures(doc, number: int, record: dict) -> None:
+    """Blocks the model did not finish (error, length limit, runaway) become warnings that
+    ``parse`` always shows; the blocks themselves carry ``finish_reason`` in the JSON."""
+    from mineru_tui.errors import cut_warning
+
+    words = {"length": "stopped at the length limit", "repetition": "ran away (repeating itself) "
+             "and was cut at the length limit", "error": "failed"}
+    for i, b in enumerate(record.get("blocks", [])):
+        why = words.get(b.get("_finish"))
+        if why:
+            extra = f" ({b['_error']})" if b.get("_error") else ""
+            doc.warnings.append(cut_warning(f"page {number}, block {i + 1} ({b['type']}): {why}{extra}"))
+
+
 def _text_layer_page(item, doc):
     """Effort ``low``: the PDF's own text in reading order, no model (marked as such)."""
     from mineru_tui.document import Page
@@ -125,12 +145,7 @@ def _text_layer_page(item, doc):
 
     page = Page(item.ordinal, page_size=tuple(item.page_size))
     decision = item.decision or {}
-    if not decision.get("use_text_layer", False):
-        from mineru_tui.pages.pipeline import PageFailed
-
-        raise PageFailed(f"page {item.number} needs the model (no usable text layer: "
-                         f"{decision.get('reason', 'not classified')})")
-    page.para_blocks = pdf_glue.text_only_page(item.pdf_page)
+    page.para_blocks = pdf_glue.text_only_page(item.pdf_page)  # PageFailed: needs the model
     for b in page.para_blocks:
         set_extra(b, source="text_layer")
     set_extra(page, page_no=item.number, mode="text-layer", text_layer=decision)
@@ -145,8 +160,10 @@ def _failed_page(item, reason: str, doc):
 
     size = getattr(item, "page_size", None)
     page = Page(item.ordinal, page_size=tuple(size) if size else None)
+    from mineru_tui.errors import cut_warning
+
     set_extra(page, page_no=item.number, error=reason)
-    doc.warnings.append(f"page {item.number}: {reason}")
+    doc.warnings.append(cut_warning(f"page {item.number} was not read: {reason}"))
     return page, {"page_idx": item.ordinal, "page_no": item.number, "error": reason, "blocks": []}
 
 
@@ -186,12 +203,9 @@ def _layout_bytes(source: Path, kind: str, records: list[dict]) -> bytes | None:
 
     if not pdf_glue.available():
         return None
-    pages = []
-    for r in records:
-        blocks = [{"index": i, "type": b["type"], "bbox": list(b["bbox"])}
-                  for i, b in enumerate(r.get("blocks", []))]
-        pages.append({"source": str(source), "kind": kind, "page_no": r["page_no"],
-                      "page_size": r.get("page_size"), "blocks": blocks})
+    pages = [{"source": str(source), "kind": kind, "index": r["page_no"] - 1,
+              "blocks": [(b["type"], tuple(b["bbox"]), i) for i, b in enumerate(r.get("blocks", []))]}
+             for r in records]
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "layout.pdf"
         pdf_glue.write_layout_pdf(out, pages)

@@ -48,12 +48,24 @@ def text_for_blocks(page, blocks: list[tuple[str, list[float]]], image_size) -> 
 
 
 def text_only_page(page) -> list:
+    """The page's text blocks from its text layer; InputError-like failure when it has none."""
+    from mineru_tui.pdf import NeedsModelError
     from mineru_tui.pdf import text_only_page as _text
 
-    return list(_text(page))
+    try:
+        return list(_text(page))
+    except NeedsModelError as e:
+        from mineru_tui.pages.pipeline import PageFailed
+
+        raise PageFailed(str(e)) from None
 
 
-def write_layout_pdf(path_out: Path, pages_with_blocks) -> None:
+def write_layout_pdf(path_out: Path, pages: list[dict]) -> None:
+    """``pages``: ``{"kind": "pdf"|"image", "source", "index" (0-based page or frame),
+    "blocks": [(type, normalised box, order)]}`` per page."""
+    from mineru_tui.pdf import LayoutPage
     from mineru_tui.pdf import write_layout_pdf as _draw
 
-    _draw(path_out, pages_with_blocks)
+    _draw(path_out, (LayoutPage(p["blocks"], pdf_path=p["source"] if p["kind"] == "pdf" else None,
+                                page_index=p["index"], image=p["source"] if p["kind"] != "pdf" else None)
+                     for p in pages))

@@ -26,28 +26,6 @@ class PageError:
     page_size: tuple[float, float] | None = None
 
 
-def parse_page_ranges(spec: str | None, total: int) -> list[int]:
-    """``"1-3,7"`` (1-based, inclusive; ``"all"`` or empty for every page) → 0-based indices,
-    sorted and without duplicates; pages past the end are dropped. InputError for bad syntax."""
-    if spec is None or not spec.strip() or spec.strip().lower() == "all":
-        return list(range(total))
-    out: set[int] = set()
-    for part in spec.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        lo, sep, hi = part.partition("-")
-        try:
-            a = int(lo) if lo.strip() else 1
-            b = (int(hi) if hi.strip() else total) if sep else a
-        except ValueError:
-            raise InputError(f"bad page range {part!r} (use e.g. 1-3,7)") from None
-        if a < 1 or b < a:
-            raise InputError(f"bad page range {part!r} (pages count from 1; write low-high)")
-        out.update(range(a - 1, min(b, total)))
-    return sorted(out)
-
-
 def open_source(path: Path, kind: str, pages: str | None, settings, *, classify: bool):
     """(pages to read, iterator of PageInput | PageError, closer)."""
     if kind == "pdf":
@@ -58,10 +36,10 @@ def open_source(path: Path, kind: str, pages: str | None, settings, *, classify:
 def _image_source(path: Path, pages: str | None):
     from mineru_tui.pages import images
 
+    from mineru_tui.pdf.page_range import parse_pages  # the one --pages syntax (no pypdfium2)
+
     total = images.count_pages(path)
-    wanted = parse_page_ranges(pages, total)
-    if not wanted:
-        raise InputError(f"--pages {pages} selects no page (the file has {total})")
+    wanted = parse_pages(pages, total)
 
     def gen() -> Iterator[PageInput | PageError]:
         it = images.iter_image_pages(path, set(wanted))
@@ -98,7 +76,7 @@ def _pdf_source(path: Path, pages: str | None, classify: bool):
                         decision = pdf_glue.classify(page)
                     except Exception as e:  # a page we cannot classify is read by the model
                         decision = {"use_text_layer": False, "reason": f"classification failed ({type(e).__name__})"}
-                size = _displayed_size(page.size_pt, image.size)
+                size = tuple(float(v) for v in page.size_pt)  # as displayed (after /Rotate)
             except InputError as e:
                 yield PageError(ordinal, number, str(e))
                 page.close()
@@ -114,12 +92,3 @@ def _pdf_source(path: Path, pages: str | None, classify: bool):
 
     return n, gen(), pdf.close
 
-
-def _displayed_size(size_pt, image_size) -> tuple[float, float]:
-    """The page size in points in the frame the bitmap shows (swapped for /Rotate 90 or 270
-    when the size was given unrotated)."""
-    w, h = (float(v) for v in size_pt)
-    iw, ih = image_size
-    if (w > h) != (iw > ih) and abs(w - h) > 1e-6 and iw != ih:
-        w, h = h, w
-    return (w, h)
