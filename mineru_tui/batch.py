@@ -336,8 +336,7 @@ def _read(item: Item, opts: Options, live=None):
 
     options = (replace(opts.reading, limits=opts.limits) if opts.reading is not None
                else ConvertOptions(limits=opts.limits))
-    pages = item.detected is not None and item.detected.kind in PAGE_KINDS
-    cancel = live.cancel if live is not None and pages else None
+    cancel = live.cancel if live is not None else None
     try:
         with interrupts.cancelling(cancel) if cancel is not None else _nothing():
             doc = convert(item.path, options, detected=item.detected, on_event=on_event,
@@ -366,16 +365,22 @@ class _Live:
         import threading
 
         self.cancel = threading.Event()
+        self.cancel.armed = False  # only while a PDF or image is read (see interrupts.cancelling)
         self.line = None
         if err is not None:
             from mineru_tui.pages.progress import ProgressLine
             self.line = ProgressLine(err)
 
     def __call__(self, event) -> None:
+        from mineru_tui.events import FileStarted
+
+        if isinstance(event, FileStarted):
+            self.cancel.armed = event.kind in PAGE_KINDS
         if self.line is not None:
             self.line(event)
 
     def done(self) -> None:
+        self.cancel.armed = False
         if self.line is not None:
             self.line.clear()
 

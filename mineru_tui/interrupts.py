@@ -92,9 +92,9 @@ def deferred() -> Iterator[None]:
 
 @contextmanager
 def cancelling(flag) -> Iterator[None]:
-    """Inside the block the first Ctrl-C only sets ``flag`` (a ``threading.Event``): the page
-    reader then stops between two tokens and hands back its finished pages. A second Ctrl-C,
-    or SIGTERM, is handled as usual."""
+    """Inside the block the first Ctrl-C only sets ``flag`` (a ``threading.Event``; while its
+    ``armed`` attribute, if any, is true): the page reader then stops between two tokens and
+    hands back its finished pages. A second Ctrl-C, or SIGTERM, is handled as usual."""
     previous = getattr(_local, "cancel", None)
     _local.cancel = flag
     try:
@@ -106,7 +106,8 @@ def cancelling(flag) -> Iterator[None]:
 def _handler(signum: int, frame) -> None:
     global _received
     flag = getattr(_local, "cancel", None)
-    if signum == signal.SIGINT and flag is not None and not flag.is_set() and _received is None:
+    if (signum == signal.SIGINT and flag is not None and getattr(flag, "armed", True)
+            and not flag.is_set() and _received is None):
         flag.set()
         return
     if _received is None:

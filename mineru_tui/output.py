@@ -178,7 +178,7 @@ def _render(doc, stem: str) -> dict[str, bytes]:
     files[f"{stem}_content_list.json"] = _json_bytes(to_content_list(doc, image_prefix=prefix))
     files[f"{stem}.md"] = to_markdown(doc, image_prefix=prefix).encode("utf-8")
     # files a reader adds (the page reader: <stem>_model.json, <stem>_layout.pdf)
-    for suffix, make in getattr(doc, "extra_outputs", {}).items():
+    for suffix, make in doc.extra_outputs.items():
         data = make()
         if data is not None:
             files[f"{stem}{suffix}"] = data

@@ -41,11 +41,7 @@ _CJK = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")
 
 def set_extra(obj, **values) -> None:
     """Record facts MinerU's schema has no field for (written as extra keys in the middle JSON)."""
-    extra = getattr(obj, "extra", None)
-    if extra is None:
-        extra = {}
-        obj.extra = extra
-    extra.update({k: v for k, v in values.items() if v is not None})
+    obj.extra.update({k: v for k, v in values.items() if v is not None})
 
 
 def inline_spans(text: str) -> list[Span]:

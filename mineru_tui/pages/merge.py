@@ -53,7 +53,7 @@ def _text(block: Block) -> str:
 
 
 def _merged(block: Block) -> bool:
-    return bool(getattr(block, "extra", {}).get("merged_into_previous"))
+    return bool(block.extra.get("merged_into_previous"))
 
 
 def _width(block: Block, page_size) -> float:
