@@ -33,11 +33,15 @@ class ProgressLine:
         self._rate = 0.0
         self._done_blocks = 0
         self._blocks = 0
+        self._active = False  # only PDFs and images have pages to follow
 
     def __call__(self, ev) -> None:
         if isinstance(ev, FileStarted):
             self._file = os.path.basename(ev.path)
             self._page, self._where = "", ""
+            self._active = ev.kind in ("pdf", "image")
+            if not self._active:
+                return
         elif isinstance(ev, PageStarted):
             self._page = f"page {ev.page + 1}/{ev.pages}"
             self._where, self._tokens, self._rate = "layout", {}, 0.0
@@ -61,6 +65,8 @@ class ProgressLine:
             self.clear()
             return
         else:
+            return
+        if not self._active:
             return
         self.draw(force=isinstance(ev, (PageStarted, LayoutDone, PageDone)))
 
