@@ -365,3 +365,34 @@ def test_cross_page_paragraph(tmp_path):
     engine = ScriptedEngine({LAYOUT: layouts, TEXT: ["A sentence that ends.", "7", "New one."]})
     doc, _ = read(tif, engine)
     assert to_markdown(doc) == "A sentence that ends.\n\nNew one.\n"
+
+
+def test_text_layer_scripts_become_styled_spans():
+    from mineru_vl_utils.structs import ContentBlock
+
+    from mineru_tui.document import Document
+    from mineru_tui.pages.mapping import to_page
+
+    b = ContentBlock("text", [0.1, 0.1, 0.9, 0.2], angle=0, content="E=mc<sup>2</sup> and H<sub>2</sub>O")
+    b["_source"] = "text_layer"
+    m = ContentBlock("text", [0.1, 0.3, 0.9, 0.4], angle=0, content="model <sup>x</sup> \\(y\\)")
+    doc = Document(backend="vlm")
+    doc.pages.append(to_page([b, m], 0, (612, 792), None, doc))
+    spans = doc.pages[0].para_blocks[0].lines[0].spans
+    assert [(s.content, sorted(s.style)) for s in spans] == [
+        ("E=mc", []), ("2", ["superscript"]), (" and H", []), ("2", ["subscript"]), ("O", [])]
+    assert to_markdown(doc) == ("E=mc<sup>2</sup> and H<sub>2</sub>O\n\n"
+                                "model \\<sup\\>x\\</sup\\> $y$\n")
+
+
+def test_rebuild_a_pdf_with_its_pictures(tmp_path):
+    pdf = pf.write_pdf(tmp_path / "fig.pdf", [pf.Page(items=[pf.Image(72, 400, 300, 300)] + pf.text_lines(LINES))] * 2)
+    layout = layout_line(100, 70, 950, 200, "text") + layout_line(110, 120, 620, 500, "image")
+    engine = ScriptedEngine({LAYOUT: [layout], TEXT: ["x"]})
+    out, err = io.StringIO(), io.StringIO()
+    assert run([pdf], Options(out_dir=tmp_path / "out", reading=ConvertOptions(engine=engine)), out, err) == 0
+    folder = tmp_path / "out" / "fig"
+    again = rebuild(folder / "fig_model.json", source=pdf)
+    assert to_markdown(again) == (folder / "fig.md").read_text()
+    assert sorted(again.images) == sorted(p.name for p in (folder / "images").iterdir())
+    assert again.images["image_001.jpg"] == (folder / "images" / "image_001.jpg").read_bytes()

@@ -212,6 +212,22 @@ def _layout_bytes(source: Path, kind: str, records: list[dict]) -> bytes | None:
         return out.read_bytes()
 
 
+def _page_image(source, kind: str | None, number: int):
+    """Page ``number`` (1-based) of the source file as the reader saw it (for picture crops)."""
+    if kind == "pdf":
+        from mineru_tui.pages import pdf_glue
+
+        with pdf_glue.open_pdf(Path(source), str(number)) as pdf:
+            for page in pdf:
+                return pdf_glue.render(page)
+        return None
+    from mineru_tui.pages.images import iter_image_pages
+
+    for page in iter_image_pages(Path(source), {number - 1}):
+        return page.image
+    return None
+
+
 def rebuild(model_json: dict | str | Path, source: str | Path | None = None):
     """The document ``read_pages`` made, rebuilt from its ``<stem>_model.json`` without the model.
 
@@ -223,13 +239,9 @@ def rebuild(model_json: dict | str | Path, source: str | Path | None = None):
     if not isinstance(model_json, dict):
         model_json = json.loads(Path(model_json).read_text(encoding="utf-8"))
     doc = Document(backend="vlm")
-    images: dict[int, object] = {}
-    if source is not None and model_json.get("kind") == "image":
-        from mineru_tui.pages.images import iter_image_pages
-
-        images = {p.index + 1: p.image for p in iter_image_pages(Path(source))}
     for record in model_json["pages"]:
-        item = pipeline.PageInput(record["page_idx"], record["page_no"], images.get(record["page_no"]),
+        image = _page_image(source, model_json.get("kind"), record["page_no"]) if source else None
+        item = pipeline.PageInput(record["page_idx"], record["page_no"], image,
                                   tuple(record.get("page_size") or (0, 0)))
         if record.get("error"):
             page, _ = _failed_page(item, record["error"], doc)

@@ -58,7 +58,13 @@ def inline_spans(text: str) -> list[Span]:
     return spans
 
 
-def text_lines(text: str) -> list[Line]:
+def text_lines(text: str, source: str = "model") -> list[Line]:
+    """Lines of spans: the model's ``\\(...\\)`` as inline equations; a PDF text layer's
+    ``<sup>``/``<sub>`` runs as superscript/subscript spans."""
+    if source == "text_layer":
+        from mineru_tui.pdf.blocks_text import text_to_spans
+
+        return [Line(text_to_spans(line)) for line in text.split("\n") if line.strip()]
     return [Line(inline_spans(line)) for line in text.split("\n") if line.strip()]
 
 
@@ -96,8 +102,10 @@ def to_page(blocks: list, page_idx: int, page_size, page_image, doc: Document) -
         t = b.get("type")
         content = b.get("content")
         block: Block | None
+        source = b.get("_source", "model")
         if t in TITLE_LEVELS:
-            block = title_block(inline_spans((content or "").replace("\n", " ").strip()), TITLE_LEVELS[t])
+            lines = text_lines((content or "").replace("\n", " ").strip(), source)
+            block = title_block(lines[0].spans if lines else [], TITLE_LEVELS[t])
         elif t == "equation":
             block = equation_block(_latex(content or ""))
         elif t == "table":
@@ -115,16 +123,16 @@ def to_page(blocks: list, page_idx: int, page_size, page_image, doc: Document) -
         else:
             kind = BlockType.REF_TEXT if t == "ref_text" else (t if t in DISCARDED else BlockType.TEXT)
             if t == "text" and b.get("merge_prev") and content and last_text is not None:
-                _append_text(last_text, content)
+                _append_text(last_text, content, source)
                 block = Block(BlockType.TEXT)
                 set_extra(block, merged_into_previous=True)
             else:
-                block = Block(kind, lines=text_lines(content or ""))
+                block = Block(kind, lines=text_lines(content or "", source))
             if t not in DISCARDED and t not in CAPTIONS and t != "formula_number" and kind != BlockType.REF_TEXT:
                 set_extra(block, vlm_type=t if t != "text" else None)
         block.bbox = page_bbox(b["bbox"], page_size)
         block.angle = b.get("angle")
-        set_extra(block, source=b.get("_source", "model"),
+        set_extra(block, source=source,
                   finish_reason=b.get("_finish") if b.get("_finish") not in (None, "stop", "text_layer") else None,
                   error=b.get("_error"))
         if t == "text" and not b.get("merge_prev"):
@@ -144,9 +152,9 @@ def to_page(blocks: list, page_idx: int, page_size, page_image, doc: Document) -
     return page
 
 
-def _append_text(target: Block, content: str) -> None:
+def _append_text(target: Block, content: str, source: str = "model") -> None:
     """Join a continuation onto a text block as ``json2md`` does (space unless CJK)."""
-    lines = text_lines(content)
+    lines = text_lines(content, source)
     if not lines:
         return
     if not target.lines:
