@@ -169,6 +169,10 @@ def generate(
                                   verbose=verbose, quiet=quiet))
 
 
+from mineru_tui.cli_bundle import bundle_app  # noqa: E402  (Typer only; the bundle code loads when run)
+app.add_typer(bundle_app, name="bundle")
+
+
 def _on_sigterm(signum, frame):
     from mineru_tui.batch import Terminated
     raise Terminated()

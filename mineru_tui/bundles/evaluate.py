@@ -20,6 +20,7 @@ coremltools 9.0; the manifest records the version a bundle was built with.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -79,6 +80,15 @@ class ProgramEvaluator:
     def run(self, function: str, feeds: Mapping[str, np.ndarray], states: dict[str, np.ndarray] | None = None
             ) -> dict[str, np.ndarray]:
         """Outputs of ``function`` by name; ``states`` (name → array) are updated in place."""
+        log = logging.getLogger("coremltools")
+        level = log.level
+        log.setLevel(logging.ERROR)  # "Saving value type of float32 into fp16": our fp32-for-fp16 values
+        try:
+            return self._run(function, feeds, states)
+        finally:
+            log.setLevel(level)
+
+    def _run(self, function, feeds, states):
         from coremltools.converters.mil.mil import types
 
         func = self.program.functions[function]
