@@ -100,12 +100,11 @@ def record_files(bundle: Path) -> dict[str, list]:
 
 
 def checkpoint_identity(checkpoint: Checkpoint) -> str:
-    """A short, cheap fingerprint of a checkpoint: its config plus each tensor's name, dtype,
+    """A short, cheap fingerprint of a checkpoint: its parsed config plus each tensor's (legacy) name, dtype,
     shape and the sha256 of its first and last 64 KiB (a different or re-trained checkpoint
     differs there; hashing 2-5 GB of weights at every start would take seconds)."""
     h = hashlib.sha256()
-    cfg = json.loads((checkpoint.path / "config.json").read_text())
-    h.update(json.dumps(cfg, sort_keys=True).encode())
+    h.update(repr(checkpoint.config).encode())  # the parsed config: legacy and transformers-5 files agree
     refs = checkpoint.weights._refs  # the reader's tensor references (file, offsets): raw bytes, no conversion
     opened: dict = {}
     try:

@@ -28,13 +28,20 @@ def _row_scale(x):
     return b.maximum(x=b.reduce_max(x=b.abs(x=x), axes=[-1], keep_dims=True), y=np.float32(1.0))
 
 
+def _scaled_eps(eps: float, s):
+    """eps / s² as (sqrt(eps)/s)²: underflows to 0 for large s instead of s² overflowing fp16."""
+    b = mb()
+    r = b.real_div(x=np.float32(np.sqrt(eps)), y=s)
+    return b.mul(x=r, y=r)
+
+
 def rms_norm(x, weight: np.ndarray, eps: float):
     """weight · x / sqrt(mean(x²) + eps), computed on x/s with eps/s² (no fp16 overflow)."""
     b = mb()
     s = _row_scale(x)
     xs = b.real_div(x=x, y=s)
     ms = b.reduce_mean(x=b.mul(x=xs, y=xs), axes=[-1], keep_dims=True)
-    eps_s = b.real_div(x=np.float32(eps), y=b.mul(x=s, y=s))
+    eps_s = _scaled_eps(eps, s)
     return b.mul(x=b.mul(x=xs, y=b.rsqrt(x=b.add(x=ms, y=eps_s))), y=np.asarray(weight, np.float32))
 
 
@@ -45,7 +52,7 @@ def layer_norm(x, weight: np.ndarray, bias: np.ndarray, eps: float):
     s = _row_scale(xc)
     xs = b.real_div(x=xc, y=s)
     var = b.reduce_mean(x=b.mul(x=xs, y=xs), axes=[-1], keep_dims=True)
-    eps_s = b.real_div(x=np.float32(eps), y=b.mul(x=s, y=s))
+    eps_s = _scaled_eps(eps, s)
     y = b.mul(x=xs, y=b.rsqrt(x=b.add(x=var, y=eps_s)))
     return b.add(x=b.mul(x=y, y=np.asarray(weight, np.float32)), y=np.asarray(bias, np.float32))
 
