@@ -9,7 +9,6 @@ from __future__ import annotations
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -68,14 +67,15 @@ def _fail(message: str) -> None:
 
 
 def _say(quiet: bool):
-    return (lambda s: None) if quiet else (lambda s: print(s, file=sys.stderr, flush=True))
+    """The progress printer (stderr), None when quiet."""
+    return None if quiet else (lambda s: print(s, file=sys.stderr, flush=True))
 
 
 @bundle_app.command("build", help=BUILD_HELP)
 def build(
     model: str = typer.Option(DEFAULT_MODEL, "--model", "-m", envvar="MINERU_TUI_MODEL", metavar="DIR|REPO",
                               help=MODEL_HELP),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", metavar="DIR",
+    out: Path | None = typer.Option(None, "--out", "-o", metavar="DIR",
                                        help="Bundle folder (default: the cache folder for this model)."),
     weights: Weights = typer.Option(Weights.int8, "--weights", "-w", help="Decoder linear weights."),
     context: int = typer.Option(4096, "--context", metavar="N", help="KV-cache slots per sequence."),
@@ -110,7 +110,7 @@ def verify(
     bundle: Path = typer.Argument(..., metavar="BUNDLE", help="Bundle folder."),
     model: str = typer.Option(DEFAULT_MODEL, "--model", "-m", envvar="MINERU_TUI_MODEL", metavar="DIR|REPO",
                               help=MODEL_HELP),
-    image: Optional[Path] = typer.Option(None, "--image", "-i", metavar="FILE",
+    image: Path | None = typer.Option(None, "--image", "-i", metavar="FILE",
                                          help="Page image or crop (default: a built-in test page)."),
     prompt: str = typer.Option("\nText Recognition:", "--prompt", "-p", help="Prompt text."),
     tokens: int = typer.Option(16, "--max-new-tokens", "-n", metavar="N", help="Tokens to compare."),

@@ -19,7 +19,7 @@ _ROOT = Path(tempfile.mkdtemp(prefix="mineru-tui-bundles-"))
 atexit.register(shutil.rmtree, _ROOT, True)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def tiny_bundle(weights: str) -> Path:
     """A bundle of the tiny checkpoint (fp16 / int8 / int4). Do not modify it: copy first."""
     from mineru_tui.bundles.build import build_bundle

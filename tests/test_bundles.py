@@ -12,14 +12,14 @@ import pytest
 
 pytest.importorskip("coremltools")
 
-from bundle_fixtures import BUCKETS, CHUNK, CONTEXT, copy_bundle, tiny_bundle  # noqa: E402
-from tiny_checkpoint import REF_NPZ, TINY_DIR, rewrite_weights  # noqa: E402
+from bundle_fixtures import BUCKETS, CHUNK, CONTEXT, copy_bundle, tiny_bundle
+from tiny_checkpoint import REF_NPZ, TINY_DIR, rewrite_weights
 
-from mineru_tui.bundles.errors import BundleError  # noqa: E402
-from mineru_tui.bundles.evaluate import ProgramEvaluator, load_package_program  # noqa: E402
-from mineru_tui.bundles.manifest import Manifest, check_bundle  # noqa: E402
-from mineru_tui.reader.checkpoint import load_checkpoint  # noqa: E402
-from mineru_tui.reader.rope import mrope_cos_sin, vision_cos_sin  # noqa: E402
+from mineru_tui.bundles.errors import BundleError
+from mineru_tui.bundles.evaluate import ProgramEvaluator, load_package_program
+from mineru_tui.bundles.manifest import Manifest, check_bundle
+from mineru_tui.reader.checkpoint import load_checkpoint
+from mineru_tui.reader.rope import mrope_cos_sin, vision_cos_sin
 
 
 @pytest.fixture(scope="module")
@@ -324,7 +324,7 @@ def test_build_never_imports_torch(tmp_path):
         f"build_bundle({str(TINY_DIR)!r}, {str(tmp_path / 'b')!r}, weights='fp16', context=64, prefill_chunk=8, buckets=(64,))\n"
         "print('torch' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "False"
     assert (tmp_path / "b" / "manifest.json").is_file()

@@ -16,11 +16,11 @@ import pytest
 
 pytest.importorskip("coremltools")
 
-from bundle_fixtures import CONTEXT, copy_bundle, tiny_bundle  # noqa: E402
-from tiny_checkpoint import REF_PNG, TINY_DIR  # noqa: E402
+from bundle_fixtures import CONTEXT, copy_bundle, tiny_bundle
+from tiny_checkpoint import REF_PNG, TINY_DIR
 
-from mineru_tui.bundles.runtime import open_bundle_model  # noqa: E402
-from mineru_tui.bundles.verify import AGREEMENT_FLOOR, verify_bundle  # noqa: E402
+from mineru_tui.bundles.runtime import open_bundle_model
+from mineru_tui.bundles.verify import AGREEMENT_FLOOR, verify_bundle
 
 ROOT = Path(__file__).resolve().parents[1]
 MACOS = sys.platform == "darwin"
@@ -112,7 +112,7 @@ def test_a_failing_comparison_is_reported():
 
 
 def _cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "mineru_tui", *args], capture_output=True, text=True, cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "mineru_tui", *args], check=False, capture_output=True, text=True, cwd=ROOT,
                           timeout=300, env={**os.environ, **(env or {})})
 
 

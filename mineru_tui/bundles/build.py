@@ -59,13 +59,68 @@ def dir_size(path: Path) -> int:
 
 
 class _Progress:
-    def __init__(self, emit: Callable[[str], None] | None):
+    """Progress lines "[elapsed, peak RSS] message" (elapsed since ``t0``, wall clock)."""
+
+    def __init__(self, emit: Callable[[str], None] | None, t0: float | None = None):
         self.emit = emit
-        self.t0 = time.perf_counter()
+        self.t0 = time.time() if t0 is None else t0
 
     def __call__(self, msg: str) -> None:
         if self.emit is not None:
-            self.emit(f"[{time.perf_counter() - self.t0:6.1f} s, peak {peak_rss_gib():.1f} GiB] {msg}")
+            self.emit(f"[{time.time() - self.t0:6.1f} s, peak {peak_rss_gib():.1f} GiB] {msg}")
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def convert_part(*, model_dir: str, name: str, target: str, weights: str, context: int, prefill_chunk: int,
+                 buckets: list[int], verbose: bool, t0: float) -> tuple[float, float]:
+    """Build, convert (and for decoder parts quantise) one part, save it to ``target``.
+
+    Returns (seconds, peak RSS GiB). Runs in a child process when the build isolates parts, so it
+    opens the checkpoint itself (memory-mapped: cheap).
+    """
+    step = _Progress(_stderr if verbose else None, t0)
+    t = time.time()
+    ct = coremltools()
+    checkpoint = load_checkpoint(model_dir)
+    tc, vc = checkpoint.config.text, checkpoint.config.vision
+    label = "vision tower" if name == "vision" else f"decoder {name}"
+    step(f"{label}: building the MIL program")
+    if name == "vision":
+        prog, inputs = vision_program(checkpoint.weights, vc), vision_inputs(buckets, checkpoint)
+    elif name == "embed":
+        prog = embed_program(checkpoint.weights, tc, context=context)
+        inputs = [ct.TensorType(name="input_ids", shape=(1, ct.RangeDim(1, context, 1)), dtype=np.int32)]
+    else:
+        prog = decoder_program(checkpoint.weights, tc, chunk=prefill_chunk if name == "prefill" else 1, context=context)
+        inputs = None
+    step(f"{label}: converting to fp16")
+    ml = convert(prog, inputs)
+    del prog
+    if weights != "fp16" and name != "vision":  # the vision tower stays fp16
+        step(f"{label}: quantising linear weights to {weights}")
+        ml = _quantize(ml, weights)
+    ml.save(target)
+    del ml
+    gc.collect()
+    step(f"{label}: saved ({dir_size(Path(target)) / 1e6:.1f} MB)")
+    return time.time() - t, peak_rss_gib()
+
+
+def _run_part(isolate: bool, **job) -> tuple[float, float]:
+    if not isolate:
+        return convert_part(**job)
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        with ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn")) as pool:
+            return pool.submit(convert_part, **job).result()
+    except BrokenProcessPool:
+        raise BundleError(f"converting the {job['name']} part failed: its process died (out of memory?)") from None
 
 
 def _quantize(mlmodel, weights: str):
@@ -125,8 +180,13 @@ def build_bundle(
     buckets: Sequence[int] = DEFAULT_BUCKETS,
     progress: Callable[[str], None] | None = None,
     overwrite: bool = True,
+    isolate: bool | None = None,
 ) -> Manifest:
-    """Build a bundle for ``model`` (a checkpoint directory or repo id) into ``out``."""
+    """Build a bundle for ``model`` (a checkpoint directory or repo id) into ``out``.
+
+    ``isolate`` converts each part (vision, prefill, decode, embed) in its own child process, so
+    the memory of one conversion is returned before the next; None = when the weights exceed 1 GiB.
+    """
     if weights not in WEIGHT_MODES:
         raise BundleError(f"--weights {weights!r}: choose one of {', '.join(WEIGHT_MODES)}")
     buckets = sorted({int(n) for n in buckets})
@@ -150,48 +210,28 @@ def build_bundle(
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
     times: dict[str, float] = {}
+    if isolate is None:  # a child process per part once the checkpoint is big (frees memory between parts)
+        isolate = sum(p.stat().st_size for p in checkpoint.path.glob("*.safetensors")) > (1 << 30)
+    job = dict(model_dir=str(checkpoint.path), weights=weights, context=int(context),
+               prefill_chunk=int(prefill_chunk), buckets=buckets, verbose=progress is not None, t0=step.t0)
+    peaks = [peak_rss_gib()]
     try:
-        t = time.perf_counter()
-        step("vision tower: building the MIL program")
-        prog = vision_program(checkpoint.weights, vc)
-        step("vision tower: converting to fp16")
-        ml = convert(prog, vision_inputs(buckets, checkpoint))
-        del prog
-        ml.save(str(work / "vision.mlpackage"))
-        del ml
-        gc.collect()
-        times["vision_s"] = round(time.perf_counter() - t, 1)
-        step(f"vision tower: saved ({dir_size(work / 'vision.mlpackage') / 1e6:.1f} MB)")
-
         parts = work / "parts"
         parts.mkdir()
-        t = time.perf_counter()
-        for name in ("prefill", "decode", "embed"):
-            step(f"decoder {name}: building the MIL program")
-            if name == "embed":
-                prog = embed_program(checkpoint.weights, tc, context=context)
-                inputs = [ct.TensorType(name="input_ids", shape=(1, ct.RangeDim(1, context, 1)), dtype=np.int32)]
-            else:
-                prog = decoder_program(checkpoint.weights, tc, chunk=prefill_chunk if name == "prefill" else 1,
-                                       context=context)
-                inputs = None
-            step(f"decoder {name}: converting to fp16")
-            ml = convert(prog, inputs)
-            del prog
-            if weights != "fp16":
-                step(f"decoder {name}: quantising linear weights to {weights}")
-                ml = _quantize(ml, weights)
-            ml.save(str(parts / f"{name}.mlpackage"))
-            del ml
-            gc.collect()
+        for name in ("vision", "prefill", "decode", "embed"):
+            target = work / "vision.mlpackage" if name == "vision" else parts / f"{name}.mlpackage"
+            seconds, peak = _run_part(isolate, name=name, target=str(target), **job)
+            peaks.append(peak)
+            times[f"{name}_s"] = round(seconds, 1)
         step("decoder: merging prefill, decode and embed into one package (shared weights)")
+        t = time.time()
         desc = ct.utils.MultiFunctionDescriptor()
         for name in ("prefill", "decode", "embed"):
             desc.add_function(str(parts / f"{name}.mlpackage"), src_function_name="main", target_function_name=name)
         desc.default_function_name = "decode"
         ct.utils.save_multifunction(desc, str(work / "decoder.mlpackage"))
         shutil.rmtree(parts)
-        times["decoder_s"] = round(time.perf_counter() - t, 1)
+        times["merge_s"] = round(time.time() - t, 1)
         step(f"decoder: saved ({dir_size(work / 'decoder.mlpackage') / 1e6:.1f} MB)")
 
         step("manifest: checksums")
@@ -221,8 +261,8 @@ def build_bundle(
             coremltools_version=ct.__version__,
         )
         man.files = record_files(work)
-        times["total_s"] = round(step_total(step), 1)
-        man.build = {**times, "peak_rss_gib": round(peak_rss_gib(), 2),
+        times["total_s"] = round(time.time() - step.t0, 1)
+        man.build = {**times, "peak_rss_gib": round(max(peaks + [peak_rss_gib()]), 2), "isolated_parts": isolate,
                      "vision_mb": round(dir_size(work / "vision.mlpackage") / 1e6, 1),
                      "decoder_mb": round(dir_size(work / "decoder.mlpackage") / 1e6, 1)}
         man.write(work)
@@ -234,10 +274,6 @@ def build_bundle(
         raise
     step(f"bundle ready: {out} (vision {man.build['vision_mb']} MB, decoder {man.build['decoder_mb']} MB)")
     return man
-
-
-def step_total(step: _Progress) -> float:
-    return time.perf_counter() - step.t0
 
 
 assert STATE_NAMES == ("keyCache", "valueCache")  # the runtime relies on these names

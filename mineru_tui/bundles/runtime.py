@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path

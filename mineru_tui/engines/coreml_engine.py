@@ -30,7 +30,16 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from mineru_tui.engines.base import Engine, EngineError, EngineOptions, Request
-from mineru_tui.reader.events import CancelFlag, Done, Event, GenerationResult, SequenceDone, StageEvent, Timing, TokenEvent
+from mineru_tui.reader.events import (
+    CancelFlag,
+    Done,
+    Event,
+    GenerationResult,
+    SequenceDone,
+    StageEvent,
+    Timing,
+    TokenEvent,
+)
 
 NOT_HERE = ("the coreml engine needs macOS 15+ on Apple silicon with coremltools; on this machine check a bundle "
             "with `mineru-tui bundle verify BUNDLE --model MODEL` (or use --engine numpy)")
