@@ -328,3 +328,18 @@ def test_build_never_imports_torch(tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "False"
     assert (tmp_path / "b" / "manifest.json").is_file()
+
+
+def test_compiled_model_place_is_fixed_per_bundle_content(tmp_path, monkeypatch):
+    """Core ML compiles a bundle once, into a cache path keyed by the package checksums: the same
+    bundle anywhere maps to the same place, a rebuilt (different) one to a new place."""
+    from mineru_tui.bundles.runtime import compiled_path
+
+    monkeypatch.setenv("MINERU_TUI_CACHE", str(tmp_path))
+    a = Manifest.read(tiny_bundle("fp16"))
+    copy = copy_bundle("fp16", tmp_path / "copy")
+    p = compiled_path(tiny_bundle("fp16"), a, "decoder.mlpackage")
+    assert p == compiled_path(copy, Manifest.read(copy), "decoder.mlpackage")
+    assert p.parent == tmp_path / "compiled" and p.suffix == ".mlmodelc"
+    assert p != compiled_path(tiny_bundle("int8"), Manifest.read(tiny_bundle("int8")), "decoder.mlpackage")
+    assert p != compiled_path(tiny_bundle("fp16"), a, "vision.mlpackage")

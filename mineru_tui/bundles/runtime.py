@@ -102,10 +102,15 @@ class CoreMLRunner:
         if not target.exists():
             check_bundle(bundle, full=True)  # checksums before the one-time compilation
             target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_name(target.name + f".tmp{os.getpid()}")
+            tmp = target.with_name(f"{target.stem}.tmp{os.getpid()}.mlmodelc")  # compile_model wants .mlmodelc
             shutil.rmtree(tmp, ignore_errors=True)
             ct.models.utils.compile_model(str(bundle / package), str(tmp))
-            os.replace(tmp, target)
+            try:
+                os.replace(tmp, target)
+            except OSError:  # another process compiled it meanwhile
+                if not target.exists():
+                    raise
+                shutil.rmtree(tmp, ignore_errors=True)
         units = getattr(ct.ComputeUnit, compute_units)
         self.models = {f: ct.models.CompiledMLModel(str(target), units, function_name=f) for f in functions}
         self._stateful = next((m for f, m in self.models.items() if f == "decode"), None)
