@@ -221,6 +221,10 @@ def generate(
                                   verbose=verbose, quiet=quiet))
 
 
+from mineru_tui.cli_bundle import bundle_app  # noqa: E402  (Typer only; the bundle code loads when run)
+app.add_typer(bundle_app, name="bundle")
+
+
 def _light_coercion() -> None:
     """Convert this command's few parameter types without Pydantic.
 
