@@ -60,7 +60,9 @@ def create_app(engine: Engine, model_name: str, *, max_tokens: int | None = None
     async def health(_: HttpRequest) -> Response:
         batcher: Batcher | None = state.get("batcher")
         return JSONResponse({"status": "ok", "engine": engine.name, "model": model_name,
-                             "queued": batcher.queue.qsize() if batcher else 0})
+                             "queued": batcher.queue.qsize() if batcher else 0,
+                             "batches": batcher.batches if batcher else 0,
+                             "largest_batch": batcher.largest_batch if batcher else 0})
 
     async def models(_: HttpRequest) -> Response:
         return JSONResponse({"object": "list", "data": [
