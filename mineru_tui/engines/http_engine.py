@@ -275,6 +275,10 @@ class HttpEngine:
             yield StageEvent("decode", True, elapsed, timing.decode_s, timing.decode_tokens)
         yield Done(done_results, timing)
 
+    def adapt_body(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Hook for servers that name a knob differently (the llama-cpp engine); as is here."""
+        return body
+
     # ------------------------------------------------------------------ workers
 
     def _take(self, call: _Call, server: Server) -> _Job | None:
@@ -346,8 +350,8 @@ class HttpEngine:
         req = call.requests[job.index]
         if job.body is None:
             try:
-                job.body = request_body(self.model_id, req.image, req.prompt, req.sampling,
-                                        req.max_new_tokens)
+                job.body = self.adapt_body(request_body(self.model_id, req.image, req.prompt,
+                                                        req.sampling, req.max_new_tokens))
             except (OSError, ValueError) as e:
                 raise _Failed(f"cannot send the image ({e})") from None
         started = time.perf_counter()
