@@ -203,3 +203,31 @@ def test_end_token_hold_back():
     hb = EndTokenHoldBack("<|im_end|>")
     out = hb.push("x<|im") + hb.push("age|>")
     assert out + hb.flush() == "x<|image|>"
+
+
+def test_the_per_server_limit_holds_across_concurrent_calls(stubs):
+    import threading
+
+    lock = threading.Lock()
+    state = {"now": 0, "peak": 0}
+
+    def script(n, body):
+        with lock:
+            state["now"] += 1
+            state["peak"] = max(state["peak"], state["now"])
+        time.sleep(0.15)
+        with lock:
+            state["now"] -= 1
+        return 200, {}, good_stream("ok")
+
+    stub = stubs(script)
+    engine = connect([stub.url], concurrency=2)
+    out = []
+    calls = [threading.Thread(target=lambda: out.append(_run(engine, [Request(None, "x")] * 4)[1]))
+             for _ in range(3)]
+    for t in calls:
+        t.start()
+    for t in calls:
+        t.join()
+    assert [r.text for results in out for r in results] == ["ok"] * 12
+    assert state["peak"] == 2  # 3 calls x 4 requests, never more than 2 at the server

@@ -9,9 +9,11 @@ with time to first token reported as the prefill stage and tok/s from the usage 
 
 How the work is spread
     ``stream()`` is a plain iterator; the requests run in worker threads, ``concurrency``
-    per live server (that is the per-server limit), all taking jobs from one shared queue, so
-    a fast server simply takes more. Threads suit this: the work is waiting on sockets, and a
-    thread per in-flight request keeps the code sequential and easy to follow.
+    per live server, all taking jobs from one shared queue, so a fast server simply takes more.
+    Each server's slots are a semaphore shared by every ``stream()`` call, so calls made at the
+    same time (several files in flight) together never exceed the per-server limit. Threads suit
+    this: the work is waiting on sockets, and a thread per in-flight request keeps the code
+    sequential and easy to follow.
 
 Failures
     * 429: wait ``Retry-After`` (capped), then try again — not the server's fault;
@@ -67,6 +69,7 @@ class Server:
             timeout=httpx.Timeout(connect=connect_timeout, read=timeout, write=timeout, pool=None),
             limits=httpx.Limits(max_connections=slots + 2, max_keepalive_connections=slots),
         )
+        self.gate = threading.BoundedSemaphore(slots)  # the per-server limit, across stream() calls
         self.alive = True
         self.reason = ""
         self.fails = 0
@@ -303,38 +306,50 @@ class HttpEngine:
             call.cv.notify_all()
 
     def _worker(self, call: _Call, server: Server) -> None:
-        while (job := self._take(call, server)) is not None:
+        while not (call.stop or call.left <= 0) and server.alive:
+            if not server.gate.acquire(timeout=0.2):  # another call holds every slot of it
+                continue
             try:
-                result = self._attempt(call, server, job)
-            except _ServerDown as e:
-                server.take_out(str(e))
-                self._put_back(call, job)
-                return
-            except _Retry as e:
-                if e.server_fault:
-                    server.fault(e.reason)
-                if e.throttled:
-                    job.throttled += 1
-                    give_up = job.throttled > MAX_THROTTLED
-                else:
-                    job.attempts += 1
-                    give_up = job.attempts > self.retries
-                if give_up:
-                    self._finish(call, job, self._error_result(call, f"{server.url}: {e.reason} "
-                                                                     f"(gave up after retries)"))
-                else:
-                    delay = e.after if e.after is not None else self.backoff * 2 ** (job.attempts - 1)
-                    self._put_back(call, job, delay)
-                continue
-            except _Failed as e:
-                self._finish(call, job, self._error_result(call, f"{server.url}: {e}"))
-                continue
-            except Exception as e:  # noqa: BLE001 - a bug must not hang the call
-                self._finish(call, job, self._error_result(call, f"{type(e).__name__}: {e}"))
-                continue
-            server.ok()
-            if result is not None:
-                self._finish(call, job, result)
+                job = self._take(call, server)
+                if job is None:
+                    return
+                self._run_job(call, server, job)
+            finally:
+                server.gate.release()
+
+    def _run_job(self, call: _Call, server: Server, job: _Job) -> None:
+        """One attempt of a job and what follows from its outcome."""
+        try:
+            result = self._attempt(call, server, job)
+        except _ServerDown as e:
+            server.take_out(str(e))
+            self._put_back(call, job)
+            return
+        except _Retry as e:
+            if e.server_fault:
+                server.fault(e.reason)
+            if e.throttled:
+                job.throttled += 1
+                give_up = job.throttled > MAX_THROTTLED
+            else:
+                job.attempts += 1
+                give_up = job.attempts > self.retries
+            if give_up:
+                self._finish(call, job, self._error_result(call, f"{server.url}: {e.reason} "
+                                                                 f"(gave up after retries)"))
+            else:
+                delay = e.after if e.after is not None else self.backoff * 2 ** (job.attempts - 1)
+                self._put_back(call, job, delay)
+            return
+        except _Failed as e:
+            self._finish(call, job, self._error_result(call, f"{server.url}: {e}"))
+            return
+        except Exception as e:  # noqa: BLE001 - a bug must not hang the call
+            self._finish(call, job, self._error_result(call, f"{type(e).__name__}: {e}"))
+            return
+        server.ok()
+        if result is not None:
+            self._finish(call, job, result)
 
     def _finish(self, call: _Call, job: _Job, result: GenerationResult) -> None:
         call.events.put(SequenceDone(job.index, result))
