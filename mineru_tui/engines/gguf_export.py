@@ -59,7 +59,8 @@ def _vocab(writer, model_dir: Path, vocab_size: int) -> None:
     writer.add_token_list(tokens)
     writer.add_token_types(types)
     gguf.SpecialVocab(model_dir, load_merges=True, n_vocab=vocab_size).add_to_gguf(writer)
-    writer.add_add_bos_token(False)
+    if not any(gguf.Keys.Tokenizer.ADD_BOS in kv for kv in writer.kv_data):
+        writer.add_add_bos_token(False)  # Qwen2 prompts start without a BOS
 
 
 def _add(writer, name: str, arr: np.ndarray, qtype: str) -> None:
