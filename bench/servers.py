@@ -178,7 +178,12 @@ def main() -> None:
                "pages": args.pages, "new_tokens": args.new_tokens, "configs": {}}
     for name in only:
         print(f"{name} ...", file=sys.stderr, flush=True)
-        results["configs"][name] = r = run_config(name, args.ckpt, args.gguf, pages, args.new_tokens)
+        try:
+            results["configs"][name] = r = run_config(name, args.ckpt, args.gguf, pages, args.new_tokens)
+        except Exception as e:  # noqa: BLE001 - report it and measure the others
+            results["configs"][name] = {"error": f"{type(e).__name__}: {e}"}
+            print(f"{name:8s} failed: {type(e).__name__}: {e}", flush=True)
+            continue
         print(f"{name:8s} {r['wall_s']:7.1f} s  {r['pages_per_min']:6.2f} pages/min  "
               f"TTFT {r['mean_ttft_s']:6.1f} s  decode {r['decode_tok_s']:6.1f} tok/s", flush=True)
     if args.json:
