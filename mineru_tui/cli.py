@@ -297,6 +297,10 @@ def _light_coercion() -> None:
 
 _light_coercion()
 
+from mineru_tui import cli_serve as _cli_serve  # noqa: E402 - only Typer; serve's stack loads when run
+
+_cli_serve.register(app)
+
 
 def main() -> None:
     """Console-script entry point.
