@@ -169,6 +169,11 @@ def generate(
                                   verbose=verbose, quiet=quiet))
 
 
+from mineru_tui.cli_watch import register as _register_watch  # noqa: E402
+
+_register_watch(app)
+
+
 def _on_sigterm(signum, frame):
     from mineru_tui.batch import Terminated
     raise Terminated()

@@ -43,7 +43,7 @@ class WatchConfig:
     root: Path
     output_dir: Path | None = None  # None: default_output_dir(root)
     poll: bool = False
-    engine: Any = None  # mineru_tui.engines.EngineOptions, None for the default
+    engine: dict[str, Any] | None = None  # EngineOptions fields ({"engine": "numpy", "model": DIR})
     converter: str = "mineru_tui.convert:convert"
     office_converter: str | None = None  # None: the same as converter
     quiet: float = 1.0  # seconds without events before a file is looked at
@@ -115,10 +115,9 @@ class WatchService:
             self.root, self.settler.touch, self._scan_dir, poll=self.config.poll,
             notice=lambda text: self._emit(ev.Notice(text, "warning")), on_error=self._log,
             native_factory=self.config.native_factory)
-        eng = self.config.engine
+        eng = self.config.engine or {}
         self._emit(ev.Watching(str(self.root), str(self.out_dir), self.mode,
-                               getattr(eng, "engine", "auto") if eng else "auto",
-                               (getattr(eng, "model", None) or "") if eng else ""))
+                               eng.get("engine") or "auto", eng.get("model") or ""))
         if self.manifest.load_error:
             self._emit(ev.Notice(self.manifest.load_error, "warning"))
         self.settler.start()

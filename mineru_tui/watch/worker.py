@@ -32,7 +32,7 @@ class Setup:
     """How the process reads: the ``convert`` to call and the engine to open (lazily)."""
 
     converter: str = "mineru_tui.convert:convert"  # "module:function" (tests use doubles)
-    engine: Any = None  # EngineOptions, or None for the default engine
+    engine: dict[str, Any] | None = None  # EngineOptions fields (built here: no numpy upstairs)
 
 
 @dataclass(frozen=True)
@@ -124,10 +124,10 @@ def main() -> None:
         engine.close()
 
 
-def _make_engine(options):
+def _make_engine(fields: dict[str, Any] | None):
     from mineru_tui.engines import EngineOptions, LazyEngine
 
-    return LazyEngine(options or EngineOptions())
+    return LazyEngine(EngineOptions(**(fields or {})))
 
 
 def _run(job: Job, convert, options, cancel: threading.Event, emit) -> Result:
