@@ -47,10 +47,10 @@ class _Handler(FileSystemEventHandler):
             self.on_error(f"watch event {event!r}: {type(e).__name__}: {e}")
 
 
-def network_fs_type(path: Path) -> str | None:
+def network_fs_type(path: Path, mounts_file: Path = Path("/proc/mounts")) -> str | None:
     """The file system type of ``path`` when it is a network one (Linux only), else None."""
     try:
-        with open("/proc/mounts", encoding="utf-8") as f:
+        with open(mounts_file, encoding="utf-8") as f:
             mounts = [line.split()[:3] for line in f]
     except OSError:
         return None
