@@ -124,7 +124,7 @@ class WatchApp(App[int]):
     def _redraw(self, ch: Changes) -> None:
         files = self.query_one(FilesTable)
         first = files.row_count == 0
-        for path in ch.files:
+        for path in [p for p in self.board.files if p in ch.files]:  # arrival order
             files.show(self.board.files[path])
         if first and files.row_count:
             files.move_cursor(row=0)
