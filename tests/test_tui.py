@@ -139,7 +139,7 @@ async def test_keyboard_moves_through_files_pages_and_blocks():
         await pilot.press("enter")  # open the page: focus goes to its blocks
         blocks = app.query_one(BlocksTable)
         assert blocks.has_focus and blocks.row_count == 4
-        assert str(blocks.get_cell("3", "from")) == "text layer"
+        assert str(blocks.get_cell("3", "from")) == "pdf text"
         await pilot.press("j", "j")
         assert app.sel_block == 2
         await pilot.press("enter")  # a block opens the preview with its box
@@ -160,7 +160,7 @@ async def test_scripted_events_stream_into_the_live_pane_and_counters_update():
         live = text_of(app.query_one(LivePane))
         assert "march.pdf · page 2 · block 2 (text)" in live
         assert "Amount due" in live and "within" not in live
-        assert "vision 1.25 s" in live and "prefill 0.31 s/1340 tok" in live
+        assert "vision 1.25 s (1296 tok)" in live and "prefill 0.31 s (1340 tok)" in live
         assert "blocks 5/8" in live and "pages/min 10.0" in live
         assert "engine numpy" in live
         pdf = f"{ROOT}/invoices/march.pdf"
@@ -169,7 +169,7 @@ async def test_scripted_events_stream_into_the_live_pane_and_counters_update():
             app.feed(je.BlockTokens(pdf, 1, 1, " " + w, 3 + k, 30.0))
         await pilot.pause(0.2)
         live = text_of(app.query_one(LivePane))
-        assert "Amount due within thirty" in live and "tok/s  30.0" in live
+        assert "Amount due within thirty" in live and "tok/s 30.0" in live
         tokens = sum(isinstance(e, je.BlockTokens) for e in events) + 2
         assert f"decoded {tokens} " in live
 
@@ -224,6 +224,8 @@ async def test_q_quits_and_stops_the_reader_processes(tmp_path, monkeypatch):
     drop(SAMPLE, root / "done.docx")
     app = watch_app(root, converter=SCRIPTED)
     async with app.run_test(size=SIZE) as pilot:
+        done = str(root / "done.docx")
+        await until(pilot, lambda: done in app.board.files and app.board.files[done].status == "done")
         fake_pdf(root / "long.pdf")
         await until(pilot, lambda: app.board.live.tokens > 0)
         procs = [lane._proc for lane in app.service.lanes.values() if lane._proc]

@@ -38,7 +38,7 @@ class WatchApp(App[int]):
     """Files, pages and blocks on the left; Markdown, preview, log and live decoding on the
     right. ``config=None`` runs without a service (events come only through :meth:`feed`)."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses live elsewhere
     TITLE = "mineru-tui watch"
     BINDINGS = [
         Binding("r", "reread", "Re-read", id="watch.reread"),

@@ -29,18 +29,21 @@ class LivePane(Static):
                 where += f" · block {live.block + 1} ({live.block_type})"
             elif live.block_type:
                 where += f" · {live.block_type}"
-        stats = Text.assemble(
-            ("tok/s ", "dim"), f"{live.tok_s:5.1f}",
-            ("  vision ", "dim"), f"{live.vision_s:.2f} s",
-            ("  prefill ", "dim"), f"{live.prefill_s:.2f} s/{live.prefill_tokens} tok",
+        rates = Text.assemble(
+            ("tok/s ", "dim"), f"{live.tok_s:.1f}",
             ("  decoded ", "dim"), str(live.tokens),
             ("  blocks ", "dim"), f"{live.blocks_done}/{live.blocks_total}",
             ("  pages/min ", "dim"), f"{live.pages_per_min:.1f}",
         )
+        stages = Text.assemble(
+            ("vision ", "dim"), f"{live.vision_s:.2f} s ({live.vision_tokens} tok)",
+            ("  prefill ", "dim"), f"{live.prefill_s:.2f} s ({live.prefill_tokens} tok)",
+        )
+        pending = not loaded and live.vision_s == 0 and live.pages_done == 0
         engine_line = Text.assemble(("engine ", "dim"), engine or "auto", ("  model ", "dim"),
                                     model or "default",
-                                    ("" if loaded else "  (loads with the first page)", "dim"))
+                                    ("  (loads with the first page)" if pending else "", "dim"))
         text = live.text[-TAIL:] if live.text else ""
         body = Text(text or ("waiting for a page…" if not where else ""),
                     style="" if text else "dim")
-        self.update(Group(Text(where or "idle", style="bold"), stats, engine_line, body))
+        self.update(Group(Text(where or "idle", style="bold"), rates, stages, engine_line, body))

@@ -44,18 +44,18 @@ class FilesTable(NavTable):
 
     def on_mount(self) -> None:
         self.add_column("status", key="status", width=12)
-        self.add_column("file", key="file")
         self.add_column("pages", key="pages", width=5)
-        self.add_column("time", key="time", width=8)
+        self.add_column("time", key="time", width=7)
+        self.add_column("file", key="file")  # last: a long name or error runs off the end
 
     def show(self, row: FileRow) -> None:
         """Add or update the row of ``row.path``."""
         cells = {
             "status": status_text(row.status, row.label),
-            "file": _file_cell(row),
             "pages": _pages(row),
             "time": Text(f"{row.seconds:.2f} s" if row.status == "done" and not row.note
-                         else ("known" if row.note else ""), justify="right"),
+                         else "", justify="right"),
+            "file": _file_cell(row),
         }
         if row.path in self.rows:
             for col, value in cells.items():
@@ -87,7 +87,7 @@ class PagesTable(NavTable):
     def on_mount(self) -> None:
         self.add_column("page", key="page", width=4)
         self.add_column("status", key="status", width=8)
-        self.add_column("blocks", key="blocks", width=6)
+        self.add_column("blk", key="blocks", width=3)
 
     def show(self, pages: list[PageRow]) -> None:
         keep = self.cursor_row
@@ -100,15 +100,18 @@ class PagesTable(NavTable):
             self.move_cursor(row=min(keep, len(pages) - 1), animate=False)
 
 
+SOURCE_LABEL = {"text_layer": "pdf text", "model": "model", "none": "-"}
+
+
 class BlocksTable(NavTable):
     """The layout blocks of the selected page: reading order, type, where the text came
     from (the model or the PDF's text layer), box."""
 
     def on_mount(self) -> None:
-        self.add_column("#", key="n", width=3)
-        self.add_column("type", key="type", width=10)
-        self.add_column("from", key="from", width=10)
-        self.add_column("box (x0 y0 x1 y1)", key="box")
+        self.add_column("#", key="n", width=2)
+        self.add_column("type", key="type", width=8)
+        self.add_column("from", key="from", width=8)
+        self.add_column("box x0 y0 x1 y1", key="box")
 
     def show(self, page: PageRow | None) -> None:
         keep = self.cursor_row
@@ -119,6 +122,6 @@ class BlocksTable(NavTable):
             box = " ".join(f"{v:.2f}" for v in b.bbox)
             state = "" if b.done else " …"
             self.add_row(Text(str(b.index + 1), justify="right"), b.type + state,
-                         b.source.replace("_", " "), box, key=str(b.index))
+                         SOURCE_LABEL.get(b.source, b.source), box, key=str(b.index))
         if page.blocks:
             self.move_cursor(row=min(keep, len(page.blocks) - 1), animate=False)
