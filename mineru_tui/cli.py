@@ -7,7 +7,6 @@ never does on this path.
 
 from __future__ import annotations
 
-import signal
 import sys
 from enum import Enum
 from pathlib import Path
@@ -100,8 +99,10 @@ def parse(
 ) -> None:
     if verbose and quiet:
         raise typer.BadParameter("-v and -q cannot be used together", param_hint="-v/-q")
-    from mineru_tui.batch import Options, run
+    from mineru_tui.batch import Options, out_dir_problem, run
 
+    if output is not None and (problem := out_dir_problem(output)):
+        raise typer.BadParameter(problem, param_hint="-o/--output")
     opts = Options(out_dir=output, fmt=fmt.value, verbose=verbose, quiet=quiet,
                    debug=debug, progress=not quiet and (verbose or isatty(sys.stderr)))
     raise typer.Exit(run(list(files), opts))
@@ -172,11 +173,6 @@ def generate(
 from mineru_tui.cli_watch import register as _register_watch  # noqa: E402
 
 _register_watch(app)
-
-
-def _on_sigterm(signum, frame):
-    from mineru_tui.batch import Terminated
-    raise Terminated()
 
 
 def _light_coercion() -> None:
@@ -253,22 +249,30 @@ _light_coercion()
 
 
 def main() -> None:
-    """Console-script entry point."""
-    try:
-        signal.signal(signal.SIGTERM, _on_sigterm)
-    except (ValueError, OSError):  # not the main thread
-        pass
+    """Console-script entry point.
+
+    Ctrl-C ends with 130 and SIGTERM with 143, wherever they land: before or after the
+    batch loop (which handles its own), or swallowed by a library on the way
+    (:mod:`mineru_tui.interrupts` remembers them).
+    """
+    from mineru_tui import interrupts
+
+    if not interrupts.installed():  # the script's entry point installs them first thing
+        interrupts.install()
+    code = 0
     try:
         app(prog_name="mineru-tui")
-    except KeyboardInterrupt:  # before or after the batch loop, which handles its own
-        print("interrupted", file=sys.stderr)
-        sys.exit(130)
-    except BaseException as e:
-        from mineru_tui.batch import Terminated
-        if isinstance(e, Terminated):
-            print("terminated", file=sys.stderr)
-            sys.exit(143)
-        raise
+    except SystemExit as e:
+        if isinstance(e.code, str):
+            print(e.code, file=sys.stderr)
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    except (KeyboardInterrupt, interrupts.Terminated):
+        pass
+    signalled = interrupts.exit_code()
+    if signalled is not None and code not in (130, 143):
+        print("terminated" if signalled == 143 else "interrupted", file=sys.stderr)
+        code = signalled
+    sys.exit(code)
 
 
 if __name__ == "__main__":

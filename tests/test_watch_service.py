@@ -61,7 +61,7 @@ def test_dropped_files_are_read_into_the_parse_layout(watched, tmp_path):
     seen = {e.path for e in rec.of(ev.FileFinished)} | {e.path for e in rec.of(ev.FileQueued)}
     assert str(watched / "~$report.docx") not in seen and str(watched / ".hidden.docx") not in seen
     # exactly what parse -o writes for the same file
-    ref = write_outputs(convert(SAMPLE), tmp_path / "ref", "report")
+    ref = write_outputs(convert(SAMPLE), tmp_path / "ref", "report").path
     for name in ("report.md", "report_content_list.json", "report_middle.json"):
         assert (out / "report" / name).read_bytes() == (ref / name).read_bytes()
     assert rec.of(je.FileStarted, path=str(watched / "report.docx"))  # the reader's own events

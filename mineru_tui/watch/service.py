@@ -245,7 +245,8 @@ class WatchService:
         lane = self._lane_for(path, key, sha, rel)
         if lane is None:
             return
-        stem = self.manifest.stem_for(rel, path.stem if path.suffix else path.name)
+        from mineru_tui.output import output_stem
+        stem = self.manifest.stem_for(rel, output_stem(path)[0])
         with self._lock:
             if key in self._active:
                 self._dirty.add(key)
@@ -284,8 +285,11 @@ class WatchService:
         assert self.manifest is not None
         reason = result.reason
         if result.status == "done":
-            self.manifest.record(task.sha, Entry(rel, DONE, task.stem, result.kind, result.pages,
+            stem = Path(result.output).name  # the writer may have chosen <stem>_2 (notes say why)
+            self.manifest.record(task.sha, Entry(rel, DONE, stem, result.kind, result.pages,
                                                  round(result.seconds, 3)))
+            for note in result.notes:
+                self._emit(ev.Notice(f"{rel}: {note}", "information"))
         elif result.status in ("failed", "needs-model"):
             status = NEEDS_MODEL if result.status == "needs-model" else FAILED
             self.manifest.record(task.sha, Entry(rel, status, kind=result.kind, reason=reason,

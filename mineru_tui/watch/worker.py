@@ -52,6 +52,7 @@ class Result:
     reason: str = ""
     output: str = ""
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    notes: tuple[str, ...] = field(default_factory=tuple)  # why the folder name differs
 
 
 def load_callable(spec: str):
@@ -159,7 +160,7 @@ def _run(job: Job, convert, options, cancel: threading.Event, emit) -> Result:
         return Result("cancelled", kind, reason="cancelled")
     try:
         from mineru_tui.output import write_outputs
-        final = write_outputs(doc, Path(job.out_dir), job.stem)
+        written = write_outputs(doc, Path(job.out_dir), job.stem, source=Path(job.path))
     except OSError as e:
         return Result("failed", kind, reason=f"cannot write {Path(job.out_dir) / job.stem}: "
                                              f"{e.strerror or e}")
@@ -167,8 +168,9 @@ def _run(job: Job, convert, options, cancel: threading.Event, emit) -> Result:
         traceback.print_exc()
         return Result("failed", kind, reason=f"internal error in the output writer "
                                              f"({type(e).__name__}: {e})")
-    return Result("done", kind, len(doc.pages), time.perf_counter() - t0, output=str(final),
-                  warnings=tuple(doc.warnings))
+    return Result("done", kind, len(doc.pages), time.perf_counter() - t0,
+                  output=str(written.path), warnings=tuple(doc.warnings),
+                  notes=tuple(written.notes))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,96 @@
+"""MinerU's ``<stem>_content_list.json``: one flat entry per block, in reading order."""
+
+from __future__ import annotations
+
+from mineru_tui.document.html_table import table_body_html
+from mineru_tui.document.markdown import block_to_md
+from mineru_tui.document.model import Block, BlockType, Document, SpanType, plain_text, walk
+
+
+def _lines_text(block: Block) -> str:
+    """A block's text as MinerU's content list has it: plain, inline equations as ``$...$``."""
+    lines = []
+    for line in block.lines:
+        parts = []
+        for s in line.spans:
+            if s.type == SpanType.TEXT:
+                parts.append(s.content)
+            elif s.type == SpanType.INLINE_EQUATION and s.content.strip():
+                parts.append(f"${s.content.strip()}$")
+            elif s.type == SpanType.INTERLINE_EQUATION and s.content.strip():
+                parts.append(f"$${s.content.strip()}$$")
+            elif s.type == SpanType.FOOTNOTE_REF:
+                parts.append(f"[^{s.content}]")
+        text = "".join(parts).strip()
+        if text:
+            lines.append(text)
+    return "\n".join(lines)
+
+
+def _captions(block: Block, type: str) -> list[str]:
+    return [_lines_text(b) for b in block.blocks if b.type == type]
+
+
+def _bbox_key(entry: dict, block: Block) -> dict:
+    if block.bbox is not None:
+        entry["bbox"] = [int(round(v)) for v in block.bbox]
+    return entry
+
+
+def _content_entry(block: Block, page_idx: int, image_prefix: str) -> dict | None:
+    t = block.type
+    if t in (BlockType.TEXT, BlockType.TITLE, BlockType.REF_TEXT, BlockType.NOTES):
+        text = _lines_text(block)
+        if not text:
+            return None
+        entry: dict = {"type": "text", "text": text}
+        if t == BlockType.TITLE:
+            entry["text_level"] = block.level or 1
+        if t == BlockType.NOTES:
+            entry["sub_type"] = "notes"
+    elif t == BlockType.LIST:
+        entry = {"type": "list", "sub_type": block.sub_type or "text",
+                 "list_items": [_lines_text(i) for i in walk(block.blocks)
+                                if i.type != BlockType.LIST]}
+    elif t == BlockType.TABLE:
+        entry = {"type": "table", "img_path": "",
+                 "table_caption": _captions(block, BlockType.TABLE_CAPTION),
+                 "table_footnote": _captions(block, BlockType.TABLE_FOOTNOTE),
+                 "table_body": table_body_html(block, image_prefix)}
+        if block.sub_type:
+            entry["sub_type"] = block.sub_type
+    elif t == BlockType.IMAGE:
+        path = ""
+        for line in (l for b in block.blocks if b.type == BlockType.IMAGE_BODY for l in b.lines):
+            for s in line.spans:
+                if s.image_path:
+                    path = image_prefix + s.image_path
+        entry = {"type": "image", "img_path": path,
+                 "image_caption": _captions(block, BlockType.IMAGE_CAPTION),
+                 "image_footnote": _captions(block, BlockType.IMAGE_FOOTNOTE)}
+    elif t == BlockType.INTERLINE_EQUATION:
+        entry = {"type": "equation", "img_path": "", "text": block_to_md(block, image_prefix),
+                 "text_format": "latex"}
+    elif t == BlockType.CODE:
+        entry = {"type": "code", "sub_type": block.sub_type or "code",
+                 "code_caption": _captions(block, BlockType.CODE_CAPTION),
+                 "code_body": "\n".join(plain_text(b) for b in block.blocks
+                                        if b.type == BlockType.CODE_BODY)}
+    else:  # header, footer, page_number, page_footnote, aside_text ...
+        text = _lines_text(block)
+        if not text:
+            return None
+        entry = {"type": t, "text": text}
+    entry["page_idx"] = page_idx
+    return _bbox_key(entry, block)
+
+
+def to_content_list(doc: Document, image_prefix: str = "images/") -> list[dict]:
+    """MinerU's content list: one flat entry per block, in reading order, per page."""
+    out = []
+    for page in doc.pages:
+        for block in page.para_blocks + page.discarded_blocks:
+            entry = _content_entry(block, page.page_idx, image_prefix)
+            if entry is not None:
+                out.append(entry)
+    return out

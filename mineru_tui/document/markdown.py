@@ -1,0 +1,208 @@
+"""The document as Markdown.
+
+Tables become pipe tables, or HTML when cells are merged or nested; equations
+``$...$`` / ``$$...$$``; only safe links are kept; discarded blocks are left out.
+"""
+
+from __future__ import annotations
+
+from mineru_tui.document.escaping import escape_md, list_marker
+from mineru_tui.document.html_table import table_body_html, table_span
+from mineru_tui.document.links import safe_url
+from mineru_tui.document.model import (Block, BlockType, Cell, Document, Span, SpanType,
+                                       merge_spans, plain_text)
+
+
+def _styled(text: str, style: frozenset[str], escape: bool = True) -> str:
+    """Wrap text in Markdown/HTML markers, keeping its outer whitespace outside them."""
+    core = text.strip()
+    if not core:
+        return text
+    lead = text[: len(text) - len(text.lstrip())]
+    trail = text[len(text.rstrip()):]
+    if "code" in style:
+        fence = "``" if "`" in core else "`"
+        core = f"{fence}{core}{fence}" if fence == "`" else f"{fence} {core} {fence}"
+    else:
+        core = escape_md(core) if escape else core
+        if "superscript" in style:
+            core = f"<sup>{core}</sup>"
+        if "subscript" in style:
+            core = f"<sub>{core}</sub>"
+        if "strike" in style:
+            core = f"~~{core}~~"
+        if "italic" in style:
+            core = f"*{core}*"
+        if "bold" in style:
+            core = f"**{core}**"
+    return lead + core + trail
+
+
+def _link_target(url: str) -> str:
+    return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+
+
+def _span_md(s: Span, image_prefix: str) -> str:
+    if s.type == SpanType.TEXT:
+        return _styled(s.content, s.style)
+    if s.type == SpanType.INLINE_EQUATION:
+        return f"${s.content.strip()}$" if s.content.strip() else ""
+    if s.type == SpanType.INTERLINE_EQUATION:
+        return f"$${s.content.strip()}$$" if s.content.strip() else ""
+    if s.type == SpanType.FOOTNOTE_REF:
+        return f"[^{s.content}]"
+    if s.type == SpanType.IMAGE and s.image_path:
+        return f"![{escape_md(s.content)}]({_link_target(image_prefix + s.image_path)})"
+    return ""
+
+
+def spans_to_md(spans: list[Span], image_prefix: str = "") -> str:
+    """Render one line of spans as Markdown inline text.
+
+    Neighbouring spans with the same link become one link (a hyperlink whose runs differ
+    in style is still one ``[...](...)``).
+    """
+    parts: list[str] = []
+    boxes: list[int] = []  # parts that are check boxes written raw, checked below
+    merged = merge_spans(spans)
+    i = 0
+    while i < len(merged):
+        url = safe_url(merged[i].link) if merged[i].type == SpanType.TEXT else None
+        if not url:
+            if merged[i].is_checkbox:
+                boxes.append(len(parts))
+                parts.append(merged[i].content)
+            else:
+                parts.append(_span_md(merged[i], image_prefix))
+            i += 1
+            continue
+        j = i
+        while (j < len(merged) and merged[j].type == SpanType.TEXT
+               and safe_url(merged[j].link) == url):
+            j += 1
+        inner = "".join(_span_md(x, image_prefix) for x in merged[i:j])
+        core = inner.strip()
+        if core:
+            lead = inner[: len(inner) - len(inner.lstrip())]
+            trail = inner[len(inner.rstrip()):]
+            inner = f"{lead}[{core}]({_link_target(url)}){trail}"
+        parts.append(inner)
+        i = j
+    for k in boxes:  # left to right: an escaped box is the context of the next one
+        if not _raw_box_is_safe("".join(parts[:k]), "".join(parts[k + 1:])):
+            parts[k] = escape_md(parts[k])
+    return "".join(parts)
+
+
+def _raw_box_is_safe(before: str, after: str) -> bool:
+    """Whether ``[x]``/``[ ]`` between these two strings stays literal text in Markdown.
+
+    Right after it, ``(`` would make it a link (``[x](y)``), ``[`` a reference link
+    (``[x][y]``) and ``:`` a link reference definition (``[x]: y``) that swallows the
+    line. Right before it, ``]`` (``[^1][x]``) or ``!`` (``![x](...)``) could pair up with
+    it too. Text spans escape their own brackets, so these characters can only come from
+    the renderer's own links, images, notes or another box. A box inside a link's text is
+    escaped by the link path and never gets here.
+    """
+    return after[:1] not in ("(", "[", ":") and before[-1:] not in ("]", "!")
+
+
+def _lines_md(block: Block, image_prefix: str) -> str:
+    return "\n".join(t for t in (spans_to_md(l.spans, image_prefix).strip()
+                                 for l in block.lines) if t)
+
+
+def _pipe_cell(cell: Cell, image_prefix: str) -> str:
+    # escape_md already escaped any "|" in the text; only line breaks need care here.
+    text = "<br>".join(t for t in (_lines_md(b, image_prefix) for b in cell.blocks) if t)
+    return text.replace("\n", "<br>")
+
+
+def table_to_md(block: Block, image_prefix: str = "") -> str:
+    """A table body as a pipe table when lossless, else as HTML."""
+    span = table_span(block)
+    if span is None:
+        return ""
+    table = span.table
+    if table is None or not table.is_simple():
+        return table_body_html(block, image_prefix)
+    rows = [[_pipe_cell(c, image_prefix) for c in row] for row in table.rows]
+    width = len(rows[0])
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
+    lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
+    return "\n".join(lines)
+
+
+def _list_md(block: Block, image_prefix: str) -> str:
+    """Nested Markdown list: each item indented under the content of its parent."""
+    lines: list[str] = []
+    indents: list[int] = []  # content column of each open depth
+    for item in block.blocks:
+        if item.type == BlockType.LIST:  # a sub-list nested as a block
+            sub = _list_md(item, image_prefix)
+            pad = " " * (indents[-1] if indents else 0)
+            lines += [pad + l if l else l for l in sub.split("\n")]
+            continue
+        depth = max(0, item.depth or 0)
+        del indents[depth:]
+        while len(indents) < depth:
+            indents.append(indents[-1] if indents else 0)
+        base = indents[depth - 1] if depth else 0
+        marker, label = list_marker(item.marker)
+        text = label + _lines_md(item, image_prefix).replace("\n", "\n" + " " * (base + len(marker) + 1))
+        lines.append(" " * base + f"{marker} {text}".rstrip())
+        indents.append(base + len(marker) + 1)
+    return "\n".join(lines)
+
+
+def block_to_md(block: Block, image_prefix: str = "") -> str:
+    """Render one para block as Markdown (an empty string when it has no content)."""
+    t = block.type
+    if t == BlockType.TITLE:
+        text = _lines_md(block, image_prefix).replace("\n", " ")
+        return f"{'#' * (block.level or 1)} {text}" if text else ""
+    if t == BlockType.INTERLINE_EQUATION:
+        latex = "\n".join(s.content.strip() for l in block.lines for s in l.spans if s.content.strip())
+        return f"$$\n{latex}\n$$" if latex else ""
+    if t == BlockType.LIST:
+        return _list_md(block, image_prefix)
+    if t == BlockType.TABLE:
+        parts = [_lines_md(b, image_prefix) for b in block.blocks if b.type == BlockType.TABLE_CAPTION]
+        parts.append(table_to_md(block, image_prefix))
+        parts += [_lines_md(b, image_prefix) for b in block.blocks if b.type == BlockType.TABLE_FOOTNOTE]
+        return "\n\n".join(p for p in parts if p)
+    if t == BlockType.IMAGE:
+        parts = [_lines_md(b, image_prefix) for b in block.blocks if b.type == BlockType.IMAGE_BODY]
+        parts += [_lines_md(b, image_prefix) for b in block.blocks
+                  if b.type in (BlockType.IMAGE_CAPTION, BlockType.IMAGE_FOOTNOTE)]
+        return "\n\n".join(p for p in parts if p)
+    if t == BlockType.CODE:
+        body = "\n".join(plain_text(b) for b in block.blocks if b.type == BlockType.CODE_BODY)
+        lang = block.sub_type if block.sub_type not in (None, "code", "algorithm") else ""
+        parts = [_lines_md(b, image_prefix) for b in block.blocks if b.type == BlockType.CODE_CAPTION]
+        parts.append(f"```{lang}\n{body}\n```")
+        return "\n\n".join(p for p in parts if p)
+    if t == BlockType.PAGE_FOOTNOTE and block.note_id:
+        text = _lines_md(block, image_prefix).replace("\n", "\n    ")
+        return f"[^{block.note_id}]: {text}"
+    if t == BlockType.NOTES:
+        text = _lines_md(block, image_prefix)
+        return "\n".join("> " + l if l else ">" for l in text.split("\n")) if text else ""
+    if block.blocks:  # any other composite: render its children in order
+        return "\n\n".join(p for p in (block_to_md(b, image_prefix) for b in block.blocks) if p)
+    return _lines_md(block, image_prefix)
+
+
+def to_markdown(doc: Document, image_prefix: str = "images/") -> str:
+    """The whole document as Markdown; discarded blocks (headers, footers) are left out.
+
+    ``image_prefix`` is prepended to image names: ``"images/"`` for the MinerU output
+    folder, ``""`` when images are referenced by name only (stdout).
+    """
+    parts = []
+    for page in doc.pages:
+        for block in page.para_blocks:
+            md = block_to_md(block, image_prefix)
+            if md:
+                parts.append(md)
+    return "\n\n".join(parts) + "\n" if parts else ""

@@ -1,0 +1,69 @@
+"""MinerU's ``<stem>_middle.json``: the model itself, page by page, as JSON."""
+
+from __future__ import annotations
+
+from mineru_tui import __version__
+from mineru_tui.document.links import safe_url
+from mineru_tui.document.model import Block, Document, Span, SpanType, walk
+
+
+def _span_json(span: Span, image_prefix: str) -> dict:
+    d: dict = {"type": span.type, "content": span.content}
+    if span.bbox is not None:
+        d["bbox"] = span.bbox
+    if span.style:
+        d["style"] = sorted(span.style)
+    if span.link and safe_url(span.link):
+        d["link"] = safe_url(span.link)
+    if span.image_path:
+        d["image_path"] = span.image_path
+    if span.type == SpanType.TABLE:
+        d["html"] = span.table.to_html(image_prefix) if span.table is not None else (span.html or "")
+        if not span.content:
+            del d["content"]
+    if span.score is not None:
+        d["score"] = span.score
+    if span.checked is not None:
+        d["checked"] = span.checked
+    return d
+
+
+def _block_json(block: Block, image_prefix: str) -> dict:
+    d: dict = {"type": block.type}
+    if block.bbox is not None:
+        d["bbox"] = block.bbox
+    for key in ("level", "sub_type", "depth", "marker", "note_id", "angle", "index", "score"):
+        value = getattr(block, key)
+        if value is not None:
+            d[key] = value
+    if block.lines or not block.blocks:
+        d["lines"] = [{"bbox": l.bbox, "spans": [_span_json(s, image_prefix) for s in l.spans]}
+                      if l.bbox is not None else
+                      {"spans": [_span_json(s, image_prefix) for s in l.spans]}
+                      for l in block.lines]
+    if block.blocks:
+        d["blocks"] = [_block_json(b, image_prefix) for b in block.blocks]
+    return d
+
+
+def number_blocks(doc: Document) -> None:
+    """Give every para block its reading-order ``index`` (per page, MinerU style)."""
+    for page in doc.pages:
+        for i, block in enumerate(b for b in walk(page.para_blocks)):
+            block.index = i
+
+
+def to_middle_json(doc: Document, image_prefix: str = "images/") -> dict:
+    """MinerU's middle JSON: ``{"pdf_info": [pages...], "_backend": ..., "_version_name": ...}``."""
+    pages = []
+    for page in doc.pages:
+        p: dict = {
+            "para_blocks": [_block_json(b, image_prefix) for b in page.para_blocks],
+            "discarded_blocks": [_block_json(b, image_prefix) for b in page.discarded_blocks],
+            "page_idx": page.page_idx,
+            "page_size": list(page.page_size) if page.page_size else None,
+        }
+        if page.name is not None:
+            p["page_name"] = page.name
+        pages.append(p)
+    return {"pdf_info": pages, "_backend": doc.backend, "_version_name": f"mineru-tui {__version__}"}
