@@ -14,6 +14,7 @@ Knobs (environment, read in the reader process):
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import time
@@ -29,14 +30,22 @@ BLOCKS = [("title", (0.1, 0.05, 0.9, 0.1), "Scripted page {n}"),
           ("text", (0.1, 0.55, 0.9, 0.9), "Second paragraph of page {n}")]
 
 
+_PATTERN = re.compile(r"(a+)+$")
+_UNIT: list[float] = []  # seconds of one match of 16 a's (measured once per process)
+
+
 def hold_gil(ms: float) -> None:
-    """Hold the GIL for about ``ms`` milliseconds: ``re`` never releases it while matching."""
+    """Hold the GIL for about ``ms`` milliseconds in ONE C call, as Core ML's ``predict``
+    does: ``re`` never releases the GIL while matching, and ``(a+)+$`` against ``a...ab``
+    backtracks through 2**n paths, so each extra ``a`` doubles the time."""
     if ms <= 0:
         return
-    t_end = time.perf_counter() + ms / 1000
-    pattern = re.compile(r"(a+)+$")
-    while time.perf_counter() < t_end:
-        pattern.match("a" * 18 + "b")  # catastrophic backtracking: ~10 ms in one C call
+    if not _UNIT:
+        t0 = time.perf_counter()
+        _PATTERN.match("a" * 16 + "b")
+        _UNIT.append(max(time.perf_counter() - t0, 1e-6))
+    n = 16 + max(0, round(math.log2((ms / 1000) / _UNIT[0])))
+    _PATTERN.match("a" * n + "b")
 
 
 def convert(path, options=None, *, detected=None, on_event=None, cancel=None) -> Document:
