@@ -222,7 +222,10 @@ def generate(
 
 
 from mineru_tui.cli_bundle import bundle_app  # noqa: E402  (Typer only; the bundle code loads when run)
+from mineru_tui.cli_watch import register as _register_watch  # noqa: E402
+
 app.add_typer(bundle_app, name="bundle")
+_register_watch(app)
 
 
 def _light_coercion() -> None:
