@@ -135,8 +135,26 @@ def deferred() -> Iterator[None]:
             raise _exception(pending)
 
 
+@contextmanager
+def cancelling(flag) -> Iterator[None]:
+    """Inside the block the first Ctrl-C only sets ``flag`` (a ``threading.Event``; while its
+    ``armed`` attribute, if any, is true): the page reader then stops between two tokens and
+    hands back its finished pages. A second Ctrl-C, or SIGTERM, is handled as usual."""
+    previous = getattr(_local, "cancel", None)
+    _local.cancel = flag
+    try:
+        yield
+    finally:
+        _local.cancel = previous
+
+
 def _handler(signum: int, frame) -> None:
     global _received
+    flag = getattr(_local, "cancel", None)
+    if (signum == signal.SIGINT and flag is not None and getattr(flag, "armed", True)
+            and not flag.is_set() and _received is None):
+        flag.set()
+        return
     if _received is None:
         _received = signum
     if getattr(_local, "depth", 0):  # the handler runs in the main thread: its deferral
