@@ -27,6 +27,7 @@ def groundtruth_words(path: Path) -> list[str]:
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".native":  # pandoc AST: the Str leaves are the words
         text = " ".join(re.findall(r'Str "((?:[^"\\]|\\.)*)"', text))
+        text = re.sub(r"\\(\d+)", lambda m: chr(int(m.group(1))), text)  # "\160": U+00A0
     else:  # Markdown: drop math (LaTeX spelling is the OMML converter's business)
         text = re.sub(r"\$\$.*?\$\$|\$[^$\n]*\$", " ", text, flags=re.S)
         text = text.replace("<!-- image -->", " ")
