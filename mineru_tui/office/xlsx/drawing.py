@@ -3,7 +3,7 @@
 :func:`read_drawing` lists what is anchored on the sheet — pictures, charts and text
 boxes — with the cell each is anchored at, so the sheet reader can put them in reading
 order among its tables. :func:`read_chart` reads a ``c:chartSpace`` part from its own
-XML (openpyxl loads charts poorly): the title, the chart type, and the series' names,
+XML: the title, the chart type, and the series' names,
 categories and values from their cached points (``c:strCache`` / ``c:numCache``).
 """
 
@@ -126,7 +126,7 @@ def read_image(pkg: Package, part: str) -> bytes | None:
 
 def read_chart(pkg: Package, part: str, resolve=None) -> Chart | None:
     """A chart's title, type and series. ``resolve(ref)`` gives a reference's cell texts
-    when the chart has no cached points (openpyxl and some generators write none)."""
+    when the chart has no cached points (some generators, openpyxl among them, write none)."""
     root = pkg.xml_recovering(part)
     if root is None:
         return None
