@@ -434,10 +434,12 @@ def main() -> None:
     versions = {t: next((r.get("version") for r in results[t].values() if isinstance(r, dict) and r.get("version")), "?")
                 for t in peers}
     by_kind = ", ".join(f"{k} {sum(r['kind'] == k for r in rows)}" for k in KINDS)
-    parts = [f"Corpus: `{args.corpus}` — {len(files)} files "
+    commit = subprocess.run(["git", "-C", str(args.ours), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip() or "?"
+    parts = [f"Corpus: `{args.corpus.name}` — {len(files)} files "
              f"({by_kind}), "
              f"{sum(1 for r in rows if r['gt_words'])} with origin groundtruth. "
-             f"Ours from `{args.ours}`; peers: " + ", ".join(f"{t} {v}" for t, v in versions.items()) + ".",
+             f"Ours from commit {commit}; peers: " + ", ".join(f"{t} {v}" for t, v in versions.items()) + ".",
              f"Ours: median {statistics.median(times) * 1000:.1f} ms/file in-process (not the speed benchmark)."
              if times else "Ours: no file parsed."]
     parts.append("\n### All files\n\n" + table_md(agg, tools, "all", rows))
