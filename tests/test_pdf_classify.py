@@ -4,12 +4,17 @@ document-level answer for comparison; the model-free text-only reading."""
 from __future__ import annotations
 
 import pytest
+from pdf_fixtures import PUA1, PUA2, Image, Page, Text, text_lines, write_pdf
 
 from mineru_tui.document import BlockType
-from mineru_tui.pdf import (NeedsModelError, classify_document, classify_page, open_pdf,
-                            text_only_page)
+from mineru_tui.pdf import (
+    NeedsModelError,
+    classify_document,
+    classify_page,
+    open_pdf,
+    text_only_page,
+)
 from mineru_tui.pdf.classify import sample_indices
-from pdf_fixtures import PUA1, PUA2, Image, Page, Text, text_lines, write_pdf
 
 BODY = ["This born-digital page carries plenty of real text in its layer."] * 4
 

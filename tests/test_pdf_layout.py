@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from pdf_fixtures import Image, Page, text_lines, write_pdf
 from PIL import Image as PILImage
 
 from mineru_tui.pdf import LayoutPage, open_pdf, write_layout_pdf
 from mineru_tui.pdf.layout_pdf import LAYOUT_COLOURS, UNKNOWN_COLOUR
-from pdf_fixtures import Image, Page, text_lines, write_pdf
 
 BLACK = bytes(3 * 8 * 8)
 BLOCKS = [("title", (0.10, 0.10, 0.60, 0.20)), ("text", (0.10, 0.30, 0.90, 0.50)),

@@ -5,11 +5,11 @@ glyphs, rotated and invisible text."""
 from __future__ import annotations
 
 import pytest
+from pdf_fixtures import FI, FL, PUA1, PUA2, Image, Page, Text, text_lines, write_pdf
 
 from mineru_tui.pdf import open_pdf, text_for_blocks, text_to_spans
 from mineru_tui.pdf.chars import Char
 from mineru_tui.pdf.lines import build_lines, join_lines
-from pdf_fixtures import FI, FL, PUA1, PUA2, Image, Page, Text, text_lines, write_pdf
 
 # Helvetica advance widths at 12 pt, to place scripts right after their base text
 _W = {"E": 8.004, "=": 7.008, "m": 9.996, "c": 6.0, "H": 8.664, " ": 3.336, "s": 6.0,
@@ -48,8 +48,8 @@ _BLOCKS = [
 ]
 _EXPECTED = [
     "Results of the Study",
-    "The first flow of this paragraph is hyphenated across lines, and a self-aware sentence "
-    "ends here.",
+    ("The first flow of this paragraph is hyphenated across lines, and a self-aware sentence "
+     "ends here."),
     "Right column text stays in its own block.",
     "so E=mc<sup>2</sup> holds and H<sub>2</sub>O is wet.",
     None,

@@ -16,7 +16,7 @@ the text) or undecodable characters.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from mineru_tui.pdf.chars import Box, Char, page_chars
 from mineru_tui.pdf.lines import build_lines, is_private_use, join_lines
@@ -123,7 +123,7 @@ def text_for_blocks(page, blocks: Sequence[tuple[str, Sequence[float]]],
     return out
 
 
-_SCRIPT = re.compile(r"<(sup|sub)>(.*?)</\1>", re.S)
+_SCRIPT = re.compile(r"<(sup|sub)>(.*?)</\1>", re.DOTALL)
 
 
 def text_to_spans(text: str):

@@ -103,9 +103,8 @@ def _read_chars(page, limit: int) -> list[Char] | None:
         tight = rect(left.value, bottom.value, right.value, top.value)
         pdfium_c.FPDFText_GetLooseCharBox(tp, i, lrect)
         loose = rect(lrect.left, lrect.bottom, lrect.right, lrect.top)
-        if tight[2] - tight[0] <= 0 or tight[3] - tight[1] <= 0:
-            if not text.isspace():
-                tight = loose
+        if (tight[2] - tight[0] <= 0 or tight[3] - tight[1] <= 0) and not text.isspace():
+            tight = loose
         pdfium_c.FPDFText_GetCharOrigin(tp, i, left, bottom)
         ox, oy = left.value - x0, bottom.value - y0
         origin = (ua * ox + ub * oy, va * ox + vb * oy)
@@ -114,7 +113,7 @@ def _read_chars(page, limit: int) -> list[Char] | None:
         dx, dy = math.cos(a), math.sin(a)
         du, dv = ua * dx + ub * dy, va * dx + vb * dy  # v points down
         angle = math.degrees(math.atan2(-dv, du)) % 360
-        direction = int(round(angle / 90)) % 4 * 90
+        direction = round(angle / 90) % 4 * 90
         tilt = abs((angle - direction + 180) % 360 - 180)
         visible = True
         obj = pdfium_c.FPDFText_GetTextObject(tp, i)

@@ -73,7 +73,7 @@ class TextStats:
     punct: int = 0
     punct_in_runs: int = 0
 
-    def add(self, other: "TextStats") -> None:
+    def add(self, other: TextStats) -> None:
         for name in ("chars", "map_errors", "abnormal", "cjk", "garble", "punct",
                      "punct_in_runs"):
             setattr(self, name, getattr(self, name) + getattr(other, name))

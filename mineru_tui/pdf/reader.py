@@ -10,8 +10,8 @@ PDFium is not thread-safe: use a document (and every page of it) from one thread
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from mineru_tui.errors import InputError
 from mineru_tui.pdf.page_range import parse_pages
@@ -41,7 +41,7 @@ class PdfPage:
     ``index`` is the 0-based page number in the file; ``number`` the 1-based one.
     """
 
-    def __init__(self, doc: "PdfDocument", index: int):
+    def __init__(self, doc: PdfDocument, index: int):
         self.document = doc
         self.index = index
         self._page = None
@@ -87,7 +87,7 @@ class PdfPage:
             self._page.close()
             self._page = None
 
-    def __enter__(self) -> "PdfPage":
+    def __enter__(self) -> PdfPage:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -116,8 +116,9 @@ class PdfPage:
         /Rotate are handled exactly as when rendering.
         """
         if self._matrix is None:
-            import pypdfium2.raw as pdfium_c
             import ctypes
+
+            import pypdfium2.raw as pdfium_c
 
             w, h = self.size_pt
             k = 64  # device units per point: integer device coordinates stay precise
@@ -221,7 +222,7 @@ class PdfDocument:
     def close(self) -> None:
         self.raw.close()
 
-    def __enter__(self) -> "PdfDocument":
+    def __enter__(self) -> PdfDocument:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -18,7 +18,7 @@ import statistics
 from dataclasses import dataclass
 
 from mineru_tui.pdf.chars import Box, page_chars
-from mineru_tui.pdf.classify import classify_page, CHARS_THRESHOLD
+from mineru_tui.pdf.classify import classify_page
 from mineru_tui.pdf.lines import TextLine, build_lines, join_lines, upright
 
 COLUMN_GAP = 1.5  # a gap wider than this many line heights separates two columns
