@@ -97,6 +97,17 @@ def test_invisible_text_fills_blocks_and_watermarks_do_not(tmp_path):
     assert out == ["Visible words and hidden words"]
 
 
+def test_a_formula_inside_a_paragraph_keeps_its_characters(tmp_path):
+    items = text_lines(["A paragraph before the formula", "x + y = z", "and after it."])
+    path = write_pdf(tmp_path / "f.pdf", [Page(items=items)])
+    with open_pdf(path) as doc:
+        page = doc[0]
+        blocks = [("text", _normalised(page, (60, 670, 400, 735))),
+                  ("equation", _normalised(page, (65, 699, 200, 710)))]
+        assert text_for_blocks(page, blocks, page.render().size) == [
+            "A paragraph before the formula and after it.", None]
+
+
 def test_punctuation_hanging_past_the_box_joins_it(tmp_path):
     path = write_pdf(tmp_path / "p.pdf", [Page(items=[Text(72, 700, "It ends here.")])])
     with open_pdf(path) as doc:
