@@ -78,8 +78,14 @@ class PdfPage:
         return self._textpage
 
     def close(self) -> None:
-        """Free the page's PDFium handles (text page first, then the page)."""
+        """Free the page's PDFium handles and its cached characters."""
         self.chars_cache = None
+        self.release()
+
+    def release(self) -> None:
+        """Free the PDFium handles (text page first, then the page), keeping the cached
+        characters: a page still held by its reader fills its blocks without reading them
+        again."""
         if self._textpage is not None:
             self._textpage.close()
             self._textpage = None
@@ -186,8 +192,9 @@ class PdfDocument:
 
     ``len(doc)`` is the number of selected pages, ``doc.page_count_total`` the file's;
     ``doc.selected`` the 0-based indices; iterating yields :class:`PdfPage` objects in page
-    order, closing each one's PDFium handles when the next is taken, so a long document
-    never holds more than one page (and no bitmap: :meth:`PdfPage.render` returns a PIL image).
+    order, releasing each one's PDFium handles when the next is taken, so a long document
+    never holds more than one open page (and no bitmap: :meth:`PdfPage.render` returns a PIL
+    image). A page kept by the caller reopens itself if used again.
     """
 
     def __init__(self, path: Path, raw, selected: list[int]):
@@ -213,11 +220,11 @@ class PdfDocument:
         previous = None
         for index in self.selected:
             if previous is not None:
-                previous.close()
+                previous.release()
             previous = PdfPage(self, index)
             yield previous
         if previous is not None:
-            previous.close()
+            previous.release()
 
     def close(self) -> None:
         self.raw.close()
