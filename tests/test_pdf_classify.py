@@ -83,7 +83,8 @@ def test_text_only_reads_columns_in_order(tmp_path):
     items = text_lines(["A Report Title"], top=740, size=22)
     items += text_lines(["Left column, first paragraph, whose", "second line is hyphen-",
                          "ated here."], top=690, size=10)
-    items += text_lines(["Left column, second paragraph."], top=630, size=10)
+    items += text_lines(["Left column, second paragraph.", "- a dash item", "- another item"],
+                        top=630, size=10)
     items += text_lines(["Right column, first paragraph", "continues here."], x=320, top=690,
                         size=10)
     items += text_lines(["Right column, last paragraph."], x=320, top=630, size=10)
@@ -94,6 +95,8 @@ def test_text_only_reads_columns_in_order(tmp_path):
         (BlockType.TITLE, "A Report Title"),
         (BlockType.TEXT, "Left column, first paragraph, whose second line is hyphenated here."),
         (BlockType.TEXT, "Left column, second paragraph."),
+        (BlockType.TEXT, "- a dash item"),
+        (BlockType.TEXT, "- another item"),
         (BlockType.TEXT, "Right column, first paragraph continues here."),
         (BlockType.TEXT, "Right column, last paragraph."),
         (BlockType.ASIDE_TEXT, "arXiv:2509.22186 margin"),

@@ -14,6 +14,7 @@ scans or images, and only the model can read them.
 
 from __future__ import annotations
 
+import re
 import statistics
 from dataclasses import dataclass
 
@@ -26,6 +27,9 @@ PARAGRAPH_GAP = 0.9  # a vertical gap above this many line heights starts a new 
 TITLE_SIZE = 1.25  # a paragraph this much larger than the body text is a title
 TITLE_MAX_LINES = 3
 IMAGE_PAGE_SHARE = 0.5  # a page this much covered by images is a scan, even with some text
+
+
+_BULLET = re.compile(r"^[\u2022\u25e6\u25aa\u2023\u2219\u00b7\u2013*-]\s")
 
 
 class NeedsModelError(Exception):
@@ -117,7 +121,7 @@ def _paragraphs(lines: list[TextLine], direction: int) -> list[_Para]:
         box = upright(ln.box, direction)
         height = ln.height or box[3] - box[1]
         home = None
-        for p in reversed(paras):
+        for p in ([] if _BULLET.match(ln.text) else reversed(paras)):  # an item starts anew
             gap = box[1] - p.box[3]
             if gap > PARAGRAPH_GAP * max(height, p.height):
                 continue
