@@ -124,3 +124,26 @@ def test_text_only_reports_pages_that_need_the_model(tmp_path):
         # a page with only a few characters and no image is still read
         blocks = text_only_page(pages[2])
         assert [b.lines[0].spans[0].content for b in blocks] == ["Appendix B"]
+
+
+@pytest.mark.parametrize("rotate", [0, 90])
+def test_text_only_blocks_used_as_a_layout_give_the_same_text(tmp_path, rotate):
+    """The two readings agree: blocks found from the text layer, handed back as a layout
+    (normalised boxes, a little margin), are filled with the same text."""
+    from mineru_tui.pdf import text_for_blocks
+
+    items = text_lines(["A Short Title"], top=740, size=20)
+    items += text_lines(["One paragraph that is long enough to wrap over", "two lines of text."],
+                        top=690)
+    items += text_lines(["Another paragraph in the right column."], x=380, top=690)
+    path = write_pdf(tmp_path / "rt.pdf", [Page(rotate=rotate, items=items)])
+    with open_pdf(path) as doc:
+        page = doc[0]
+        w, h = page.size_pt
+        blocks = text_only_page(page)
+        layout = [(b.type, ((b.bbox[0] - 2) / w, (b.bbox[1] - 2) / h, (b.bbox[2] + 2) / w,
+                            (b.bbox[3] + 2) / h)) for b in blocks]
+        texts = text_for_blocks(page, layout, page.render().size)
+    assert texts == ["".join(s.content for s in b.lines[0].spans) for b in blocks]
+    assert len(blocks) == 3
+    assert {b.angle for b in blocks} == ({None} if rotate == 0 else {90})  # MinerU's angle

@@ -93,8 +93,10 @@ def text_only_page(page) -> list:
             else:
                 kind = BlockType.TEXT
             box = [round(v, 2) for v in para.display_box()]
+            # MinerU's angle turns the block counter-clockwise to upright: text reading
+            # downwards (direction 270, counter-clockwise) has angle 90
             block = Block(kind, lines=[Line(text_to_spans(text), bbox=list(box))], bbox=box,
-                          angle=direction or None)
+                          angle=(360 - direction) % 360 or None)
             if kind == BlockType.TITLE:
                 block.level = 1 if para.height >= 1.6 * body else 2
             blocks.append(block)
