@@ -31,6 +31,7 @@ def _mixed(tmp_path):
         Page(width=60, height=700, items=text_lines(BODY, x=2)),         # 6 a ribbon
         Page(items=[Image(0, 0, 612, 792)] + text_lines(BODY)),          # 7 visible text on a background
         Page(rotate=90, items=text_lines(BODY)),                         # 8 digital, rotated
+        Page(items=text_lines(BODY) + [Image(0, 0, 612, 792)]),          # 9 text under a scan
     ]
     return write_pdf(tmp_path / "mixed.pdf", pages)
 
@@ -39,12 +40,13 @@ def test_each_page_is_decided_on_its_own(tmp_path):
     with open_pdf(_mixed(tmp_path)) as doc:
         decisions = [classify_page(p) for p in doc]
     assert [d.use_text_layer for d in decisions] == [True, False, False, False, False, False,
-                                                     True, True]
+                                                     True, True, False]
     reasons = [d.reason for d in decisions]
     solid = sum(len(line.replace(" ", "")) for line in BODY)
     assert reasons[0] == f"The page has a usable text layer ({solid} characters)."
     assert reasons[1] == "The page has no text layer."
-    assert "invisible layer over a scanned image" in reasons[2]
+    assert reasons[2] == reasons[8] == ("The text is a hidden layer behind a scanned image "
+                                        "(an OCR layer).")
     assert reasons[3] == "The text layer has only 9 characters (fewer than 50)."
     assert "punctuation" in reasons[4]
     assert "elongated" in reasons[5]

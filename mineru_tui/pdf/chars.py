@@ -43,6 +43,7 @@ class Char:
     hyphen: bool = False
     map_error: bool = False
     visible: bool = True
+    text_object: int = 0  # address of the PDFium text object that draws it (0: none)
 
     @property
     def cx(self) -> float:
@@ -115,7 +116,7 @@ def _read_chars(page, limit: int) -> list[Char] | None:
         angle = math.degrees(math.atan2(-dv, du)) % 360
         direction = round(angle / 90) % 4 * 90
         tilt = abs((angle - direction + 180) % 360 - 180)
-        visible = True
+        visible, key = True, 0
         obj = pdfium_c.FPDFText_GetTextObject(tp, i)
         if obj:
             key = ctypes.cast(obj, ctypes.c_void_p).value or 0
@@ -128,5 +129,6 @@ def _read_chars(page, limit: int) -> list[Char] | None:
             text=text, box=tight, loose=loose, origin=origin, direction=direction, tilt=tilt,
             size=pdfium_c.FPDFText_GetFontSize(tp, i), index=i, generated=generated,
             hyphen=bool(pdfium_c.FPDFText_IsHyphen(tp, i)) or code == 0x02,
-            map_error=pdfium_c.FPDFText_HasUnicodeMapError(tp, i) == 1, visible=visible))
+            map_error=pdfium_c.FPDFText_HasUnicodeMapError(tp, i) == 1, visible=visible,
+            text_object=key))
     return out
