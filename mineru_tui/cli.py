@@ -221,6 +221,13 @@ def generate(
                                   verbose=verbose, quiet=quiet))
 
 
+from mineru_tui.cli_bundle import bundle_app  # noqa: E402  (Typer only; the bundle code loads when run)
+from mineru_tui.cli_watch import register as _register_watch  # noqa: E402
+
+app.add_typer(bundle_app, name="bundle")
+_register_watch(app)
+
+
 def _light_coercion() -> None:
     """Convert this command's few parameter types without Pydantic.
 
@@ -293,6 +300,10 @@ def _light_coercion() -> None:
 
 _light_coercion()
 
+from mineru_tui import cli_serve as _cli_serve  # noqa: E402 - only Typer; serve's stack loads when run
+
+_cli_serve.register(app)
+
 
 def main() -> None:
     """Console-script entry point.
@@ -313,13 +324,16 @@ def main() -> None:
             print(e.code, file=sys.stderr)
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
     except (KeyboardInterrupt, interrupts.Terminated):
-        pass
+        code = 0
+    finally:
+        interrupts.ignore()  # the run is over; a later signal changes nothing
     signalled = interrupts.exit_code()
-    if signalled is not None and code not in (130, 143):
+    if signalled is None:
+        sys.exit(code)
+    if code not in (130, 143):
         print("terminated" if signalled == 143 else "interrupted", file=sys.stderr)
         code = signalled
-    sys.exit(code)
-
+    interrupts.exit_now(code)
 
 if __name__ == "__main__":
     main()
