@@ -132,27 +132,44 @@ def test_cli_refuses_a_damaged_bundle_in_one_line(tmp_path):
     assert out.stdout == ""
 
 
-def test_cli_build_writes_a_bundle_and_reports_bad_input(tmp_path):
-    out = _cli("bundle", "build", "--model", str(TINY_DIR), "--out", str(tmp_path / "b"), "--weights", "int4",
-               "--context", "64", "--chunk", "8", "--buckets", "64")
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == str(tmp_path / "b")
-    assert "decoder: saved" in out.stderr and "bundle ready" in out.stderr
-    assert (tmp_path / "b" / "manifest.json").is_file()
-    bad = _cli("bundle", "build", "--model", str(tmp_path / "nope"), "--out", str(tmp_path / "c"))
-    assert bad.returncode == 1 and bad.stderr.startswith("error: ") and bad.stderr.strip().count("\n") == 0
-    assert not (tmp_path / "c").exists()
-    bad = _cli("bundle", "build", "--model", str(TINY_DIR), "--out", str(tmp_path / "c"), "--buckets", "70")
-    assert bad.returncode == 1 and "multiple of 4" in bad.stderr
+BLOCK_TORCH = (
+    "import builtins, sys\n"
+    "real = builtins.__import__\n"
+    "def guard(name, *a, **k):\n"
+    "    if name == 'torch' or name.startswith('torch.'):\n"
+    "        raise ImportError('torch is blocked in this test')\n"
+    "    return real(name, *a, **k)\n"
+    "builtins.__import__ = guard\n"
+    "from mineru_tui.cli import main\n"
+    "sys.argv = ['mineru-tui'] + sys.argv[1:]\n"
+    "try:\n"
+    "    main()\n"
+    "finally:\n"
+    "    print('torch imported' if 'torch' in sys.modules else 'no torch', file=sys.stderr)\n"
+)
 
 
-def test_cli_build_default_goes_to_the_cache_folder(tmp_path):
-    out = _cli("bundle", "build", "--model", str(TINY_DIR), "-q", "--context", "64", "--chunk", "8", "--buckets", "64",
-               env={"MINERU_TUI_CACHE": str(tmp_path)})
-    assert out.returncode == 0, out.stderr
+def test_cli_build_without_torch_into_the_cache_folder(tmp_path):
+    """`bundle build` (torch imports blocked: the builder is torch-free) writes to the cache folder
+    by default, progress on stderr, the bundle's path on stdout."""
+    out = subprocess.run([sys.executable, "-c", BLOCK_TORCH, "bundle", "build", "--model", str(TINY_DIR),
+                          "--weights", "int4", "--context", "64", "--chunk", "8", "--buckets", "64"],
+                         check=False, capture_output=True, text=True, cwd=ROOT, timeout=300,
+                         env={**os.environ, "MINERU_TUI_CACHE": str(tmp_path)})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stderr.strip().endswith("no torch")
     where = Path(out.stdout.strip())
     assert where.parent == tmp_path / "bundles" and (where / "manifest.json").is_file()
-    assert out.stderr == ""
+    assert "decoder: saved" in out.stderr and "bundle ready" in out.stderr
+    quiet = _cli("bundle", "build", "--model", str(TINY_DIR), "-q", "--out", str(tmp_path / "q"), "--buckets", "70")
+    assert quiet.returncode == 1 and quiet.stderr.strip() == (
+        "error: vision buckets [70]: each must be a positive multiple of 4 (the 2x2 merge window)")
+
+
+def test_cli_build_reports_a_bad_model_in_one_line(tmp_path):
+    bad = _cli("bundle", "build", "--model", str(tmp_path / "nope"), "--out", str(tmp_path / "c"))
+    assert bad.returncode == 1 and bad.stderr.startswith("error: ") and bad.stderr.strip().count("\n") == 0
+    assert not (tmp_path / "c").exists() and bad.stdout == ""
 
 
 # ----------------------------------------------------------------------------- the engine
