@@ -257,3 +257,16 @@ def test_coreml_runtime_gives_the_numpy_engines_tokens(reference, tmp_path):  # 
     for image, prompt in REQUESTS:
         assert model.generate(image, prompt, **KNOBS).token_ids == reference.generate(image, prompt, **KNOBS).token_ids
     assert list((tmp_path / "compiled").glob("*.mlmodelc"))  # compiled once, at the fixed place
+
+
+def test_image_beyond_the_largest_bucket_uses_the_numpy_tower(reference, fp16_model):
+    from mineru_tui.bundles.errors import BundleError
+
+    big = _png(252, 224, 4)  # 16x18 = 288 patches > the largest tiny bucket (256)
+    before = fp16_model.vision.fallback_images
+    got = fp16_model.generate(big, "\nText Recognition:", **KNOBS)
+    assert fp16_model.vision.fallback_images == before + 1
+    assert got.token_ids == reference.generate(big, "\nText Recognition:", **KNOBS).token_ids
+    strict = open_bundle_model(tiny_bundle("fp16"), str(TINY_DIR), backend="evaluator", vision_fallback=False)
+    with pytest.raises(BundleError, match="288 patches is larger than the bundle's largest vision bucket"):
+        strict.generate(big, "\nText Recognition:", **KNOBS)
