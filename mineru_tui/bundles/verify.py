@@ -140,7 +140,7 @@ def verify_bundle(bundle, model, *, image=None, prompt: str = DEFAULT_PROMPT, ma
     from ..reader.model import load_model
 
     say = progress or (lambda s: None)
-    bundled = open_bundle_model(bundle, model, backend=backend, vision_fallback=False)
+    bundled = open_bundle_model(bundle, model, backend=backend, vision_fallback=False, full_check=True)
     weights = _weights_of(bundle)
     reference = load_model(model)
     image = test_page() if image is None else image
