@@ -1,0 +1,81 @@
+"""The ``watch`` command: ``mineru-tui watch DIR`` (the app) or ``--plain`` (lines on stderr).
+
+Kept out of :mod:`mineru_tui.cli` so the ``parse`` path stays small; only Typer is imported
+here. The app (Textual) loads only when ``watch`` runs without ``--plain``; the watch service
+(watchdog) only when ``watch`` runs.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+WATCH_HELP = """Watch DIR and read every document that lands in it, live.
+
+\b
+Office files (.docx, .pptx, .xlsx) are read at once; PDFs and page images
+with the MinerU2.5 model (--engine, --model). Files already in DIR are
+queued too; a file is read once it is complete (no events for a moment,
+size and mtime stable, it opens). Temporary, hidden and lock files are
+ignored (~$x.docx, .~lock.x#, *.part, *.crdownload, *.tmp, dotfiles).
+
+\b
+Results go to --output-dir (default: DIR-mineru beside DIR) in the layout
+of `parse -o`: OUT/<stem>/<stem>.md, _content_list.json, _middle.json,
+images/. OUT/.mineru-tui-watch.json remembers what was read, by content:
+a restart does not read finished files again, a renamed or copied file is
+recognised, a changed file is read again, a failed one only when it
+changes or you press r.
+
+\b
+--plain runs without the app: one line per event on stderr, for servers
+and service managers; SIGTERM or Ctrl-C stop it cleanly (exit 0).
+"""
+
+
+def watch(
+    folder: Path = typer.Argument(..., metavar="DIR", help="The folder to watch (recursively)."),
+    output_dir: Optional[Path] = typer.Option(
+        None, "--output-dir", "-o", metavar="OUT",
+        help="Where results go (default: DIR-mineru beside DIR)."),
+    plain: bool = typer.Option(False, "--plain",
+                               help="No app: one line per event on stderr."),
+    poll: bool = typer.Option(False, "--poll",
+                              help="Poll the folder instead of using native file events "
+                                   "(network folders; chosen automatically when needed)."),
+    engine: str = typer.Option("auto", "--engine", "-e", metavar="NAME",
+                               help="Page engine: auto, numpy, coreml, http, llama-cpp."),
+    model: Optional[str] = typer.Option(None, "--model", "-m", envvar="MINERU_TUI_MODEL",
+                                        metavar="DIR|REPO",
+                                        help="Checkpoint directory or Hugging Face repo id "
+                                             "(env MINERU_TUI_MODEL)."),
+) -> None:
+    from mineru_tui.watch.service import WatchConfig
+
+    if not folder.is_dir():
+        print(f"error: {folder}: not a folder", file=sys.stderr)
+        raise typer.Exit(1)
+    engine_fields = {"engine": engine}
+    if model:
+        engine_fields["model"] = model
+    config = WatchConfig(folder, output_dir, poll=poll, engine=engine_fields)
+    if plain:
+        from mineru_tui.watch.plain import run_plain
+        raise typer.Exit(run_plain(config))
+    if not sys.stdout.isatty():
+        print("error: the app needs a terminal; use --plain for lines on stderr", file=sys.stderr)
+        raise typer.Exit(2)
+    try:
+        from mineru_tui.tui.app import run_app
+    except ImportError as e:
+        print(f"error: the app needs Textual ({e}); install it or use --plain", file=sys.stderr)
+        raise typer.Exit(1)
+    raise typer.Exit(run_app(config))
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``watch`` to the ``mineru-tui`` command."""
+    app.command(help=WATCH_HELP, no_args_is_help=True)(watch)
