@@ -74,6 +74,7 @@ class Server:
         self.reason = ""
         self.fails = 0
         self.checked_at = 0.0
+        self.checking = False
         self.lock = threading.Lock()
 
     def take_out(self, reason: str) -> None:
@@ -105,12 +106,15 @@ class Server:
 
     def check(self) -> bool:
         """Health check (``GET /v1/models``); brings the server back when it answers."""
+        self.checking = True
         try:
             self.models(timeout=3.0)
         except Exception as e:  # noqa: BLE001 - any failure means "not healthy"
             with self.lock:
                 self.alive, self.reason, self.checked_at = False, _why(e), time.monotonic()
             return False
+        finally:
+            self.checking = False
         with self.lock:
             self.alive, self.reason, self.fails, self.checked_at = True, "", 0, time.monotonic()
         return True
@@ -248,11 +252,14 @@ class HttpEngine:
                     for server in self.servers:
                         if server.alive:
                             start_workers(server)
-                elif now >= next_health:
+                elif now >= next_health:  # check the servers that are out, off this thread
                     next_health = now + self.health_interval
                     for server in self.servers:
-                        if not server.alive and server.check():
-                            start_workers(server)
+                        if not server.alive and not server.checking:
+                            threading.Thread(target=server.check, daemon=True).start()
+                for server in self.servers:  # a server that came back gets its workers again
+                    if server.alive and not any(t.is_alive() for t in workers.get(server, [])):
+                        start_workers(server)
         finally:
             with call.cv:
                 call.stop = True
