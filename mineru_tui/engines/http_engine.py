@@ -41,10 +41,25 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mineru_tui.engines.base import EngineError, EngineOptions, Request
-from mineru_tui.engines.openai_wire import (EndTokenHoldBack, WireError, api_key, end_token,
-                                            parse_server_url, parse_sse_line, request_body)
-from mineru_tui.reader.events import (CancelFlag, Done, Event, GenerationResult, SequenceDone,
-                                      StageEvent, Timing, TokenEvent)
+from mineru_tui.engines.openai_wire import (
+    EndTokenHoldBack,
+    WireError,
+    api_key,
+    end_token,
+    parse_server_url,
+    parse_sse_line,
+    request_body,
+)
+from mineru_tui.reader.events import (
+    CancelFlag,
+    Done,
+    Event,
+    GenerationResult,
+    SequenceDone,
+    StageEvent,
+    Timing,
+    TokenEvent,
+)
 
 DEFAULT_CONCURRENCY = 8  # requests in flight per server (vLLM takes far more; llama.cpp: its slots)
 MAX_RETRY_AFTER_S = 60.0
@@ -239,19 +254,15 @@ class HttpEngine:
                         yield StageEvent("decode", False, ev.elapsed)
                     last_token_at = ev.elapsed
                     yield ev
-                elif isinstance(ev, SequenceDone):
-                    if results[ev.seq_index] is None:
-                        results[ev.seq_index] = ev.result
-                        call.left -= 1
-                        yield ev
+                elif isinstance(ev, SequenceDone) and results[ev.seq_index] is None:
+                    results[ev.seq_index] = ev.result
+                    call.left -= 1
+                    yield ev
                 now = time.monotonic()
                 if not any(s.alive for s in self.servers):
                     self._recheck(force=True)
                     if not any(s.alive for s in self.servers):
                         raise EngineError(self._none_answers())
-                    for server in self.servers:
-                        if server.alive:
-                            start_workers(server)
                 elif now >= next_health:  # check the servers that are out, off this thread
                     next_health = now + self.health_interval
                     for server in self.servers:

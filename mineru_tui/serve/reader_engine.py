@@ -10,8 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from mineru_tui.engines.base import EngineError, Request
-from mineru_tui.reader.events import (CancelFlag, Done, Event, GenerationResult, SequenceDone,
-                                      StageEvent, Timing, TokenEvent)
+from mineru_tui.reader.events import (
+    CancelFlag,
+    Done,
+    Event,
+    GenerationResult,
+    SequenceDone,
+    StageEvent,
+    Timing,
+    TokenEvent,
+)
 
 
 class ReaderEngine:
