@@ -7,6 +7,7 @@ only when ``serve`` runs, so ``parse`` start-up does not pay for them.
 from __future__ import annotations
 
 import sys
+from typing import Optional
 
 import typer
 
@@ -29,16 +30,16 @@ Needs the `serve` extra: pip install 'mineru-tui[serve]'.
 def serve(
     engine: str = typer.Option("numpy", "--engine", "-e", metavar="numpy|coreml",
                                help="Engine that runs the model."),
-    model: str | None = typer.Option(None, "--model", "-m", envvar="MINERU_TUI_MODEL",
+    model: Optional[str] = typer.Option(None, "--model", "-m", envvar="MINERU_TUI_MODEL",
                                         metavar="DIR|REPO",
                                         help="Checkpoint directory or Hugging Face repo id "
                                              "(env MINERU_TUI_MODEL)."),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
     port: int = typer.Option(30000, "--port", "-p", help="Port to listen on."),
-    served_name: str | None = typer.Option(None, "--served-model-name", metavar="NAME",
+    served_name: Optional[str] = typer.Option(None, "--served-model-name", metavar="NAME",
                                               help="Model id shown in /v1/models (default: "
                                                    "the checkpoint's name)."),
-    max_tokens: int | None = typer.Option(None, "--max-tokens", "-n", metavar="N",
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", "-n", metavar="N",
                                              help="Cap every answer at N tokens (default: "
                                                   "the model's context)."),
 ) -> None:
@@ -72,7 +73,7 @@ def serve(
         eng.close()
 
 
-def _open(engine: str, model: str | None):
+def _open(engine: str, model: Optional[str]):
     """The engine; numpy falls back to the reader wrapper when its adapter is not installed."""
     from mineru_tui.engines import EngineOptions, open_engine
     from mineru_tui.engines.base import EngineError
