@@ -121,12 +121,7 @@ def measure(engine, pages, new_tokens: int) -> dict:
 def run_config(name: str, ckpt: Path, gguf: Path, pages, new_tokens: int) -> dict:
     cores = os.cpu_count() or 2
     if name == "numpy":
-        from mineru_tui.serve.reader_engine import open_reader_engine
-
-        try:
-            engine = open_engine(EngineOptions(engine="numpy", model=str(ckpt)))
-        except Exception:  # noqa: BLE001 - the numpy adapter is not installed: the reader wrapper
-            engine = open_reader_engine(str(ckpt))
+        engine = open_engine(EngineOptions(engine="numpy", model=str(ckpt)))
         try:
             return measure(engine, pages, new_tokens)
         finally:
