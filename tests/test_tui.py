@@ -71,7 +71,8 @@ async def test_a_dropped_file_appears_is_read_and_its_markdown_shown(tmp_path):
         await pilot.pause(0.2)
         assert cell_text(app.query_one(FilesTable), path, "status") == "done"
         assert app.sel_path == path
-        assert "Quarterly report" in app.query_one(MarkdownPane).text
+        text = app.query_one(MarkdownPane).text
+        assert "Quarterly report" in text and "Reading" not in text and "Queued" not in text
         assert str(tmp_path / "in-mineru") in app.sub_title  # the output folder is in the header
         assert (tmp_path / "in-mineru" / "report" / "report.md").is_file()
 

@@ -357,7 +357,15 @@ def _placeholder(row: FileRow) -> str:
 
 
 def run_app(config: WatchConfig) -> int:
-    """Run the app in this terminal; return the exit code."""
+    """Run the app in this terminal; return the exit code (0 also after SIGTERM)."""
+    import signal
+
     app = WatchApp(config)
-    code = app.run()
+    # SIGTERM (a service manager, `kill`) quits like q: the reader processes are stopped in
+    # on_unmount and the terminal is restored. Ctrl-C is a key inside the app.
+    old = signal.signal(signal.SIGTERM, lambda signum, frame: app.call_later(app.exit, 0))
+    try:
+        code = app.run()
+    finally:
+        signal.signal(signal.SIGTERM, old)
     return code if isinstance(code, int) else (app.return_code or 0)
