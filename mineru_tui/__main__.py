@@ -16,9 +16,10 @@ def main() -> None:
     try:
         from mineru_tui.cli import main as cli_main
     except (KeyboardInterrupt, interrupts.Terminated):
+        interrupts.ignore()
         code = interrupts.exit_code() or 130
         print("terminated" if code == 143 else "interrupted", file=sys.stderr)
-        sys.exit(code)
+        interrupts.exit_now(code)
     cli_main()
 
 

@@ -16,7 +16,9 @@ Rules the CLI documents:
 * folders are walked recursively in sorted order; hidden entries, Office lock files
   (``~$...``), output sets this tool wrote and files that are not documents are skipped
   quietly; PDF and image files are skipped with one note while page reading is not
-  available.
+  available;
+* while a PDF or image is read, the first Ctrl-C asks the page reader to stop between two
+  tokens (a second one stops at once); with ``-o`` its finished pages are written.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from mineru_tui import interrupts
 from mineru_tui.console import line, shown
@@ -77,6 +79,8 @@ class Options:
     debug: bool = False
     progress: bool = False  # per-file lines on stderr
     limits: ZipLimits = DEFAULT_LIMITS
+    reading: Any = None  # ConvertOptions for every file (engine, mode, pages...); None: defaults
+    live: bool = False  # draw the page reader's progress line (stderr is a terminal)
 
 
 @dataclass
@@ -210,6 +214,7 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
 
     report = Report()
     items: list[Item] = []
+    live = _Live(stderr if opts.live else None)
     try:
         items = gather(args, opts, err)
         single = len(args) == 1 and len(items) == 1 and not _is_dir(args[0])
@@ -225,7 +230,7 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
             prefix = f"[{n + 1}/{len(items)}] " if len(items) > 1 else ""
             t0 = time.perf_counter()
             try:
-                doc, kind = _read(item, opts)
+                doc, kind = _read(item, opts, live)
                 interrupts.check()  # the result may be partial if a reader ate Ctrl-C
                 dt = time.perf_counter() - t0
                 where = ""
@@ -257,7 +262,9 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
                         first_md = False
                     stdout.write(md)
                     stdout.flush()
-            except (KeyboardInterrupt, Terminated):
+            except (KeyboardInterrupt, Terminated) as e:
+                if stems is not None and written is not None:
+                    _keep_finished_pages(e, item, opts, stems[n][0], written, err)
                 raise
             except _Failure as f:
                 interrupts.check()  # a failure caused by an interrupt is not the file's
@@ -294,6 +301,10 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
         _finish(report, opts, err, len(items),
                 interrupted="terminated" if code == 143 else "interrupted")
         return code
+    finally:
+        engine = getattr(opts.reading, "engine", None)
+        if engine is not None:
+            engine.close()
     _finish(report, opts, err, len(items))
     return 1 if report.failures else 0
 
@@ -306,8 +317,10 @@ class _Failure(Exception):
         self.detail = detail
 
 
-def _read(item: Item, opts: Options):
+def _read(item: Item, opts: Options, live=None):
     """Convert one item; every failure becomes a :class:`_Failure` with one line."""
+    from dataclasses import replace
+
     from mineru_tui.convert import ConvertError, ConvertOptions, convert
     from mineru_tui.events import FileStarted
 
@@ -318,13 +331,73 @@ def _read(item: Item, opts: Options):
     def on_event(event) -> None:
         if isinstance(event, FileStarted):
             kinds.append(event.kind)
+        if live is not None:
+            live(event)
 
+    options = (replace(opts.reading, limits=opts.limits) if opts.reading is not None
+               else ConvertOptions(limits=opts.limits))
+    cancel = live.cancel if live is not None else None
     try:
-        doc = convert(item.path, ConvertOptions(limits=opts.limits), detected=item.detected,
-                      on_event=on_event)
+        with interrupts.cancelling(cancel) if cancel is not None else _nothing():
+            doc = convert(item.path, options, detected=item.detected, on_event=on_event,
+                          cancel=cancel)
     except ConvertError as e:
         raise _Failure(e.reason, e.trace, e.detail) from None
+    finally:
+        if live is not None:
+            live.done()
     return doc, kinds[0]
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class _Live:
+    """The page reader's side of a run: the cancel flag a first Ctrl-C sets while a PDF or
+    image is read, and its progress line on a terminal (:mod:`mineru_tui.pages.progress`)."""
+
+    def __init__(self, err: TextIO | None):
+        import threading
+
+        self.cancel = threading.Event()
+        self.cancel.armed = False  # only while a PDF or image is read (see interrupts.cancelling)
+        self.line = None
+        if err is not None:
+            from mineru_tui.pages.progress import ProgressLine
+            self.line = ProgressLine(err)
+
+    def __call__(self, event) -> None:
+        from mineru_tui.events import FileStarted
+
+        if isinstance(event, FileStarted):
+            self.cancel.armed = event.kind in PAGE_KINDS
+        if self.line is not None:
+            self.line(event)
+
+    def done(self) -> None:
+        self.cancel.armed = False
+        if self.line is not None:
+            self.line.clear()
+
+
+def _keep_finished_pages(e: BaseException, item: Item, opts: Options, stem: str,
+                         written: set[str], err) -> None:
+    """An interrupted PDF/image: with -o, write the pages it finished (the page reader's
+    ``PagesInterrupted`` carries them)."""
+    partial = getattr(e, "document", None)
+    if partial is None or not partial.pages or opts.out_dir is None:
+        return
+    try:
+        done = _write(partial, opts.out_dir, stem, item.path, written)
+    except (_Failure, KeyboardInterrupt, Terminated):
+        return
+    err(f"note: {item.display}: interrupted; {len(partial.pages)} finished "
+        f"page{'s' * (len(partial.pages) != 1)} written to {shown(done.path)}{os.sep}")
 
 
 def _write(doc, out_dir: Path, stem: str, source: Path, written: set[str]):

@@ -16,6 +16,7 @@ import typer
 
 from mineru_tui import __version__
 from mineru_tui.console import isatty
+from mineru_tui.reader.defaults import DEFAULT_MODEL, MODEL_ENV, TASK_NAMES
 
 HELP = """Documents to Markdown and MinerU-compatible JSON, on your own machine.
 
@@ -39,6 +40,12 @@ With -o DIR: each input gets the MinerU output set
 written atomically; a name used twice in one batch gets _2, _3...
 
 \b
+PDFs and images (PNG, JPEG, TIFF, WebP, BMP) are read with the MinerU2.5
+model (--engine, --model): layout, then each block; --mode text for a
+faster plain-text pass. With -o, <stem>_model.json (the raw model answers)
+and <stem>_layout.pdf (the boxes over each page) are written too.
+
+\b
 The type is decided from the file's bytes, not its name. Folders are walked
 recursively in sorted order; hidden files and non-documents are skipped.
 Progress goes to stderr (on a terminal, or with -v); results only to stdout.
@@ -52,6 +59,25 @@ Exit codes: 0 all ok, 1 some input failed (each named at the end as
 class Format(str, Enum):
     md = "md"
     json = "json"
+
+
+class EngineName(str, Enum):
+    auto = "auto"
+    numpy = "numpy"
+    coreml = "coreml"
+    http = "http"
+    llama_cpp = "llama-cpp"
+
+
+class Mode(str, Enum):
+    two_stage = "two-stage"
+    text = "text"
+
+
+class Effort(str, Enum):
+    low = "low"
+    medium = "medium"
+    high = "high"
 
 
 app = typer.Typer(
@@ -96,15 +122,44 @@ def parse(
                                help="Only the final error lines on stderr."),
     debug: bool = typer.Option(False, "--debug",
                                help="Show the traceback of internal errors."),
+    engine: EngineName = typer.Option(EngineName.auto, "--engine",
+                                      help="What runs the MinerU2.5 model for PDFs and images "
+                                           "(auto: numpy on this machine)."),
+    model: Optional[str] = typer.Option(None, "--model", "-m", envvar=MODEL_ENV, metavar="DIR|REPO",
+                                        help=f"Checkpoint directory or Hugging Face repo id (env "
+                                             f"{MODEL_ENV}; default {DEFAULT_MODEL})."),
+    mode: Mode = typer.Option(Mode.two_stage, "--mode",
+                              help="two-stage: layout, then every block read (MinerU's way); "
+                                   "text: one plain-text pass per page, faster."),
+    effort: Effort = typer.Option(Effort.medium, "--effort",
+                                  help="PDFs: medium uses a page's own text layer for text "
+                                       "blocks when it is usable; high has the model read every "
+                                       "block; low reads only the text layer (no model)."),
+    pages: Optional[str] = typer.Option(None, "--pages", metavar="RANGES",
+                                        help="Pages to read, 1-based: 1-3,7 (PDF pages, TIFF frames)."),
+    image_analysis: bool = typer.Option(False, "--image-analysis",
+                                        help="Also describe pictures and charts with the model."),
+    max_new_tokens: Optional[int] = typer.Option(None, "--max-new-tokens", metavar="N",
+                                                 help="Cap every model answer at N tokens "
+                                                      "(quick trials; env MINERU_TUI_MAX_NEW_TOKENS)."),
 ) -> None:
     if verbose and quiet:
         raise typer.BadParameter("-v and -q cannot be used together", param_hint="-v/-q")
+    if max_new_tokens is not None and max_new_tokens < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--max-new-tokens")
     from mineru_tui.batch import Options, out_dir_problem, run
+    from mineru_tui.convert import ConvertOptions
+    from mineru_tui.engines import EngineOptions, LazyEngine
 
     if output is not None and (problem := out_dir_problem(output)):
         raise typer.BadParameter(problem, param_hint="-o/--output")
+    reading = ConvertOptions(
+        engine=LazyEngine(EngineOptions(engine=engine.value, model=model)), mode=mode.value,
+        effort=effort.value, pages=pages, image_analysis=image_analysis,
+        extra={"max_new_tokens": max_new_tokens} if max_new_tokens else {})
     opts = Options(out_dir=output, fmt=fmt.value, verbose=verbose, quiet=quiet,
-                   debug=debug, progress=not quiet and (verbose or isatty(sys.stderr)))
+                   debug=debug, progress=not quiet and (verbose or isatty(sys.stderr)),
+                   reading=reading, live=not quiet and isatty(sys.stderr))
     raise typer.Exit(run(list(files), opts))
 
 
@@ -119,31 +174,27 @@ own prompt text with the task's knobs.
 
 \b
 --model takes a checkpoint directory or a Hugging Face repo id (default
-opendatalab/MinerU2.5-Pro-2605-1.2B, looked up in the Hugging Face cache;
+{DEFAULT_MODEL}, looked up in the Hugging Face cache;
 set HF_HUB_OFFLINE=1 to never touch the network). Runs on the numpy engine.
 
 \b
 Exit codes: 0 ok, 1 model/image/prompt error (one "error:" line), 2 usage,
 130 interrupted.
-"""
+""".replace("{DEFAULT_MODEL}", DEFAULT_MODEL)
 
 
-class Task(str, Enum):
-    text = "text"
-    table = "table"
-    formula = "formula"
-    image = "image"
-    layout = "layout"
+# The task choices are reader/tasks.py's names (read from reader/defaults.py: no numpy here)
+Task = Enum("Task", {name: name for name in TASK_NAMES}, type=str)
 
 
 @app.command(help=GENERATE_HELP, no_args_is_help=True)
 def generate(
     image: Path = typer.Argument(..., metavar="IMAGE", help="A page image or crop (PNG, JPEG, ...)."),
-    task: Task = typer.Option(Task.text, "--task", "-t", help="MinerU task: prompt and knobs."),
+    task: Task = typer.Option(Task("text"), "--task", "-t", help="MinerU task: prompt and knobs."),
     prompt: Optional[str] = typer.Option(None, "--prompt", "-p",
                                          help="Your own prompt text instead of the task's."),
-    model: str = typer.Option("opendatalab/MinerU2.5-Pro-2605-1.2B", "--model", "-m",
-                              envvar="MINERU_TUI_MODEL", metavar="DIR|REPO",
+    model: str = typer.Option(DEFAULT_MODEL, "--model", "-m",
+                              envvar=MODEL_ENV, metavar="DIR|REPO",
                               help="Checkpoint directory or Hugging Face repo id "
                                    "(env MINERU_TUI_MODEL)."),
     max_new_tokens: Optional[int] = typer.Option(None, "--max-new-tokens", "-n", metavar="N",
@@ -170,8 +221,10 @@ def generate(
                                   verbose=verbose, quiet=quiet))
 
 
+from mineru_tui.cli_bundle import bundle_app  # noqa: E402  (Typer only; the bundle code loads when run)
 from mineru_tui.cli_watch import register as _register_watch  # noqa: E402
 
+app.add_typer(bundle_app, name="bundle")
 _register_watch(app)
 
 
@@ -247,6 +300,10 @@ def _light_coercion() -> None:
 
 _light_coercion()
 
+from mineru_tui import cli_serve as _cli_serve  # noqa: E402 - only Typer; serve's stack loads when run
+
+_cli_serve.register(app)
+
 
 def main() -> None:
     """Console-script entry point.
@@ -267,13 +324,16 @@ def main() -> None:
             print(e.code, file=sys.stderr)
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
     except (KeyboardInterrupt, interrupts.Terminated):
-        pass
+        code = 0
+    finally:
+        interrupts.ignore()  # the run is over; a later signal changes nothing
     signalled = interrupts.exit_code()
-    if signalled is not None and code not in (130, 143):
+    if signalled is None:
+        sys.exit(code)
+    if code not in (130, 143):
         print("terminated" if signalled == 143 else "interrupted", file=sys.stderr)
         code = signalled
-    sys.exit(code)
-
+    interrupts.exit_now(code)
 
 if __name__ == "__main__":
     main()

@@ -19,6 +19,7 @@ then a no-op.
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from contextlib import contextmanager
 from typing import Iterator
@@ -46,8 +47,52 @@ def install() -> bool:
         signal.signal(signal.SIGTERM, _handler)
     except (ValueError, OSError):  # not the main thread
         return False
+    if not _installed:
+        sys.unraisablehook = _quiet_unraisable(sys.unraisablehook)
     _installed = True
     return True
+
+
+def _quiet_unraisable(previous):
+    """Python prints an exception raised in ``__del__`` and drops it; ours is remembered
+    (see :func:`received`), so its "Exception ignored" traceback is left out."""
+
+    def hook(unraisable) -> None:
+        if isinstance(unraisable.exc_value, (KeyboardInterrupt, Terminated)):
+            return
+        previous(unraisable)
+
+    return hook
+
+
+def ignore() -> None:
+    """Ignore SIGINT/SIGTERM from now on (the run is over; what was received is kept).
+
+    Without this, a signal arriving while Python shuts down finds the default action
+    restored and kills the process (exit -2/-15 instead of the run's own code).
+    """
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            signal.signal(sig, signal.SIG_IGN)
+        except (ValueError, OSError):
+            pass
+
+
+def exit_now(code: int) -> None:
+    """Flush stdout/stderr and end the process with ``code`` at once.
+
+    Used after an interrupt: CPython remembers a KeyboardInterrupt that went through
+    ``exec`` of a string (dataclass and namedtuple creation do that) and, at the end of a
+    normal exit, kills itself with SIGINT instead of returning our code.
+    """
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    os._exit(code)
 
 
 def installed() -> bool:
@@ -90,8 +135,26 @@ def deferred() -> Iterator[None]:
             raise _exception(pending)
 
 
+@contextmanager
+def cancelling(flag) -> Iterator[None]:
+    """Inside the block the first Ctrl-C only sets ``flag`` (a ``threading.Event``; while its
+    ``armed`` attribute, if any, is true): the page reader then stops between two tokens and
+    hands back its finished pages. A second Ctrl-C, or SIGTERM, is handled as usual."""
+    previous = getattr(_local, "cancel", None)
+    _local.cancel = flag
+    try:
+        yield
+    finally:
+        _local.cancel = previous
+
+
 def _handler(signum: int, frame) -> None:
     global _received
+    flag = getattr(_local, "cancel", None)
+    if (signum == signal.SIGINT and flag is not None and getattr(flag, "armed", True)
+            and not flag.is_set() and _received is None):
+        flag.set()
+        return
     if _received is None:
         _received = signum
     if getattr(_local, "depth", 0):  # the handler runs in the main thread: its deferral

@@ -56,7 +56,7 @@ OLD_PREFIX = ".mineru-tui.old-"
 # "<stem>_content_list.json" is the longest name inside a set: 18 bytes after the stem, and
 # a "_NNN" suffix may be added; 200 keeps all of it well under 255 bytes.
 MAX_STEM_BYTES = 200
-_SUFFIXES = (".md", "_middle.json", "_content_list.json")
+_SUFFIXES = (".md", "_middle.json", "_content_list.json", "_model.json", "_layout.pdf")
 
 
 class OutputBusy(OSError):
@@ -176,7 +176,12 @@ def _render(doc, stem: str) -> dict[str, bytes]:
         files[f"{IMAGES_DIR}/{_image_name(name)}"] = data
     files[f"{stem}_middle.json"] = _json_bytes(to_middle_json(doc, image_prefix=prefix))
     files[f"{stem}_content_list.json"] = _json_bytes(to_content_list(doc, image_prefix=prefix))
-    files[f"{stem}.md"] = to_markdown(doc, image_prefix=prefix).encode("utf-8")
+    files[f"{stem}.md"] = _no_surrogates(to_markdown(doc, image_prefix=prefix)).encode("utf-8")
+    # files a reader adds (the page reader: <stem>_model.json, <stem>_layout.pdf)
+    for suffix, make in doc.extra_outputs.items():
+        data = make()
+        if data is not None:
+            files[f"{stem}{suffix}"] = data
     return files
 
 
@@ -329,7 +334,7 @@ def _umask() -> int:
 
 def markdown_for_stdout(doc) -> str:
     """Markdown with images referenced by bare name (nothing is written)."""
-    return to_markdown(doc, image_prefix="")
+    return _no_surrogates(to_markdown(doc, image_prefix=""))
 
 
 def content_list_for_stdout(doc) -> list[dict]:
@@ -338,6 +343,11 @@ def content_list_for_stdout(doc) -> list[dict]:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _no_surrogates(text: str) -> str:
+    """Lone surrogates (bytes of a non-UTF-8 file name) cannot be UTF-8: U+FFFD instead."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def dumps_json(data) -> str:

@@ -265,13 +265,17 @@ def test_folder_walk_sorted_recursive_and_quiet_skips(fake_reader, docs, tmp_pat
     (root / "~$z.docx").write_bytes(b"\x05owner")  # Word lock file
     (root / "notes.txt").write_text("plain text")
     (root / "data.zip").write_bytes(b"PK\x03\x04 broken")  # not named as a document
-    (root / "scan.png").write_bytes(PNG)
-    (root / "paper.pdf").write_bytes(b"%PDF-1.7\n")
     r = cli("parse", "-v", root, "-o", tmp_path / "out")
     assert r.exit_code == 0, r.stderr
     assert [n for n, _ in fake_reader] == ["a.pptx", "m.xlsx", "named-wrong.txt", "z.docx"]
-    assert "skipped 2 PDF/image files" in r.stderr
     assert error_lines(r.stderr) == []
+    # PDFs and images in a folder are read too (these two are broken: one error line each)
+    (root / "scan.png").write_bytes(PNG)
+    (root / "paper.pdf").write_bytes(b"%PDF-1.7\n")
+    r = cli("parse", "-q", root, "-o", tmp_path / "out")
+    assert r.exit_code == 1
+    assert [e.split(": ")[1] for e in error_lines(r.stderr)] == [str(root / "paper.pdf"),
+                                                                 str(root / "scan.png")]
 
 
 def test_folder_reports_broken_documents(fake_reader, docs, tmp_path):
@@ -303,12 +307,10 @@ def test_folder_with_nothing_supported(fake_reader, tmp_path):
     root = tmp_path / "empty"
     root.mkdir()
     (root / "readme.txt").write_text("hi")
-    (root / "page.pdf").write_bytes(b"%PDF-1.4\n")
     r = cli("parse", root)
     assert r.exit_code == 1
     assert error_lines(r.stderr) == [
         f"error: {root}: no Office documents found (.docx, .pptx, .xlsx) in this folder"]
-    assert "skipped 1 PDF/image file " in r.stderr
 
 
 def test_same_file_twice_is_parsed_once(fake_reader, docs):
@@ -336,9 +338,8 @@ def bad_inputs(tmp_path: Path, docs) -> dict[str, tuple[Path, str]]:
         "legacy-xls": (cfb_bytes(["Workbook"]), "legacy Excel 97-2003 .xls"),
         "legacy-ppt": (cfb_bytes(["PowerPoint Document"]), "legacy PowerPoint 97-2003 .ppt"),
         "bomb": (zip_with_declared_size("word/media/x.bin", 0xFFFF0000), "refused: zip"),
-        "pdf": (b"%PDF-1.7\n", "PDF page reading needs the MinerU2.5 model; it is not "
-                               "available in this version yet"),
-        "png": (PNG, "image page reading needs the MinerU2.5 model"),
+        "pdf": (b"%PDF-1.7\n", "the PDF is truncated"),  # opened by mineru_tui.pdf
+        "png": (PNG, "cannot read the image"),  # a PNG signature without image data
     }
     out = {}
     for name, (data, reason) in cases.items():

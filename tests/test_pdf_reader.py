@@ -108,6 +108,15 @@ def test_encrypted_without_password(tmp_path):
         assert doc[0].textpage().get_text_range() == "Top secret text"
 
 
+def test_encrypted_with_an_empty_user_password_opens(tmp_path):
+    """Permissions-only encryption (no password to open) is read like any PDF, as MinerU does."""
+    path = write_pdf(tmp_path / "perms.pdf", [Page(items=text_lines(["Readable text"]))],
+                     user_password="")
+    assert b"/Encrypt" in path.read_bytes()
+    with open_pdf(path) as doc:
+        assert doc[0].textpage().get_text_range() == "Readable text"
+
+
 def test_truncated_garbage_empty_zero_pages(tmp_path):
     data = build_pdf([Page(items=text_lines(["some text"] * 30)) for _ in range(3)])
     cases = {

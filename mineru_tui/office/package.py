@@ -29,12 +29,13 @@ from lxml import etree
 
 from mineru_tui.errors import InputError
 
-# Decompressed bytes all parsers of one file may consume together. A 16 MiB part of
-# dense XML costs about 1 GB of tree and Python objects in the Word reader, and the
-# worst case per byte is what a crafted file gives (docs/office-bench.md measures it):
-# 256 MiB keeps every crafted bomb there under about 2 GB and two minutes, and
-# ordinary documents far below it (a 500-page report is a few MiB of XML).
-PARSE_BUDGET = 256 << 20
+# Decompressed XML all parsers of one file may read together, per format. The cost of a
+# byte depends on what the reader builds from it: a crafted Word body of one-letter
+# paragraphs costs about 4 s and 55 MB per MiB in the Word reader, a worksheet about
+# 0.2 s per MiB (and its cells are capped). docs/office-bench.md measures the bombs.
+# Ordinary documents stay far below: a 500-page report is a few MiB of XML.
+PARSE_BUDGET = {"docx": 32 << 20, "pptx": 32 << 20, "xlsx": 256 << 20}
+CACHE_MAX = 4 << 20  # parts larger than this are parsed for one use and not kept
 
 PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False,
                          load_dtd=False)
@@ -90,7 +91,7 @@ class PartError(Exception):
 
 
 class BudgetError(InputError):
-    """The file asks to parse more than :data:`PARSE_BUDGET` bytes of decompressed parts."""
+    """The file asks to parse more decompressed XML than :data:`PARSE_BUDGET` allows."""
 
 
 @dataclass(frozen=True)
@@ -124,16 +125,18 @@ class Package:
     """An open OPC zip: parts parsed on demand and cached, relationships, content types.
 
     Part names are given without a leading slash (``"word/document.xml"``); the root's
-    relationships are ``rels("")``. ``budget`` bounds the decompressed bytes read.
+    relationships are ``rels("")``. ``kind`` ("docx", "pptx", "xlsx") picks the parse
+    budget from :data:`PARSE_BUDGET`; ``budget`` (bytes) overrides it.
     """
 
-    def __init__(self, path: str | Path, budget: int | None = None):
+    def __init__(self, path: str | Path, kind: str, budget: int | None = None):
         try:
             self._zip = zipfile.ZipFile(path)
         except (OSError, zipfile.BadZipFile, ValueError, EOFError, NotImplementedError) as exc:
-            raise InputError(f"cannot open the Office package ({_one_line(exc)})") from None
+            raise InputError("not a readable Office file (its zip structure is broken)",
+                             _one_line(exc)) from None
         try:
-            _check_own_directory(self._zip, Path(path))
+            check_own_directory(self._zip)
         except InputError:
             self._zip.close()
             raise
@@ -143,8 +146,8 @@ class Package:
             name = info.filename.replace("\\", "/").lstrip("/")
             self._exact.setdefault(name, info)
             self._lower.setdefault(name.lower(), info)
-        self.budget = PARSE_BUDGET if budget is None else budget
-        self.parsed = 0  # decompressed bytes read so far
+        self.budget = PARSE_BUDGET[kind] if budget is None else budget
+        self.parsed = 0  # decompressed XML bytes handed to parsers so far
         self.over_budget: BudgetError | None = None
         self.warnings: list[str] = []
         self._xml: dict[str, etree._Element] = {}
@@ -176,9 +179,9 @@ class Package:
     def _spend(self, name: str, size: int) -> None:
         if self.over_budget is None and self.parsed + size > self.budget:
             self.over_budget = BudgetError(
-                f"refused: reading {name} would take the parts read past "
-                f"{_mib(self.budget)} of decompressed XML and data (the parse "
-                f"budget); possibly a decompression bomb")
+                f"refused: the file holds more than {_mib(self.budget)} of XML to read "
+                f"(the parse budget for this format; reached at {name}); possibly a "
+                f"decompression bomb")
         if self.over_budget is not None:
             raise self.over_budget
         self.parsed += size
@@ -197,7 +200,6 @@ class Package:
         info = self._info(name)
         if info is None:
             raise PartError(f"missing part {name}")
-        self._spend(name, info.file_size)
         try:
             return self._zip.read(info)
         except Exception as exc:  # zlib/CRC/zip errors: one broken member only
@@ -219,12 +221,16 @@ class Package:
         key = name.lstrip("/")
         root = self._xml.get(key)
         if root is None:
+            info = self._info(key)
+            if info is not None:
+                self._spend(key, info.file_size)
             data = transitional(self.blob(key))
             try:
                 root = etree.fromstring(data, PARSER)
             except etree.XMLSyntaxError as exc:
                 raise PartError(f"corrupt XML in {name}: {_one_line(exc)}") from None
-            self._xml[key] = root
+            if len(data) <= CACHE_MAX:
+                self._xml[key] = root
         return root
 
     def xml_recovering(self, name: str) -> etree._Element | None:
@@ -350,8 +356,8 @@ class Package:
         return None
 
 
-def _check_own_directory(zf: zipfile.ZipFile, path: Path) -> None:
-    """Refuse a zip whose directory is not the file's own.
+def check_own_directory(zf: zipfile.ZipFile) -> None:
+    """Refuse (:class:`InputError`) a zip whose directory is not the file's own.
 
     When a package is cut, its own end-of-directory record is lost and :mod:`zipfile`
     may find the record of a package stored inside it (an embedded workbook, uncompressed

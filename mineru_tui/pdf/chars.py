@@ -58,8 +58,18 @@ def page_chars(page, limit: int = MAX_NATIVE_CHARS) -> list[Char] | None:
     the page has more than ``limit`` of them (MinerU gives such pages to OCR).
 
     PDFium's generated line breaks are dropped; its generated spaces are kept (they mark
-    word gaps in files that draw words separately).
+    word gaps in files that draw words separately). The result is kept on the page until
+    it is closed, so classifying a page and filling its blocks read the characters once.
     """
+    cached = getattr(page, "chars_cache", None)
+    if cached is not None and cached[0] == limit:
+        return cached[1]
+    chars = _read_chars(page, limit)
+    page.chars_cache = (limit, chars)
+    return chars
+
+
+def _read_chars(page, limit: int) -> list[Char] | None:
     import ctypes
 
     import pypdfium2.raw as pdfium_c
@@ -68,11 +78,20 @@ def page_chars(page, limit: int = MAX_NATIVE_CHARS) -> list[Char] | None:
     n = tp.count_chars()
     if n > limit:
         return None
-    (ax, ay), (bx, by) = page._display_matrix()[1:]
+    (x0, y0), (ax, ay), (bx, by) = page._display_matrix()
     det = ax * by - ay * bx
+    # user -> display, inlined (this loop runs once per character): the page's display
+    # matrix is a quarter turn and/or flip, so two opposite corners give a box exactly
+    ua, ub, va, vb = by / det, -bx / det, -ay / det, ax / det
+
+    def rect(left, bottom, right, top):
+        u1, v1 = ua * (left - x0) + ub * (bottom - y0), va * (left - x0) + vb * (bottom - y0)
+        u2, v2 = ua * (right - x0) + ub * (top - y0), va * (right - x0) + vb * (top - y0)
+        return (min(u1, u2), min(v1, v2), max(u1, u2), max(v1, v2))
+
     render_modes: dict[int, int] = {}
     left, bottom, right, top = (ctypes.c_double() for _ in range(4))
-    rect = pdfium_c.FS_RECTF()
+    lrect = pdfium_c.FS_RECTF()
     out: list[Char] = []
     for i in range(n):
         code = pdfium_c.FPDFText_GetUnicode(tp, i)
@@ -81,18 +100,19 @@ def page_chars(page, limit: int = MAX_NATIVE_CHARS) -> list[Char] | None:
             continue
         text = chr(code) if 0 < code < 0x110000 else "\ufffd"
         pdfium_c.FPDFText_GetCharBox(tp, i, left, right, bottom, top)
-        tight = page.rect_to_display(left.value, bottom.value, right.value, top.value)
-        pdfium_c.FPDFText_GetLooseCharBox(tp, i, rect)
-        loose = page.rect_to_display(rect.left, rect.bottom, rect.right, rect.top)
+        tight = rect(left.value, bottom.value, right.value, top.value)
+        pdfium_c.FPDFText_GetLooseCharBox(tp, i, lrect)
+        loose = rect(lrect.left, lrect.bottom, lrect.right, lrect.top)
         if tight[2] - tight[0] <= 0 or tight[3] - tight[1] <= 0:
             if not text.isspace():
                 tight = loose
         pdfium_c.FPDFText_GetCharOrigin(tp, i, left, bottom)
-        origin = page.to_display(left.value, bottom.value)
+        ox, oy = left.value - x0, bottom.value - y0
+        origin = (ua * ox + ub * oy, va * ox + vb * oy)
         # PDFium's angle runs clockwise in user space; turn it into the display frame
         a = -pdfium_c.FPDFText_GetCharAngle(tp, i)
         dx, dy = math.cos(a), math.sin(a)
-        du, dv = (dx * by - dy * bx) / det, (ax * dy - ay * dx) / det  # v points down
+        du, dv = ua * dx + ub * dy, va * dx + vb * dy  # v points down
         angle = math.degrees(math.atan2(-dv, du)) % 360
         direction = int(round(angle / 90)) % 4 * 90
         tilt = abs((angle - direction + 180) % 360 - 180)

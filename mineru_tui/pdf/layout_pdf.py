@@ -68,7 +68,7 @@ class LayoutPage:
     normalised (0-1) to the page as displayed (the rendered image); ``order`` defaults to
     the block's position in the list. The page itself is either page ``page_index``
     (0-based) of the PDF ``pdf_path``, or ``image`` (a PIL image, or the path of an image
-    file with ``page_index`` as its frame).
+    file with ``page_index`` as its frame; its EXIF orientation is applied).
     """
 
     blocks: Sequence[tuple]
@@ -130,13 +130,14 @@ def _copy_pdf_page(out, sources: dict, path: Path, index: int):
 def _image_page(out, image, frame: int):
     """A new page holding ``image`` at 200 dpi, embedded as JPEG; returns (page, size)."""
     import pypdfium2 as pdfium
-    from PIL import Image
+    from PIL import Image, ImageOps
 
     if not isinstance(image, Image.Image):
         with Image.open(image) as im:
             if frame:
                 im.seek(frame)
-            image = im.convert("RGB")
+            # the layout was found on the upright image: apply EXIF orientation as readers do
+            image = ImageOps.exif_transpose(im).convert("RGB")
     else:
         image = image.convert("RGB")
     w, h = image.width * 72 / IMAGE_DPI, image.height * 72 / IMAGE_DPI

@@ -122,10 +122,10 @@ def build_lines(chars: list[Char], direction: int | None = None,
     if direction == 0 and len(solid) >= 3 and _is_vertical(rows, solid):
         return _columns(solid, direction)
     rows = [r for r in rows if any(g.char.tilt <= STANDARD_TOLERANCE for g in r)]
-    for g in spaces:  # a space belongs to the line its centre falls in
+    extents = [(min(x.box[1] for x in r), max(x.box[3] for x in r)) for r in rows]
+    for g in spaces:  # a space belongs to the line its centre (or baseline) falls in
         cy = (g.loose[1] + g.loose[3]) / 2
-        for r in rows:
-            top, bottom = min(x.box[1] for x in r), max(x.box[3] for x in r)
+        for r, (top, bottom) in zip(rows, extents):
             if top <= cy <= bottom or top <= g.baseline <= bottom:
                 r.append(g)
                 break

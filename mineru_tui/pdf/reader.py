@@ -47,6 +47,7 @@ class PdfPage:
         self._page = None
         self._textpage = None
         self._matrix = None  # display frame -> user space, see _display_matrix
+        self.chars_cache = None  # the page's characters, kept by chars.page_chars until close
 
     @property
     def number(self) -> int:
@@ -78,6 +79,7 @@ class PdfPage:
 
     def close(self) -> None:
         """Free the page's PDFium handles (text page first, then the page)."""
+        self.chars_cache = None
         if self._textpage is not None:
             self._textpage.close()
             self._textpage = None

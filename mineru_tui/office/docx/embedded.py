@@ -9,6 +9,9 @@ file into the body at that point. All become ordinary blocks in place.
 
 from __future__ import annotations
 
+import html
+import re
+
 from mineru_tui.document import Block, text_block, text_span, title_block
 from mineru_tui.office.chart_kind import chart_kind, with_kind
 from mineru_tui.office.docx.wml import A_NS
@@ -41,23 +44,67 @@ def smartart_blocks(root) -> list[Block]:
     return out
 
 
-def alt_chunk_blocks(data: bytes, content_type: str) -> list[Block] | None:
-    """Blocks of an imported HTML or text chunk; None for kinds not read (RTF, docx)."""
+def alt_chunk_blocks(data: bytes, content_type: str, warn=lambda message: None
+                     ) -> list[Block] | None:
+    """Blocks of an imported HTML or text chunk; None for kinds not read (RTF, docx).
+
+    ``warn(message)`` is told when an HTML chunk could only be read as plain text.
+    """
     kind = content_type.lower()
     if "html" in kind:
-        return _html_blocks(data)
+        return _html_blocks(data, warn)
     if kind.startswith("text/plain"):
         text = data.decode("utf-8", "replace")
         return [text_block([text_span(line.strip())]) for line in text.splitlines() if line.strip()]
     return None
 
 
-def _html_blocks(data: bytes) -> list[Block]:
+_DROPPED = re.compile(rb"<!--.*?-->|<(script|style|head)\b.*?</\1\s*>", re.I | re.S)
+_BLOCK_TAG = re.compile(rb"<\s*/?\s*(?:p|div|h[1-6]|li|pre|blockquote|td|th|tr|dt|dd|caption|br|"
+                        rb"table|ul|ol)\b[^>]*>", re.I)
+_TAG = re.compile(rb"<[^>]*>")
+
+
+def _html_blocks(data: bytes, warn) -> list[Block]:
+    """The innermost block elements' texts, headings as titles.
+
+    libxml2's HTML parser stops at 256 levels of nesting (2048 with ``huge_tree``) and
+    drops the rest without an error, so the characters parsed are counted against those
+    of the raw text; when the tree lost some, the chunk is read as plain paragraphs
+    split at block tags, with a warning.
+    """
     import lxml.html
 
-    root = lxml.html.document_fromstring(data)
-    for bad in root.xpath("//script|//style|//head"):
-        bad.drop_tree()
+    flat = _flat_paragraphs(data)
+    expected = sum(_letters(text) for text in flat)
+    for huge in (False, True):
+        root = lxml.html.document_fromstring(
+            data, parser=lxml.html.HTMLParser(huge_tree=huge, no_network=True))
+        for bad in root.xpath("//script|//style|//head"):
+            bad.drop_tree()
+        if sum(_letters(t) for t in root.itertext()) >= expected:
+            return _tree_blocks(root)
+    warn("an imported HTML chunk (altChunk) is nested too deeply to read its structure; "
+         "its text is read as plain paragraphs")
+    return [text_block([text_span(text)]) for text in flat]
+
+
+def _letters(text: str) -> int:
+    return len(text) - sum(text.count(c) for c in " \t\r\n\f\v\xa0")
+
+
+def _flat_paragraphs(data: bytes) -> list[str]:
+    """The chunk's text split at block tags, without any tree (no depth limit)."""
+    body = _DROPPED.sub(b" ", data)
+    out = []
+    for piece in _BLOCK_TAG.split(body):
+        text = " ".join(html.unescape(_TAG.sub(b"", piece).decode("utf-8", "replace")).split())
+        if text:
+            out.append(text)
+    return out
+
+
+def _tree_blocks(root) -> list[Block]:
     out: list[Block] = []
     for el in root.iter():
         tag = el.tag if isinstance(el.tag, str) else ""

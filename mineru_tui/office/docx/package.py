@@ -70,7 +70,7 @@ class PartRef:
 def open_main_part(path: str | Path) -> PartRef:
     """Open the package and return its main document part (the root relationships'
     ``officeDocument``), its XML checked; otherwise :class:`InputError`."""
-    package = Package(path)
+    package = Package(path, "docx")
     main = package.main_part()
     if main is None:
         package.close()
@@ -80,7 +80,8 @@ def open_main_part(path: str | Path) -> PartRef:
         root = package.xml(main)
     except PartError as exc:
         package.close()
-        raise InputError(f"not a readable Word document ({exc})") from None
+        raise InputError("not a readable Word document (its main part is damaged)",
+                         str(exc)) from None
     if root.find(f"{{{_W_NS}}}body") is None and root.tag != f"{{{_W_NS}}}document":
         package.close()
         raise InputError(f"not a Word document (its main part is {main})")

@@ -69,7 +69,7 @@ def read_pptx(path: str | Path, include_hidden: bool = True) -> Document:
     Raises :class:`InputError` when the file is not a readable presentation; problems
     with single parts are reported in ``doc.warnings`` instead.
     """
-    with Package(path) as pkg:
+    with Package(path, "pptx") as pkg:
         doc = _Reader(pkg, Path(path).name, include_hidden).read()
         pkg.check_budget()
         return doc
@@ -119,7 +119,8 @@ class _Reader:
                 raise PartError("no presentation part")
             pres = self.pkg.xml(pres_part)
         except PartError as exc:
-            raise InputError(f"not a readable PowerPoint presentation ({exc})") from None
+            raise InputError("not a readable PowerPoint presentation (its main part is "
+                             "missing or damaged)", str(exc)) from None
         if pres.tag != q("p:presentation"):
             raise InputError("not a PowerPoint presentation "
                              f"(its main part is {local(pres) or 'not XML'})")

@@ -46,7 +46,7 @@ from pathlib import Path
 from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Page, Span, SpanType,
                                  Table, image_block, table_block, text_block, text_span,
                                  title_block)
-from mineru_tui.errors import InputError
+from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.xlsx.drawing import (Anchored, image_ext, read_chart, read_drawing,
                                             read_image)
 from mineru_tui.office.package import Package, local
@@ -78,7 +78,7 @@ def read_xlsx(path: str | Path) -> Document:
 
 
 def _read_xlsx(path: Path) -> Document:
-    with Package(path) as pkg:
+    with Package(path, "xlsx") as pkg:
         doc = Document(backend="office", warnings=pkg.warnings)
         wb = read_workbook(pkg)
         if not wb.sheets:
@@ -354,8 +354,9 @@ def _table(rects: list[Rect], cells: dict, doc: Document, sheet: str,
     width = c2 - c1 + 1
     if (r2 - r1 + 1) * width > MAX_TABLE_CELLS:
         r2 = r1 + max(1, MAX_TABLE_CELLS // width) - 1
-        doc.warnings.append(f"sheet {sheet!r}: table too large; kept its first "
-                            f"{r2 - r1 + 1} rows")
+        doc.warnings.append(cut_warning(f"sheet {sheet!r}: table too large; kept its first "
+                                        f"{r2 - r1 + 1} rows (the limit is "
+                                        f"{MAX_TABLE_CELLS} cells per table)"))
     spans: dict[tuple[int, int], Rect] = {}
     covered: set[tuple[int, int]] = set()
     for rect in rects:

@@ -19,6 +19,7 @@ from lxml import etree
 
 from mineru_tui.office.numfmt import (datetime_to_serial, format_general, format_number,
                                            format_text, is_date_format)
+from mineru_tui.errors import cut_warning
 from mineru_tui.office.package import Package, local
 from mineru_tui.office.xlsx.parts import Run, r_attr, rich_text
 
@@ -183,8 +184,10 @@ def read_sheet(pkg: Package, part: str, shared: list, codes: list[str], date1904
         pkg.warnings.append(f"{part}: damaged worksheet ({exc.__class__.__name__}); "
                             f"kept the {len(cells)} cells read before the damage")
     if capped:
-        pkg.warnings.append(f"{part}: sheet too large; kept the first {len(cells)} cells "
-                            f"(up to row {row_no}); merges and links after the cells skipped")
+        pkg.warnings.append(cut_warning(
+            f"{part}: sheet too large; kept the first {len(cells)} cells (up to row {row_no}, "
+            f"the limit is {MAX_CELLS} values per sheet); merges and links after the cells "
+            "skipped"))
     if bad_shared:
         pkg.warnings.append(f"{part}: {bad_shared} cells point at missing shared strings")
     return data
