@@ -2,7 +2,8 @@
 
 A temporary folder named ``Scans`` is watched by the real app and service; the sample Word
 file (examples/sample.docx), a corrupt .docx and a PDF (no model here: "model needed") are
-dropped in, and the screen is saved once all three are settled.
+dropped in (with HF_HUB_OFFLINE=1 and no model in the cache, the PDF shows "model needed"),
+and the screen is saved once all three are settled.
 
     python examples/watch_screenshot.py            # writes docs/watch.svg
 """
@@ -10,6 +11,7 @@ dropped in, and the screen is saved once all three are settled.
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import sys
 import tempfile
@@ -24,6 +26,7 @@ from mineru_tui.watch.service import WatchConfig  # noqa: E402
 
 
 async def main(out: Path) -> None:
+    os.environ["HF_HUB_OFFLINE"] = "1"  # never download the model for a screenshot
     with tempfile.TemporaryDirectory() as tmp:
         scans = Path(tmp) / "Scans"
         scans.mkdir()
@@ -32,7 +35,10 @@ async def main(out: Path) -> None:
             await pilot.pause(0.5)
             shutil.copyfile(ROOT / "examples" / "sample.docx", scans / "sample.docx")
             (scans / "broken.docx").write_bytes(b"PK\x03\x04 truncated download")
-            (scans / "scan.pdf").write_bytes(b"%PDF-1.7\n%%EOF\n")
+            from PIL import Image, ImageDraw  # a real one-page PDF; no model here
+            page = Image.new("RGB", (300, 420), "white")
+            ImageDraw.Draw(page).text((30, 30), "Invoice 42", fill="black")
+            page.save(scans / "scan.pdf")
             deadline = time.monotonic() + 60
             while (len(app.board.files) < 3 or any(
                     r.status in ("queued", "reading") for r in app.board.files.values())):

@@ -16,7 +16,8 @@ from mineru_tui.watch.events import FileFinished, FileQueued
 from mineru_tui.watch.service import WatchConfig
 from docx_fixtures import build_docx, p
 from tui_script import ROOT, story
-from watch_helpers import FAST, SAMPLE, SCRIPTED, drop, fake_pdf, scripted_env
+from watch_helpers import (FAST, SAMPLE, SCRIPTED, drop, fake_pdf, no_model, page_image,
+                           scripted_env)
 
 pytestmark = pytest.mark.asyncio
 SIZE = (130, 40)
@@ -100,17 +101,18 @@ async def test_a_corrupt_file_fails_with_its_error_and_the_app_keeps_going(tmp_p
 async def test_pdf_without_a_model_shows_model_needed_with_the_command(tmp_path):
     root = tmp_path / "in"
     root.mkdir()
-    app = watch_app(root)
+    app = watch_app(root, engine=no_model(tmp_path))
     seen = record(app)
     async with app.run_test(size=SIZE) as pilot:
-        fake_pdf(root / "scan.pdf")
+        page_image(root / "scan.pdf")
         path = str(root / "scan.pdf")
         await until(pilot, lambda: path in app.board.files
                     and app.board.files[path].status == "needs-model")
         await pilot.pause(0.1)
         assert cell_text(app.query_one(FilesTable), path, "status") == "model needed"
         md = app.query_one(MarkdownPane).text
-        assert "Model needed" in md and "hf download opendatalab/MinerU2.5-Pro-2605-1.2B" in md
+        assert "Model needed" in md and "no-model-here" in md
+        assert "hf download opendatalab/MinerU2.5-Pro-2605-1.2B" in md
         await pilot.press("r")  # re-queue: still no model, back to the same state
         await until(pilot, lambda: sum(isinstance(e, FileQueued) for e in seen) == 2)
         await until(pilot, lambda: sum(isinstance(e, FileFinished) for e in seen) == 2)

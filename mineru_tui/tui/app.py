@@ -337,7 +337,7 @@ def _read_md(output: str) -> str:
 def _placeholder(row: FileRow) -> str:
     if row.status == ev.NEEDS_MODEL:
         reason = row.reason.split("; " + MODEL_HINT)[0]
-        return (f"## Model needed\n\n{reason}.\n\nGet the model:\n\n"
+        return (f"## Model needed\n\n{reason}\n\nGet the model:\n\n"
                 f"```sh\nhf download opendatalab/MinerU2.5-Pro-2605-1.2B\n```\n\n"
                 f"then restart with `--model DIR` if it is not in the Hugging Face cache, and "
                 f"press **r** on this file.")

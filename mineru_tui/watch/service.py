@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,11 @@ MODEL_HINT = ("get the model with `hf download opendatalab/MinerU2.5-Pro-2605-1.
               "--model DIR), then press r on the file")
 
 
+def with_hint(reason: str) -> str:
+    """A "model needed" reason that says how to get the model (once)."""
+    return reason if "hf download" in reason else f"{reason}; {MODEL_HINT}"
+
+
 def default_output_dir(root: Path) -> Path:
     """Results go beside the watched folder, never inside it: ``~/Scans`` -> ``~/Scans-mineru``."""
     return root.parent / f"{root.name or 'root'}-mineru"
@@ -44,6 +49,7 @@ class WatchConfig:
     output_dir: Path | None = None  # None: default_output_dir(root)
     poll: bool = False
     engine: dict[str, Any] | None = None  # EngineOptions fields ({"engine": "numpy", "model": DIR})
+    reading: dict[str, Any] | None = None  # ConvertOptions fields: mode, effort, extra...
     converter: str = "mineru_tui.convert:convert"
     office_converter: str | None = None  # None: the same as converter
     quiet: float = 1.0  # seconds without events before a file is looked at
@@ -55,9 +61,7 @@ class WatchConfig:
         root = self.root.expanduser().resolve()
         out = (self.output_dir.expanduser().resolve() if self.output_dir
                else default_output_dir(root))
-        return WatchConfig(root, out, self.poll, self.engine, self.converter,
-                           self.office_converter, self.quiet, self.interval, self.rescan,
-                           self.native_factory)
+        return replace(self, root=root, output_dir=out)
 
 
 class WatchError(Exception):
@@ -83,8 +87,9 @@ class WatchService:
         self.settler = Settler(self._on_ready, quiet=self.config.quiet,
                                interval=self.config.interval, on_error=self._log)
         engine = self.config.engine
-        page_setup = Setup(self.config.converter, engine)
-        office_setup = Setup(self.config.office_converter or self.config.converter, engine)
+        page_setup = Setup(self.config.converter, engine, self.config.reading)
+        office_setup = Setup(self.config.office_converter or self.config.converter, engine,
+                             self.config.reading)
         self.lanes = {
             OFFICE: Lane(OFFICE, office_setup, str(self.out_dir), self.gate, self._emit,
                          self._on_result, self._log),
@@ -235,7 +240,7 @@ class WatchService:
                 return
             if entry.status in (FAILED, NEEDS_MODEL):
                 status = ev.NEEDS_MODEL if entry.status == NEEDS_MODEL else ev.FAILED
-                reason = entry.reason + (f"; {MODEL_HINT}" if status == ev.NEEDS_MODEL else "")
+                reason = with_hint(entry.reason) if status == ev.NEEDS_MODEL else entry.reason
                 self._emit(ev.FileFinished(key, status, reason, kind=entry.kind,
                                            note="failed before: read again when it changes, "
                                                 "or press r"))
@@ -295,7 +300,7 @@ class WatchService:
             self.manifest.record(task.sha, Entry(rel, status, kind=result.kind, reason=reason,
                                                  seconds=round(result.seconds, 3)))
             if status == NEEDS_MODEL:
-                reason = f"{reason}; {MODEL_HINT}"
+                reason = with_hint(reason)
         with self._lock:
             self._active.pop(task.path, None)
             again = task.path in self._dirty
