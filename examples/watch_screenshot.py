@@ -28,6 +28,7 @@ from mineru_tui.watch.service import WatchConfig  # noqa: E402
 async def main(out: Path) -> None:
     os.environ["HF_HUB_OFFLINE"] = "1"  # never download the model for a screenshot
     with tempfile.TemporaryDirectory() as tmp:
+        os.environ["HOME"] = tmp  # the header shows ~/Scans (and the HF cache is empty)
         scans = Path(tmp) / "Scans"
         scans.mkdir()
         app = WatchApp(WatchConfig(scans, quiet=0.2, interval=0.1))
