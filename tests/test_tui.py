@@ -255,3 +255,26 @@ async def test_help_and_output_screens(tmp_path):
         assert app.screen.path == "/scans-mineru/report"
         await pilot.press("escape")
         assert type(app.screen).__name__ == "Screen"
+
+
+async def test_an_office_file_read_meanwhile_leaves_the_live_pane_to_the_page():
+    from mineru_tui import events as je
+
+    app = WatchApp(None)
+    async with app.run_test(size=SIZE) as pilot:
+        for e in story():
+            app.feed(e)
+        app.feed(je.FileStarted(f"{ROOT}/late.docx", "docx"))
+        app.feed(je.PageDone(f"{ROOT}/late.docx", 0, 1, "# Late", 0.01))
+        await pilot.pause(0.2)
+        live = text_of(app.query_one(LivePane))
+        assert "march.pdf · page 2" in live and "late.docx" not in live
+
+
+async def test_the_command_palette_offers_the_actions():
+    app = WatchApp(None)
+    async with app.run_test(size=SIZE):
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+    for wanted in ("Re-read the selected file", "Pause / resume the queue",
+                   "Cancel the file being read", "Show the output folder", "Keys"):
+        assert wanted in titles
