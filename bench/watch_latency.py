@@ -35,10 +35,10 @@ ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
 sys.path[:0] = [str(ROOT), str(TESTS)]
 
-from textual.binding import Binding  # noqa: E402
+from textual.binding import Binding
 
-from mineru_tui.tui.app import WatchApp  # noqa: E402
-from mineru_tui.watch.service import WatchConfig  # noqa: E402
+from mineru_tui.tui.app import WatchApp
+from mineru_tui.watch.service import WatchConfig
 
 
 class TimedApp(WatchApp):

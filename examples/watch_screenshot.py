@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from mineru_tui.tui.app import WatchApp  # noqa: E402
-from mineru_tui.watch.service import WatchConfig  # noqa: E402
+from mineru_tui.tui.app import WatchApp
+from mineru_tui.watch.service import WatchConfig
 
 
 async def main(out: Path) -> None:

@@ -8,7 +8,6 @@ here. The app (Textual) loads only when ``watch`` runs without ``--plain``; the 
 
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -49,7 +48,7 @@ def register(app: typer.Typer) -> None:
     def watch(
         folder: Path = typer.Argument(..., metavar="DIR",
                                       help="The folder to watch (recursively)."),
-        output_dir: Optional[Path] = typer.Option(
+        output_dir: Path | None = typer.Option(
             None, "--output-dir", "-o", metavar="OUT",
             help="Where results go (default: DIR-mineru beside DIR)."),
         plain: bool = typer.Option(False, "--plain",
@@ -60,7 +59,7 @@ def register(app: typer.Typer) -> None:
         engine: EngineName = typer.Option(EngineName.auto, "--engine",
                                           help="What runs the MinerU2.5 model for PDFs and "
                                                "images (auto: numpy on this machine)."),
-        model: Optional[str] = typer.Option(None, "--model", "-m", envvar=MODEL_ENV,
+        model: str | None = typer.Option(None, "--model", "-m", envvar=MODEL_ENV,
                                             metavar="DIR|REPO",
                                             help=f"Checkpoint directory or Hugging Face repo id "
                                                  f"(env {MODEL_ENV}; default {DEFAULT_MODEL})."),
@@ -72,7 +71,7 @@ def register(app: typer.Typer) -> None:
                                            "model reads every block)."),
         image_analysis: bool = typer.Option(False, "--image-analysis",
                                             help="Also describe pictures and charts."),
-        max_new_tokens: Optional[int] = typer.Option(None, "--max-new-tokens", metavar="N",
+        max_new_tokens: int | None = typer.Option(None, "--max-new-tokens", metavar="N",
                                                      help="Cap every model answer at N tokens."),
     ) -> None:
         if max_new_tokens is not None and max_new_tokens < 1:

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
-import asyncio
+import io
 import time
 
 import pytest
+from docx_fixtures import build_docx, p
 from rich.console import Console
+from tui_script import ROOT, story
+from watch_helpers import (
+    FAST,
+    SAMPLE,
+    SCRIPTED,
+    drop,
+    fake_pdf,
+    no_model,
+    page_image,
+    scripted_env,
+)
 
 from mineru_tui.tui.app import WatchApp
 from mineru_tui.tui.widgets.live import LivePane
@@ -14,10 +26,6 @@ from mineru_tui.tui.widgets.markdown_pane import MarkdownPane
 from mineru_tui.tui.widgets.tables import BlocksTable, FilesTable, PagesTable
 from mineru_tui.watch.events import FileFinished, FileQueued
 from mineru_tui.watch.service import WatchConfig
-from docx_fixtures import build_docx, p
-from tui_script import ROOT, story
-from watch_helpers import (FAST, SAMPLE, SCRIPTED, drop, fake_pdf, no_model, page_image,
-                           scripted_env)
 
 pytestmark = pytest.mark.asyncio
 SIZE = (130, 40)
@@ -25,7 +33,7 @@ SIZE = (130, 40)
 
 def text_of(widget) -> str:
     """What a Static shows, as plain text."""
-    console = Console(width=200, record=True, file=open("/dev/null", "w"))
+    console = Console(width=200, record=True, file=io.StringIO())
     console.print(widget.content)
     return console.export_text()
 

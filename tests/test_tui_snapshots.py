@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 import textual
+from tui_script import story
 
 from mineru_tui.tui.app import WatchApp
-from tui_script import story
 
 SIZE = (130, 40)
 BASELINE_TEXTUAL = "8.2.8"  # the SVGs were made with it; other versions draw slightly differently

@@ -8,13 +8,23 @@ import shutil
 import time
 
 import pytest
+from docx_fixtures import build_docx, p
+from watch_helpers import (
+    FAST,
+    ROOT,
+    SAMPLE,
+    SCRIPTED,
+    Recorder,
+    drop,
+    fake_pdf,
+    no_model,
+    page_image,
+    scripted_env,
+)
 
 from mineru_tui import events as je
 from mineru_tui.watch import events as ev
 from mineru_tui.watch.service import WatchConfig, WatchService, default_output_dir
-from docx_fixtures import build_docx, p
-from watch_helpers import (FAST, ROOT, SAMPLE, SCRIPTED, Recorder, drop, fake_pdf, no_model,
-                           page_image, scripted_env)
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent
 SAMPLE = ROOT / "examples" / "sample.docx"
 SCRIPTED = "watch_doubles:convert"
-FAST = dict(quiet=0.15, interval=0.1)
+FAST = {"quiet": 0.15, "interval": 0.1}
 
 
 def scripted_env(monkeypatch, **knobs) -> None:

@@ -148,13 +148,13 @@ class Board:
             self._apply(event, ch)
         return ch
 
-    def _apply(self, e: object, ch: Changes) -> None:  # noqa: C901 (one branch per event)
+    def _apply(self, e: object, ch: Changes) -> None:
         if isinstance(e, ev.Watching):
             self.root, self.output_dir, self.mode = e.root, e.output_dir, e.mode
             self.engine, self.model = e.engine, e.model
             ch.header = True
-            ch.log.append(("information", f"watching {e.root} ({e.mode} events); results in "
-                                          f"{e.output_dir}"))
+            ch.log.append(("information",
+                           f"watching {e.root} ({e.mode} events); results in {e.output_dir}"))
         elif isinstance(e, ev.Notice):
             ch.log.append((e.level, e.text))
             if e.level in ("warning", "error"):

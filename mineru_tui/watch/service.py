@@ -22,7 +22,14 @@ from typing import Any
 from mineru_tui.watch import events as ev
 from mineru_tui.watch.ignore import is_ignored
 from mineru_tui.watch.lanes import Lane, Task
-from mineru_tui.watch.manifest import DONE, FAILED, NEEDS_MODEL, Entry, Manifest, file_hash
+from mineru_tui.watch.manifest import (
+    DONE,
+    FAILED,
+    NEEDS_MODEL,
+    Entry,
+    Manifest,
+    file_hash,
+)
 from mineru_tui.watch.settle import Settler
 from mineru_tui.watch.worker import Result, Setup
 
@@ -57,7 +64,7 @@ class WatchConfig:
     rescan: float = 60.0  # seconds between full rescans (events lost, observer died)
     native_factory: Callable | None = field(default=None, repr=False)  # tests: a failing observer
 
-    def resolved(self) -> "WatchConfig":
+    def resolved(self) -> WatchConfig:
         root = self.root.expanduser().resolve()
         out = (self.output_dir.expanduser().resolve() if self.output_dir
                else default_output_dir(root))
@@ -166,7 +173,8 @@ class WatchService:
 
     def cancel_current(self) -> bool:
         """Cancel the file(s) being read now; True when something was running."""
-        return any([lane.cancel_current() for lane in self.lanes.values()])
+        asked = [lane.cancel_current() for lane in self.lanes.values()]  # every lane, no short cut
+        return any(asked)
 
     def requeue(self, path: str | Path) -> None:
         """Read ``path`` again even if the manifest says it is done or failed (the ``r`` key)."""
