@@ -144,6 +144,12 @@ def parse(
     max_new_tokens: Optional[int] = typer.Option(None, "--max-new-tokens", metavar="N",
                                                  help="Cap every model answer at N tokens "
                                                       "(quick trials; env MINERU_TUI_MAX_NEW_TOKENS)."),
+    server_url: List[str] = typer.Option([], "--server-url", metavar="URL[,URL...]",
+                                         help="OpenAI-compatible servers for --engine http (vLLM, "
+                                              "llama-server, mineru-tui serve); implies it."),
+    concurrency: int = typer.Option(0, "--concurrency", metavar="N",
+                                    help="Requests in flight per server (http: 8; llama-cpp: "
+                                         "its 4 slots)."),
 ) -> None:
     if verbose and quiet:
         raise typer.BadParameter("-v and -q cannot be used together", param_hint="-v/-q")
@@ -156,7 +162,8 @@ def parse(
     if output is not None and (problem := out_dir_problem(output)):
         raise typer.BadParameter(problem, param_hint="-o/--output")
     reading = ConvertOptions(
-        engine=LazyEngine(EngineOptions(engine=engine.value, model=model)), mode=mode.value,
+        engine=LazyEngine(EngineOptions(engine=engine.value, model=model, server_urls=tuple(server_url),
+                                        concurrency=max(concurrency, 0))), mode=mode.value,
         effort=effort.value, pages=pages, image_analysis=image_analysis,
         extra={"max_new_tokens": max_new_tokens} if max_new_tokens else {})
     opts = Options(out_dir=output, fmt=fmt.value, verbose=verbose, quiet=quiet,
