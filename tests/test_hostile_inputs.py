@@ -8,8 +8,6 @@ import json
 import os
 from pathlib import Path
 
-import pytest
-
 import mineru_tui.office
 from mineru_tui.console import line, shown
 from mineru_tui.errors import InputError, cut_warning
@@ -201,7 +199,6 @@ def test_page_progress_line_and_watch_lines_escape_names():
 
     from mineru_tui import events as je
     from mineru_tui.pages.progress import ProgressLine
-    from mineru_tui.watch import events as wev
     from mineru_tui.watch.plain import describe
 
     line = ProgressLine(io.StringIO())
