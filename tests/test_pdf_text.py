@@ -85,6 +85,10 @@ def test_boxes_map_through_the_render_scale(tmp_path):
         blocks = [(t, [v * s for v, s in zip(_normalised(page, b), size * 2)])
                   for t, b in _BLOCKS[:3]]
         assert text_for_blocks(page, blocks, size) == _EXPECTED[:3]
+        # a normalised box overshooting the page a little is still normalised
+        x0, y0, x1, y1 = _normalised(page, _BLOCKS[2][1])
+        over = ("text", (x0, y0, x1, 1.02) if page.rotation == 90 else (x0, y0, 1.02, y1))
+        assert text_for_blocks(page, [over], size) == [_EXPECTED[2]]
 
 
 def test_invisible_text_fills_blocks_and_watermarks_do_not(tmp_path):

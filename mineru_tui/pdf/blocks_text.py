@@ -40,16 +40,17 @@ def block_boxes_pt(page, blocks: Sequence[tuple[str, Sequence[float]]],
                    image_size: tuple[int, int]) -> list[Box]:
     """The blocks' boxes in display-frame points.
 
-    Boxes normalised to the rendered image (all values within 0-1) are scaled by the image
-    size; larger values are taken as pixels of that image. Pixels become points through the
-    render scale, which is the image size over the displayed page size.
+    Boxes normalised to the rendered image (values within 0-1; a little overshoot is
+    tolerated) are scaled by the image size; larger values are taken as pixels of that
+    image. Pixels become points through the render scale, which is the image size over the
+    displayed page size.
     """
     w_pt, h_pt = page.size_pt
     sx, sy = image_size[0] / w_pt, image_size[1] / h_pt  # pixels per point
     out = []
     for _, b in blocks:
         x0, y0, x1, y1 = (float(v) for v in b)
-        if max(abs(x0), abs(y0), abs(x1), abs(y1)) <= 1.0:
+        if max(abs(x0), abs(y0), abs(x1), abs(y1)) <= 1.5:  # no real pixel box is this small
             x0, x1 = x0 * image_size[0], x1 * image_size[0]
             y0, y1 = y0 * image_size[1], y1 * image_size[1]
         out.append((min(x0, x1) / sx, min(y0, y1) / sy, max(x0, x1) / sx, max(y0, y1) / sy))
