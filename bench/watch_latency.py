@@ -35,10 +35,10 @@ ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
 sys.path[:0] = [str(ROOT), str(TESTS)]
 
-from textual.binding import Binding  # noqa: E402
+from textual.binding import Binding
 
-from mineru_tui.tui.app import WatchApp  # noqa: E402
-from mineru_tui.watch.service import WatchConfig  # noqa: E402
+from mineru_tui.tui.app import WatchApp
+from mineru_tui.watch.service import WatchConfig
 
 
 class TimedApp(WatchApp):
@@ -73,7 +73,7 @@ async def press_and_time(app: TimedApp, pilot, presses: int, seed: int) -> list[
     return out
 
 
-async def run(mode: str, gil_ms: float, presses: int, tmp: Path) -> tuple[list[float], int]:
+async def run(mode: str, gil_ms: float, presses: int, tmp: Path) -> tuple[list[float], int, float]:
     os.environ["MINERU_TEST_GIL_MS"] = str(gil_ms)
     os.environ["MINERU_TEST_PAGES"] = "1000"
     os.environ["PYTHONPATH"] = os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
@@ -101,13 +101,14 @@ async def run(mode: str, gil_ms: float, presses: int, tmp: Path) -> tuple[list[f
                 if time.monotonic() > deadline:
                     raise SystemExit(f"{mode}: no tokens within 60 s")
                 await asyncio.sleep(0.05)
-        tokens0 = app.board.live.tokens
+        tokens0, t0 = app.board.live.tokens, time.perf_counter()
         lat = await press_and_time(app, pilot, presses, seed=1)
         tokens = app.board.live.tokens - tokens0
+        seconds = time.perf_counter() - t0
         stop.set()
         if mode == "process":
             await pilot.press("q")
-    return lat, tokens
+    return lat, tokens, seconds
 
 
 def _swallow(convert, pdf, feed, stop) -> None:
@@ -136,16 +137,19 @@ def main() -> None:
           f"per run")
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
-        lat, _ = asyncio.run(run("idle", 0, args.presses, tmp))
+        lat, _, _ = asyncio.run(run("idle", 0, args.presses, tmp))
         print(f"{'idle (no reader)':34} {summary(lat)}")
         for gil in args.gil_ms:
+            hold_gil(gil)  # the first call calibrates
             t0 = time.perf_counter()
             hold_gil(gil)
             held = (time.perf_counter() - t0) * 1000
             for mode in ("process", "thread"):
-                lat, tokens = asyncio.run(run(mode, gil, args.presses, tmp))
+                lat, tokens, seconds = asyncio.run(run(mode, gil, args.presses, tmp))
                 label = f"{mode:7} GIL held {held:4.0f} ms/token"
-                print(f"{label:34} {summary(lat)}   ({tokens} tokens meanwhile)")
+                pace = f"{1000 * seconds / tokens:.0f} ms/token" if tokens else "no tokens"
+                print(f"{label:34} {summary(lat)}   ({tokens} tokens in {seconds:.1f} s: "
+                      f"{pace})")
 
 
 if __name__ == "__main__":

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
-import asyncio
+import io
 import time
 
 import pytest
+from docx_fixtures import build_docx, p
 from rich.console import Console
+from tui_script import ROOT, story
+from watch_helpers import (
+    FAST,
+    SAMPLE,
+    SCRIPTED,
+    drop,
+    fake_pdf,
+    no_model,
+    page_image,
+    scripted_env,
+)
 
 from mineru_tui.tui.app import WatchApp
 from mineru_tui.tui.widgets.live import LivePane
@@ -14,9 +26,6 @@ from mineru_tui.tui.widgets.markdown_pane import MarkdownPane
 from mineru_tui.tui.widgets.tables import BlocksTable, FilesTable, PagesTable
 from mineru_tui.watch.events import FileFinished, FileQueued
 from mineru_tui.watch.service import WatchConfig
-from docx_fixtures import build_docx, p
-from tui_script import ROOT, story
-from watch_helpers import FAST, SAMPLE, SCRIPTED, drop, fake_pdf, scripted_env
 
 pytestmark = pytest.mark.asyncio
 SIZE = (130, 40)
@@ -24,7 +33,7 @@ SIZE = (130, 40)
 
 def text_of(widget) -> str:
     """What a Static shows, as plain text."""
-    console = Console(width=200, record=True, file=open("/dev/null", "w"))
+    console = Console(width=200, record=True, file=io.StringIO())
     console.print(widget.content)
     return console.export_text()
 
@@ -71,7 +80,8 @@ async def test_a_dropped_file_appears_is_read_and_its_markdown_shown(tmp_path):
         await pilot.pause(0.2)
         assert cell_text(app.query_one(FilesTable), path, "status") == "done"
         assert app.sel_path == path
-        assert "Quarterly report" in app.query_one(MarkdownPane).text
+        text = app.query_one(MarkdownPane).text
+        assert "Quarterly report" in text and "Reading" not in text and "Queued" not in text
         assert str(tmp_path / "in-mineru") in app.sub_title  # the output folder is in the header
         assert (tmp_path / "in-mineru" / "report" / "report.md").is_file()
 
@@ -99,17 +109,18 @@ async def test_a_corrupt_file_fails_with_its_error_and_the_app_keeps_going(tmp_p
 async def test_pdf_without_a_model_shows_model_needed_with_the_command(tmp_path):
     root = tmp_path / "in"
     root.mkdir()
-    app = watch_app(root)
+    app = watch_app(root, engine=no_model(tmp_path))
     seen = record(app)
     async with app.run_test(size=SIZE) as pilot:
-        fake_pdf(root / "scan.pdf")
+        page_image(root / "scan.pdf")
         path = str(root / "scan.pdf")
         await until(pilot, lambda: path in app.board.files
                     and app.board.files[path].status == "needs-model")
         await pilot.pause(0.1)
         assert cell_text(app.query_one(FilesTable), path, "status") == "model needed"
         md = app.query_one(MarkdownPane).text
-        assert "Model needed" in md and "hf download opendatalab/MinerU2.5-Pro-2605-1.2B" in md
+        assert "Model needed" in md and "no-model-here" in md
+        assert "hf download opendatalab/MinerU2.5-Pro-2605-1.2B" in md
         await pilot.press("r")  # re-queue: still no model, back to the same state
         await until(pilot, lambda: sum(isinstance(e, FileQueued) for e in seen) == 2)
         await until(pilot, lambda: sum(isinstance(e, FileFinished) for e in seen) == 2)
@@ -252,3 +263,26 @@ async def test_help_and_output_screens(tmp_path):
         assert app.screen.path == "/scans-mineru/report"
         await pilot.press("escape")
         assert type(app.screen).__name__ == "Screen"
+
+
+async def test_an_office_file_read_meanwhile_leaves_the_live_pane_to_the_page():
+    from mineru_tui import events as je
+
+    app = WatchApp(None)
+    async with app.run_test(size=SIZE) as pilot:
+        for e in story():
+            app.feed(e)
+        app.feed(je.FileStarted(f"{ROOT}/late.docx", "docx"))
+        app.feed(je.PageDone(f"{ROOT}/late.docx", 0, 1, "# Late", 0.01))
+        await pilot.pause(0.2)
+        live = text_of(app.query_one(LivePane))
+        assert "march.pdf · page 2" in live and "late.docx" not in live
+
+
+async def test_the_command_palette_offers_the_actions():
+    app = WatchApp(None)
+    async with app.run_test(size=SIZE):
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+    for wanted in ("Re-read the selected file", "Pause / resume the queue",
+                   "Cancel the file being read", "Show the output folder", "Keys"):
+        assert wanted in titles

@@ -10,7 +10,6 @@ import threading
 import time
 
 import pytest
-
 from docx_fixtures import build_docx, p
 from watch_helpers import ROOT, SAMPLE, drop
 
@@ -105,5 +104,5 @@ def test_plain_never_loads_textual(tmp_path):
 
 def test_the_app_refuses_to_start_without_a_terminal(tmp_path):
     proc = spawn(str(tmp_path))
-    out, err = proc.communicate(timeout=30)
+    _, err = proc.communicate(timeout=30)
     assert proc.returncode == 2 and "use --plain" in err

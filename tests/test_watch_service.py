@@ -8,12 +8,23 @@ import shutil
 import time
 
 import pytest
+from docx_fixtures import build_docx, p
+from watch_helpers import (
+    FAST,
+    ROOT,
+    SAMPLE,
+    SCRIPTED,
+    Recorder,
+    drop,
+    fake_pdf,
+    no_model,
+    page_image,
+    scripted_env,
+)
 
 from mineru_tui import events as je
 from mineru_tui.watch import events as ev
 from mineru_tui.watch.service import WatchConfig, WatchService, default_output_dir
-from docx_fixtures import build_docx, p
-from watch_helpers import FAST, SAMPLE, SCRIPTED, Recorder, drop, fake_pdf, scripted_env
 
 
 @pytest.fixture
@@ -38,18 +49,20 @@ def test_dropped_files_are_read_into_the_parse_layout(watched, tmp_path):
     from mineru_tui.output import write_outputs
 
     rec = Recorder()
-    service = start(watched, rec)
+    service = start(watched, rec, engine=no_model(tmp_path))
     try:
         drop(SAMPLE, watched / "report.docx")
         (watched / "broken.docx").write_bytes(b"PK\x03\x04 not really a zip")
         (watched / "notes.txt").write_text("hello")
         (watched / "~$report.docx").write_bytes(b"lock")
         (watched / ".hidden.docx").write_bytes(SAMPLE.read_bytes())
-        fake_pdf(watched / "scan.pdf")
+        page_image(watched / "scan.pdf")
+        (watched / "damaged.pdf").write_bytes(b"%PDF-1.7\n garbage")
         done = rec.wait(ev.FileFinished, path=str(watched / "report.docx"))
         failed = rec.wait(ev.FileFinished, path=str(watched / "broken.docx"))
         skipped = rec.wait(ev.FileFinished, path=str(watched / "notes.txt"))
         model = rec.wait(ev.FileFinished, path=str(watched / "scan.pdf"))
+        damaged = rec.wait(ev.FileFinished, path=str(watched / "damaged.pdf"))
         time.sleep(0.5)
     finally:
         service.stop()
@@ -57,7 +70,9 @@ def test_dropped_files_are_read_into_the_parse_layout(watched, tmp_path):
     assert done.status == "done" and done.output == str(out / "report") and done.pages == 1
     assert failed.status == "failed" and "corrupt" in failed.reason
     assert skipped.status == "skipped" and "not a document" in skipped.reason
-    assert model.status == "needs-model" and "hf download" in model.reason
+    assert model.status == "needs-model" and "no-model-here" in model.reason
+    assert "hf download" in model.reason  # how to get one
+    assert damaged.status == "failed"  # a broken PDF is not a missing model
     seen = {e.path for e in rec.of(ev.FileFinished)} | {e.path for e in rec.of(ev.FileQueued)}
     assert str(watched / "~$report.docx") not in seen and str(watched / ".hidden.docx") not in seen
     # exactly what parse -o writes for the same file
@@ -67,7 +82,7 @@ def test_dropped_files_are_read_into_the_parse_layout(watched, tmp_path):
     assert rec.of(je.FileStarted, path=str(watched / "report.docx"))  # the reader's own events
     manifest = json.loads((out / ".mineru-tui-watch.json").read_text())
     statuses = sorted(e["status"] for e in manifest["files"].values())
-    assert statuses == ["done", "failed", "needs-model"]
+    assert statuses == ["done", "failed", "failed", "needs-model"]
 
 
 def test_restart_resumes_from_the_manifest(watched, tmp_path):
@@ -186,3 +201,22 @@ def test_a_reader_process_that_dies_fails_its_file_and_is_restarted(watched, mon
         service.stop()
     assert end.status == "failed" and "reader process stopped" in end.reason
     assert nxt.status == "done"
+
+
+def test_a_page_is_read_with_the_real_engine_loaded_once(watched, tmp_path):
+    """The tiny random checkpoint through the numpy engine: events, outputs, one load."""
+    rec = Recorder()
+    service = start(watched, rec, engine={"engine": "numpy", "model": str(ROOT / "tests" / "fixtures" / "tiny")},
+                    reading={"extra": {"max_new_tokens": 4}})
+    try:
+        page_image(watched / "one.png")
+        first = rec.wait(ev.FileFinished, path=str(watched / "one.png"), timeout=120)
+        page_image(watched / "two.png")
+        second = rec.wait(ev.FileFinished, path=str(watched / "two.png"), timeout=120)
+    finally:
+        service.stop()
+    assert first.status == "done" and second.status == "done", (first, second)
+    ready = rec.of(ev.EngineReady)
+    assert len(ready) == 1 and ready[0].name == "numpy"  # loaded once, kept for the next file
+    assert rec.of(je.PageStarted, path=str(watched / "one.png"))
+    assert (tmp_path / "Scans-mineru" / "one" / "one.md").is_file()

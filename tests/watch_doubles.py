@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 
 from mineru_tui import events as je
-from mineru_tui.convert import ConvertError, convert as real_convert
+from mineru_tui.convert import ConvertError
+from mineru_tui.convert import convert as real_convert
 from mineru_tui.detect import OFFICE_KINDS, detect
 from mineru_tui.document import Document, Page, text_block, text_span, title_block
 
@@ -31,20 +32,35 @@ BLOCKS = [("title", (0.1, 0.05, 0.9, 0.1), "Scripted page {n}"),
 
 
 _PATTERN = re.compile(r"(a+)+$")
-_UNIT: list[float] = []  # seconds of one match of 16 a's (measured once per process)
+_LENGTH: dict[float, int] = {}  # hold in ms -> number of a's (calibrated once per process)
+
+
+def _match_seconds(n: int) -> float:
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        _PATTERN.match("a" * n + "b")
+        best = min(best, time.perf_counter() - t0)
+    return best
 
 
 def hold_gil(ms: float) -> None:
     """Hold the GIL for about ``ms`` milliseconds in ONE C call, as Core ML's ``predict``
     does: ``re`` never releases the GIL while matching, and ``(a+)+$`` against ``a...ab``
-    backtracks through 2**n paths, so each extra ``a`` doubles the time."""
+    backtracks through 2**n paths (each extra ``a`` doubles the time). The length whose
+    time is nearest to ``ms`` is found once, by measuring."""
     if ms <= 0:
         return
-    if not _UNIT:
-        t0 = time.perf_counter()
-        _PATTERN.match("a" * 16 + "b")
-        _UNIT.append(max(time.perf_counter() - t0, 1e-6))
-    n = 16 + max(0, round(math.log2((ms / 1000) / _UNIT[0])))
+    n = _LENGTH.get(ms)
+    if n is None:
+        n, best = 12, float("inf")
+        for k in range(12, 34):
+            t = _match_seconds(k) * 1000
+            if abs(math.log(t / ms)) < abs(math.log(best / ms)):
+                n, best = k, t
+            if t > ms:
+                break
+        _LENGTH[ms] = n
     _PATTERN.match("a" * n + "b")
 
 

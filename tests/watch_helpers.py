@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent
 SAMPLE = ROOT / "examples" / "sample.docx"
 SCRIPTED = "watch_doubles:convert"
-FAST = dict(quiet=0.15, interval=0.1)
+FAST = {"quiet": 0.15, "interval": 0.1}
 
 
 def scripted_env(monkeypatch, **knobs) -> None:
@@ -67,3 +67,18 @@ def drop(src: Path, dest: Path) -> Path:
 def fake_pdf(path: Path) -> Path:
     path.write_bytes(b"%PDF-1.7\n% scripted\n" + os.urandom(8).hex().encode() + b"\n%%EOF\n")
     return path
+
+
+def page_image(path: Path) -> Path:
+    """A real page (PNG, or PDF when the name says so) with a line of text, made with Pillow."""
+    from PIL import Image, ImageDraw
+
+    im = Image.new("RGB", (300, 420), "white")
+    ImageDraw.Draw(im).text((30, 30), f"page {path.stem}", fill="black")
+    im.save(path)
+    return path
+
+
+def no_model(tmp_path: Path) -> dict:
+    """Engine options naming a checkpoint folder that does not exist (fails at once, offline)."""
+    return {"engine": "numpy", "model": str(tmp_path / "no-model-here")}

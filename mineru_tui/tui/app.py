@@ -13,12 +13,14 @@ from __future__ import annotations
 import os
 import threading
 from collections import deque
+from contextlib import suppress
 from pathlib import Path
 
 from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.widgets import DataTable, Footer, Header, Log, TabbedContent, TabPane
 
 from mineru_tui.tui.screens import HelpScreen, OutputScreen
@@ -118,7 +120,10 @@ class WatchApp(App[int]):
         if not batch:
             return Changes()
         ch = self.board.apply(batch)
-        self._redraw(ch)
+        try:
+            self._redraw(ch)
+        except NoMatches:  # the app is closing: its panes are already gone
+            pass
         return ch
 
     def _redraw(self, ch: Changes) -> None:
@@ -215,16 +220,19 @@ class WatchApp(App[int]):
         self._draw_pages()
         self._draw_markdown()
 
+    # Highlight messages can still arrive while the app closes (its panes gone): ignored.
     @on(DataTable.RowHighlighted, "#files")
     def _file_highlighted(self, message: DataTable.RowHighlighted) -> None:
-        self._select_file(message.row_key.value)
+        with suppress(NoMatches):
+            self._select_file(message.row_key.value)
 
     @on(DataTable.RowHighlighted, "#pages")
     def _page_highlighted(self, message: DataTable.RowHighlighted) -> None:
         page = int(message.row_key.value)
         if page != self.sel_page:
             self.sel_page, self.sel_block = page, -1
-            self._draw_blocks()
+            with suppress(NoMatches):
+                self._draw_blocks()
 
     @on(DataTable.RowHighlighted, "#blocks")
     def _block_highlighted(self, message: DataTable.RowHighlighted) -> None:
@@ -232,7 +240,8 @@ class WatchApp(App[int]):
         row = self._row()
         page = row.pages.get(self.sel_page if self.sel_page is not None else min(row.pages)) \
             if row and row.pages else None
-        self.query_one(PagePreview).show(page, self.sel_block)
+        with suppress(NoMatches):
+            self.query_one(PagePreview).show(page, self.sel_block)
 
     @on(DataTable.RowSelected, "#files")
     def _file_opened(self) -> None:
@@ -337,7 +346,7 @@ def _read_md(output: str) -> str:
 def _placeholder(row: FileRow) -> str:
     if row.status == ev.NEEDS_MODEL:
         reason = row.reason.split("; " + MODEL_HINT)[0]
-        return (f"## Model needed\n\n{reason}.\n\nGet the model:\n\n"
+        return (f"## Model needed\n\n{reason}\n\nGet the model:\n\n"
                 f"```sh\nhf download opendatalab/MinerU2.5-Pro-2605-1.2B\n```\n\n"
                 f"then restart with `--model DIR` if it is not in the Hugging Face cache, and "
                 f"press **r** on this file.")
@@ -357,7 +366,15 @@ def _placeholder(row: FileRow) -> str:
 
 
 def run_app(config: WatchConfig) -> int:
-    """Run the app in this terminal; return the exit code."""
+    """Run the app in this terminal; return the exit code (0 also after SIGTERM)."""
+    import signal
+
     app = WatchApp(config)
-    code = app.run()
+    # SIGTERM (a service manager, `kill`) quits like q: the reader processes are stopped in
+    # on_unmount and the terminal is restored. Ctrl-C is a key inside the app.
+    old = signal.signal(signal.SIGTERM, lambda signum, frame: app.call_later(app.exit, 0))
+    try:
+        code = app.run()
+    finally:
+        signal.signal(signal.SIGTERM, old)
     return code if isinstance(code, int) else (app.return_code or 0)

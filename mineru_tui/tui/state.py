@@ -17,6 +17,7 @@ from mineru_tui import events as je
 from mineru_tui.watch import events as ev
 
 QUEUED, READING = "queued", "reading"
+PAGE_KINDS = ("pdf", "image")  # read by the model: the only files the live pane follows
 STATUS_LABEL = {ev.NEEDS_MODEL: "model needed"}
 
 
@@ -147,13 +148,13 @@ class Board:
             self._apply(event, ch)
         return ch
 
-    def _apply(self, e: object, ch: Changes) -> None:  # noqa: C901 (one branch per event)
+    def _apply(self, e: object, ch: Changes) -> None:
         if isinstance(e, ev.Watching):
             self.root, self.output_dir, self.mode = e.root, e.output_dir, e.mode
             self.engine, self.model = e.engine, e.model
             ch.header = True
-            ch.log.append(("information", f"watching {e.root} ({e.mode} events); results in "
-                                          f"{e.output_dir}"))
+            ch.log.append(("information",
+                           f"watching {e.root} ({e.mode} events); results in {e.output_dir}"))
         elif isinstance(e, ev.Notice):
             ch.log.append((e.level, e.text))
             if e.level in ("warning", "error"):
@@ -177,8 +178,9 @@ class Board:
             row = self.row(e.path)
             row.status, row.kind = READING, e.kind
             row.pages.clear()
-            self.live = Live(path=e.path, pages_done=self.live.pages_done,
-                             page_seconds=self.live.page_seconds)
+            if e.kind in PAGE_KINDS:  # an Office file read meanwhile does not take the pane
+                self.live = Live(path=e.path, pages_done=self.live.pages_done,
+                                 page_seconds=self.live.page_seconds)
             ch.files.add(e.path)
             ch.pages.add(e.path)
             ch.markdown.setdefault(e.path, [])
@@ -236,7 +238,7 @@ class Board:
             row.pages_total = max(row.pages_total, e.pages)
             page = self._page(e.path, e.page)
             page.status, page.markdown, page.seconds = "done", e.markdown, e.seconds
-            if row.kind in ("pdf", "image"):
+            if row.kind in PAGE_KINDS:
                 self.live.pages_done += 1
                 self.live.page_seconds += e.seconds
                 ch.live = True

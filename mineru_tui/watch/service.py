@@ -15,20 +15,32 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from mineru_tui.watch import events as ev
 from mineru_tui.watch.ignore import is_ignored
 from mineru_tui.watch.lanes import Lane, Task
-from mineru_tui.watch.manifest import DONE, FAILED, NEEDS_MODEL, Entry, Manifest, file_hash
+from mineru_tui.watch.manifest import (
+    DONE,
+    FAILED,
+    NEEDS_MODEL,
+    Entry,
+    Manifest,
+    file_hash,
+)
 from mineru_tui.watch.settle import Settler
 from mineru_tui.watch.worker import Result, Setup
 
 OFFICE, PAGES = "office", "pages"
 MODEL_HINT = ("get the model with `hf download opendatalab/MinerU2.5-Pro-2605-1.2B` (or pass "
               "--model DIR), then press r on the file")
+
+
+def with_hint(reason: str) -> str:
+    """A "model needed" reason that says how to get the model (once)."""
+    return reason if "hf download" in reason else f"{reason}; {MODEL_HINT}"
 
 
 def default_output_dir(root: Path) -> Path:
@@ -44,6 +56,7 @@ class WatchConfig:
     output_dir: Path | None = None  # None: default_output_dir(root)
     poll: bool = False
     engine: dict[str, Any] | None = None  # EngineOptions fields ({"engine": "numpy", "model": DIR})
+    reading: dict[str, Any] | None = None  # ConvertOptions fields: mode, effort, extra...
     converter: str = "mineru_tui.convert:convert"
     office_converter: str | None = None  # None: the same as converter
     quiet: float = 1.0  # seconds without events before a file is looked at
@@ -51,13 +64,11 @@ class WatchConfig:
     rescan: float = 60.0  # seconds between full rescans (events lost, observer died)
     native_factory: Callable | None = field(default=None, repr=False)  # tests: a failing observer
 
-    def resolved(self) -> "WatchConfig":
+    def resolved(self) -> WatchConfig:
         root = self.root.expanduser().resolve()
         out = (self.output_dir.expanduser().resolve() if self.output_dir
                else default_output_dir(root))
-        return WatchConfig(root, out, self.poll, self.engine, self.converter,
-                           self.office_converter, self.quiet, self.interval, self.rescan,
-                           self.native_factory)
+        return replace(self, root=root, output_dir=out)
 
 
 class WatchError(Exception):
@@ -83,8 +94,9 @@ class WatchService:
         self.settler = Settler(self._on_ready, quiet=self.config.quiet,
                                interval=self.config.interval, on_error=self._log)
         engine = self.config.engine
-        page_setup = Setup(self.config.converter, engine)
-        office_setup = Setup(self.config.office_converter or self.config.converter, engine)
+        page_setup = Setup(self.config.converter, engine, self.config.reading)
+        office_setup = Setup(self.config.office_converter or self.config.converter, engine,
+                             self.config.reading)
         self.lanes = {
             OFFICE: Lane(OFFICE, office_setup, str(self.out_dir), self.gate, self._emit,
                          self._on_result, self._log),
@@ -161,7 +173,8 @@ class WatchService:
 
     def cancel_current(self) -> bool:
         """Cancel the file(s) being read now; True when something was running."""
-        return any([lane.cancel_current() for lane in self.lanes.values()])
+        asked = [lane.cancel_current() for lane in self.lanes.values()]  # every lane, no short cut
+        return any(asked)
 
     def requeue(self, path: str | Path) -> None:
         """Read ``path`` again even if the manifest says it is done or failed (the ``r`` key)."""
@@ -235,7 +248,7 @@ class WatchService:
                 return
             if entry.status in (FAILED, NEEDS_MODEL):
                 status = ev.NEEDS_MODEL if entry.status == NEEDS_MODEL else ev.FAILED
-                reason = entry.reason + (f"; {MODEL_HINT}" if status == ev.NEEDS_MODEL else "")
+                reason = with_hint(entry.reason) if status == ev.NEEDS_MODEL else entry.reason
                 self._emit(ev.FileFinished(key, status, reason, kind=entry.kind,
                                            note="failed before: read again when it changes, "
                                                 "or press r"))
@@ -295,7 +308,7 @@ class WatchService:
             self.manifest.record(task.sha, Entry(rel, status, kind=result.kind, reason=reason,
                                                  seconds=round(result.seconds, 3)))
             if status == NEEDS_MODEL:
-                reason = f"{reason}; {MODEL_HINT}"
+                reason = with_hint(reason)
         with self._lock:
             self._active.pop(task.path, None)
             again = task.path in self._dirty

@@ -33,6 +33,7 @@ class Setup:
 
     converter: str = "mineru_tui.convert:convert"  # "module:function" (tests use doubles)
     engine: dict[str, Any] | None = None  # EngineOptions fields (built here: no numpy upstairs)
+    reading: dict[str, Any] | None = None  # other ConvertOptions fields: mode, effort, extra...
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ def main() -> None:
 
     convert = load_callable(setup.converter)
     engine = _make_engine(setup.engine)
-    options = ConvertOptions(engine=engine)
+    options = ConvertOptions(engine=engine, **(setup.reading or {}))
     announced = False
     while (job := jobs.get()) is not None:
         cancel.clear()
@@ -128,7 +129,22 @@ def main() -> None:
 def _make_engine(fields: dict[str, Any] | None):
     from mineru_tui.engines import EngineOptions, LazyEngine
 
-    return LazyEngine(EngineOptions(**(fields or {})))
+    class Engine(LazyEngine):
+        """A LazyEngine that remembers why it could not open (no model, no server), so a
+        file failing for that reason is shown as "model needed", not as a broken file."""
+
+        open_error: str | None = None
+
+        def get(self):
+            try:
+                engine = super().get()
+            except Exception as e:
+                self.open_error = str(e) or type(e).__name__
+                raise
+            self.open_error = None
+            return engine
+
+    return Engine(EngineOptions(**(fields or {})))
 
 
 def _run(job: Job, convert, options, cancel: threading.Event, emit) -> Result:
@@ -142,14 +158,19 @@ def _run(job: Job, convert, options, cancel: threading.Event, emit) -> Result:
             kinds.append(ev.kind)
         emit(ev)
 
+    if hasattr(options.engine, "open_error"):
+        options.engine.open_error = None  # this file's own outcome only
     t0 = time.perf_counter()
     try:
         doc = convert(Path(job.path), options, on_event=on_event, cancel=cancel)
+    except KeyboardInterrupt:  # the page reader's PagesInterrupted (SIGINT is ignored here)
+        return Result("cancelled", kinds[0] if kinds else "", reason="cancelled")
     except ConvertError as e:
         kind = kinds[0] if kinds else ""
         if cancel.is_set():
             return Result("cancelled", kind, reason="cancelled")
-        status = "needs-model" if model_missing(kind, e.reason) else "failed"
+        no_engine = getattr(options.engine, "open_error", None) is not None
+        status = "needs-model" if no_engine or model_missing(kind, e.reason) else "failed"
         return Result(status, kind, reason=e.reason, seconds=time.perf_counter() - t0)
     except Exception as e:  # a converter that breaks its contract: still one line
         return Result("failed", kinds[0] if kinds else "",

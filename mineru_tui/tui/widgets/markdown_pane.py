@@ -22,6 +22,7 @@ class MarkdownPane(VerticalScroll):
         self.path: str | None = None
         self.pages_shown = 0
         self.text = ""
+        self.placeholder = False  # the text is a status line ("Reading…"), not the document
 
     def compose(self) -> ComposeResult:
         yield Markdown(id="markdown")
@@ -31,8 +32,10 @@ class MarkdownPane(VerticalScroll):
         return self.query_one("#markdown", Markdown)
 
     def show(self, path: str | None, text: str, pages: int) -> None:
-        """Show ``text`` (``pages`` pages of ``path``) from the top."""
+        """Show ``text`` (``pages`` pages of ``path``) from the top; with ``pages == 0`` the
+        text is a placeholder that the first page replaces."""
         self.path, self.pages_shown = path, pages
+        self.placeholder = pages == 0
         self.text = text[:MAX_CHARS]
         self.markdown.update(self.text)
         self.scroll_home(animate=False)
@@ -40,6 +43,9 @@ class MarkdownPane(VerticalScroll):
     def append_pages(self, parts: list[str]) -> None:
         """Pages that just finished, in order, for the file already shown."""
         add = "\n\n".join(p for p in parts if p)
+        if self.placeholder:
+            self.show(self.path, add, self.pages_shown + len(parts))
+            return
         self.pages_shown += len(parts)
         if not add or len(self.text) >= MAX_CHARS:
             return

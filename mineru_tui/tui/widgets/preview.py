@@ -36,8 +36,8 @@ def render_boxes(page: PageRow | None, width: int, height: int, selected: int = 
     for b in (page.blocks if page else []):
         colour = TYPE_COLOUR.get(b.type, OTHER)
         x0, y0, x1, y1 = b.bbox
-        ax, bx = int(x0 * (pw - 1)), int(round(x1 * (pw - 1)))
-        ay, by = int(y0 * (ph - 1)), int(round(y1 * (ph - 1)))
+        ax, bx = int(x0 * (pw - 1)), round(x1 * (pw - 1))
+        ay, by = int(y0 * (ph - 1)), round(y1 * (ph - 1))
         for y in range(ay, by + 1):
             for x in range(ax, bx + 1):
                 edge = y in (ay, by) or x in (ax, bx)
