@@ -144,7 +144,7 @@ class Package:
         self._lower: dict[str, zipfile.ZipInfo] = {}
         for info in self._zip.infolist():
             name = info.filename.replace("\\", "/").lstrip("/")
-            self._exact.setdefault(name, info)
+            self._exact[name] = info  # a repeated name: the last entry, as zipfile reads it
             self._lower.setdefault(name.lower(), info)
         self.budget = PARSE_BUDGET[kind] if budget is None else budget
         self.parsed = 0  # decompressed XML bytes handed to parsers so far
