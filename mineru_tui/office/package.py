@@ -27,7 +27,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from mineru_tui.errors import InputError
+from mineru_tui.errors import InputError, cut_warning
 
 # Decompressed XML all parsers of one file may read together, per format. The cost of a
 # byte depends on what the reader builds from it: a crafted Word body of one-letter
@@ -261,7 +261,8 @@ class Package:
         if info is None:
             return None
         if limit is not None and info.file_size > limit:
-            self.warnings.append(f"{name}: part too large ({info.file_size} bytes), skipped")
+            self.warnings.append(cut_warning(f"{name}: part too large ({info.file_size} bytes, "
+                                             f"the limit is {limit}), skipped"))
             return None
         try:
             return self.blob(name)
