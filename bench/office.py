@@ -277,7 +277,12 @@ def main() -> int:
                "there.", "",
                *lines, ""]
         a.doc.parent.mkdir(parents=True, exist_ok=True)
-        a.doc.write_text("\n".join(doc), encoding="utf-8")
+        text = "\n".join(doc)
+        old = a.doc.read_text(encoding="utf-8") if a.doc.exists() else ""
+        start, end = "<!-- bombs:start -->", "<!-- bombs:end -->"
+        if start in old and end in old:  # bench/office_bombs.py's section is kept
+            text = text.rstrip("\n") + "\n\n" + old[old.index(start):old.index(end) + len(end)] + "\n"
+        a.doc.write_text(text, encoding="utf-8")
         print(f"\nwrote {a.doc}", file=sys.stderr)
     return 0
 

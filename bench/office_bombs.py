@@ -195,12 +195,31 @@ def main() -> None:
             print(row, flush=True)
             lines.append(row)
     if args.doc:
-        cmd = "python bench/office_bombs.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-        with open(args.doc, "a") as fh:
-            fh.write(f"\n\nMachine: {platform.machine()}, {os.cpu_count()} cores, "
-                     f"Python {platform.python_version()}; command: `{cmd}`\n\n")
-            fh.write("\n".join(lines) + "\n")
+        cmd = ("env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/office_bombs.py "
+               + " ".join(shlex.quote(a) for a in sys.argv[1:]))
+        block = "\n".join([
+            "<!-- bombs:start -->", "## Crafted bombs (issue 9)", "",
+            f"Written by `bench/office_bombs.py` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: "
+            f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+            f"mineru-tui commit {_commit()}, shared machine (run under the heavy-job lock).", "",
+            "```sh", cmd, "```", "",
+            "Each bomb is parsed by `python -m mineru_tui parse FILE` in a fresh process; wall "
+            "time, peak RSS of that process, exit code and the first stderr line. What each bomb "
+            "is: see the script's docstring; limits: docs/office-limits.md.", "",
+            *lines, "<!-- bombs:end -->"])
+        old = args.doc.read_text(encoding="utf-8") if args.doc.exists() else ""
+        start, end = "<!-- bombs:start -->", "<!-- bombs:end -->"
+        if start in old and end in old:
+            old = old[:old.index(start)] + block + old[old.index(end) + len(end):]
+        else:
+            old = old.rstrip("\n") + "\n\n" + block + "\n"
+        args.doc.write_text(old, encoding="utf-8")
 
+
+def _commit() -> str:
+    r = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                       capture_output=True, text=True, check=False)
+    return r.stdout.strip() or "?"
 
 if __name__ == "__main__":
     main()

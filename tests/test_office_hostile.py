@@ -158,3 +158,27 @@ def _xlsx(path: Path, sheets: list[str]) -> Path:
             z.writestr(f"xl/worksheets/sheet{i + 1}.xml",
                        f'<worksheet xmlns="{main}"><sheetData>{rows}</sheetData></worksheet>')
     return path
+
+
+@pytest.mark.filterwarnings("ignore:Duplicate name")  # raw= writes a second document.xml
+def test_a_broken_main_part_reads_as_a_sentence_with_the_cause_kept_for_v(tmp_path):
+    path = tmp_path / "cut.docx"
+    path.write_bytes(build_docx(p("x"), raw={"word/document.xml": (
+        '<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/'
+        'wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>cut here').encode()}))
+    with pytest.raises(InputError) as err:
+        read_office(path, "docx")
+    assert str(err.value) == "not a readable Word document (its main part is damaged)"
+    assert "corrupt XML in word/document.xml" in err.value.detail
+
+
+def test_a_big_body_is_parsed_and_counted_once(tmp_path, monkeypatch):
+    # parts over CACHE_MAX are not cached by the package; the Word reader still parses its
+    # body once, so a budget of 1.5 bodies is enough
+    path = tmp_path / "body.docx"
+    path.write_bytes(build_docx(p("line") * 2000))
+    with zipfile.ZipFile(path) as z:
+        size = z.getinfo("word/document.xml").file_size
+    monkeypatch.setattr(package, "CACHE_MAX", 1000)
+    monkeypatch.setitem(package.PARSE_BUDGET, "docx", size * 3 // 2)
+    assert len(read_office(path, "docx").pages[0].para_blocks) == 2000

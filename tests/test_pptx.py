@@ -465,7 +465,7 @@ def test_notes_footer_placeholders_and_hidden_slide(tmp_path):
             text = "7" if ph.get("type") == "sldNum" else "Company footer"
             body.append(etree.fromstring(f'<a:p xmlns:a="{A}"><a:r><a:t>{text}</a:t></a:r></a:p>'))
             slide.shapes._spTree.append(clone)
-    empty = prs.slides.add_slide(prs.slide_layouts[1])  # empty placeholders only
+    prs.slides.add_slide(prs.slide_layouts[1])  # empty placeholders only
     hidden = prs.slides.add_slide(prs.slide_layouts[6])
     add_box(hidden, "Secret slide", 1, 1)
     hidden._element.set("show", "0")
@@ -621,9 +621,9 @@ MATH_PARA = (
     f'<m:oMath><m:r><m:t>x=1</m:t></m:r></m:oMath></m:oMathPara></a14:m></mc:Choice>'
     f'<mc:Fallback><a:r xmlns:a="{A}"><a:t>[image]</a:t></a:r></mc:Fallback></mc:AlternateContent>')
 MATH_INLINE = (
-    f'<a14:m xmlns:a14="http://schemas.microsoft.com/office/drawing/2010/main">'
-    f'<m:oMath xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/math">'
-    f'<m:r><m:t>y</m:t></m:r></m:oMath></a14:m>')
+    '<a14:m xmlns:a14="http://schemas.microsoft.com/office/drawing/2010/main">'
+    '<m:oMath xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/math">'
+    '<m:r><m:t>y</m:t></m:r></m:oMath></a14:m>')
 
 
 def test_omml_equations_in_text(tmp_path):

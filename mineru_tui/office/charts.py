@@ -12,8 +12,6 @@ by the readers, through :mod:`mineru_tui.office.chart_kind`.
 from __future__ import annotations
 
 import math
-import re
-from datetime import datetime, timedelta
 
 from mineru_tui.document import (Block, BlockType, Cell, Table, table_block, text_block,
                                  text_span)
@@ -30,9 +28,6 @@ def _cell(text: str, header: bool = False) -> Cell:
     return Cell(blocks=[text_block([text_span(text)])] if text else [], header=header)
 
 
-_DECIMALS = re.compile(r"0\.(0+)")
-_DATE_CODE = re.compile(r"[dmyhs]", re.I)
-_EPOCH = datetime(1899, 12, 30)  # serial 1 = 1900-01-01 (Excel's leap-year bug included)
 
 
 def format_number(raw: str, code: str | None) -> str:

@@ -1,4 +1,8 @@
-"""Excel number formats: a cell's stored number shown as the sheet shows it.
+"""Numbers as Office shows them: Excel number formats, and list counters.
+
+:func:`format_number` shows a stored number as a sheet (or a chart of any format, whose
+caches carry the same format codes) shows it; :func:`word_counter` and :func:`roman` write
+list numbers for the Word and PowerPoint readers.
 
 A format code has up to four ``;``-separated sections (positive; negative; zero; text),
 optionally with conditions (``[>=100]``), colours (``[Red]``), currency/locale tags
@@ -648,3 +652,27 @@ def roman(n: int) -> str:
             out.append(letters)
             n -= value
     return "".join(out)
+
+
+def _letters(n: int) -> str:
+    # Word repeats the letter: a..z, aa..zz, aaa...
+    if n <= 0:
+        return str(n)
+    return chr(ord("a") + (n - 1) % 26) * ((n - 1) // 26 + 1)
+
+
+def word_counter(n: int, fmt: str) -> str:
+    """A Word list counter in its ``w:numFmt`` (unknown formats fall back to decimal)."""
+    if fmt == "lowerLetter":
+        return _letters(n)
+    if fmt == "upperLetter":
+        return _letters(n).upper()
+    if fmt == "lowerRoman":
+        return roman(n)
+    if fmt == "upperRoman":
+        return roman(n).upper()
+    if fmt == "decimalZero":
+        return f"{n:02d}"
+    if fmt in ("none", "bullet"):
+        return ""
+    return str(n)

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from mineru_tui.errors import InputError
+from mineru_tui.errors import InputError, cut_warning
 
 # Decompressed XML all parsers of one file may read together, per format. The cost of a
 # byte depends on what the reader builds from it: a crafted Word body of one-letter
@@ -144,7 +144,7 @@ class Package:
         self._lower: dict[str, zipfile.ZipInfo] = {}
         for info in self._zip.infolist():
             name = info.filename.replace("\\", "/").lstrip("/")
-            self._exact.setdefault(name, info)
+            self._exact[name] = info  # a repeated name: the last entry, as zipfile reads it
             self._lower.setdefault(name.lower(), info)
         self.budget = PARSE_BUDGET[kind] if budget is None else budget
         self.parsed = 0  # decompressed XML bytes handed to parsers so far
@@ -261,7 +261,8 @@ class Package:
         if info is None:
             return None
         if limit is not None and info.file_size > limit:
-            self.warnings.append(f"{name}: part too large ({info.file_size} bytes), skipped")
+            self.warnings.append(cut_warning(f"{name}: part too large ({info.file_size} bytes, "
+                                             f"the limit is {limit}), skipped"))
             return None
         try:
             return self.blob(name)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 import re
 
-from mineru_tui.office.numfmt import roman
+from mineru_tui.office.numfmt import word_counter
 from mineru_tui.office.docx.wml import int_val, on_off, val, w
 
 _PLACEHOLDER = re.compile(r"%([1-9])")
@@ -163,33 +163,9 @@ class ListCounter:
             i = int(match.group(1)) - 1
             li = level(i)
             n = counts.get(i, li.start)
-            return format_number(n, "decimal" if (lvl.legal and i != ilvl) or li.legal else li.fmt)
+            return word_counter(n, "decimal" if (lvl.legal and i != ilvl) or li.legal else li.fmt)
 
         marker = _PLACEHOLDER.sub(number, lvl.text).strip()
         if lvl.fmt == "none" or not marker:
             return ListLabel(marker or "-", aid, False, bool(marker))
         return ListLabel(marker, aid, False, True)
-
-
-def _letters(n: int) -> str:
-    # Word repeats the letter: a..z, aa..zz, aaa...
-    if n <= 0:
-        return str(n)
-    return chr(ord("a") + (n - 1) % 26) * ((n - 1) // 26 + 1)
-
-
-def format_number(n: int, fmt: str) -> str:
-    """A counter value in an OOXML number format (unknown formats fall back to decimal)."""
-    if fmt == "lowerLetter":
-        return _letters(n)
-    if fmt == "upperLetter":
-        return _letters(n).upper()
-    if fmt == "lowerRoman":
-        return roman(n)
-    if fmt == "upperRoman":
-        return roman(n).upper()
-    if fmt == "decimalZero":
-        return f"{n:02d}"
-    if fmt in ("none", "bullet"):
-        return ""
-    return str(n)

@@ -21,11 +21,12 @@ _W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 class PartRef:
     """One package part: name (``/word/document.xml``), XML, bytes, relationships."""
 
-    __slots__ = ("package", "_name")
+    __slots__ = ("package", "_name", "_root")
 
     def __init__(self, package: Package, name: str):
         self.package = package
         self._name = name.lstrip("/")
+        self._root = None
 
     @property
     def name(self) -> str:
@@ -37,8 +38,11 @@ class PartRef:
         return base.rsplit(".", 1)[-1] if "." in base else "bin"
 
     def xml(self):
-        """The part's root element (parsed once; :class:`PartError` when broken)."""
-        return self.package.xml(self._name)
+        """The part's root element (parsed once, kept by this view even when the package
+        does not cache a part that large; :class:`PartError` when broken)."""
+        if self._root is None:
+            self._root = self.package.xml(self._name)
+        return self._root
 
     def blob(self) -> bytes:
         return self.package.blob(self._name)
@@ -76,13 +80,17 @@ def open_main_part(path: str | Path) -> PartRef:
         package.close()
         raise InputError("not a readable Word document (the package names no main "
                          "document part)")
+    part = PartRef(package, main)
     try:
-        root = package.xml(main)
+        root = part.xml()
     except PartError as exc:
         package.close()
         raise InputError("not a readable Word document (its main part is damaged)",
                          str(exc)) from None
+    except BaseException:  # the parse budget, an interrupt
+        package.close()
+        raise
     if root.find(f"{{{_W_NS}}}body") is None and root.tag != f"{{{_W_NS}}}document":
         package.close()
         raise InputError(f"not a Word document (its main part is {main})")
-    return PartRef(package, main)
+    return part
