@@ -136,6 +136,17 @@ def test_inline_and_display_equations():
     # what a Markdown reader decodes (entities, backslash escapes) must not smuggle one in
     "javascript&#58;alert(1)", "javascript&colon;alert(1)", "jav&#97;script:alert(1)",
     "&#106;avascript:alert(1)", "java&#x09;script:alert(1)", "javascript\\:alert(1)",
+    # the reader's disk: file URLs, UNC and absolute paths, and relative paths
+    "file:///etc/passwd", "FILE://host/share/x", "\\\\host\\share\\x", "//host/share/x",
+    "/etc/passwd", "C:\\Users\\me\\x.docx", "other.docx", "../../etc/passwd",
+    "ftp://example.org/x", "tel:+123", "smb://host/share",
+    # obfuscated schemes, judged after normalising
+    "%6Aavascript:alert(1)", "%256Aavascript:alert(1)", "&#x25;6Aavascript:alert(1)",
+    "java\u200bscript:alert(1)", "\u200bjavascript:alert(1)", "j\u00adavascript:alert(1)",
+    "jаvascript:alert(1)",  # Cyrillic a
+    "ｊavascript:alert(1)", "ｈttps://example.org",  # full-width: NFKC makes them ASCII
+    "httрs://example.org",  # Cyrillic er: a browser would take it for a relative path
+    "%68ttps://example.org", "https&#58;//example.org",
 ])
 def test_unsafe_links_are_dropped_keeping_the_text(url):
     assert safe_url(url) is None
@@ -148,7 +159,7 @@ def test_unsafe_links_are_dropped_keeping_the_text(url):
     ("https://example.org/a b", "https://example.org/a%20b"),
     ("https://en.wikipedia.org/wiki/Foo_(bar)", "https://en.wikipedia.org/wiki/Foo_%28bar%29"),
     ("mailto:me@example.org", "mailto:me@example.org"),
-    ("#_Toc123", "#_Toc123"), ("other.docx", "other.docx"),
+    ("#_Toc123", "#_Toc123"), ("HTTPS://x.org", "HTTPS://x.org"),
     ("https://x.org/?q=a&amp;b", "https://x.org/?q=a&amp;b"),
 ])
 def test_safe_links_keep_their_target(url, target):

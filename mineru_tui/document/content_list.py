@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from mineru_tui.document.html_table import table_body_html
-from mineru_tui.document.markdown import block_to_md
+from mineru_tui.document.links import safe_image_name
+from mineru_tui.document.markdown import equation_latex
 from mineru_tui.document.model import Block, BlockType, Document, SpanType, plain_text, walk
 
 
@@ -63,13 +64,14 @@ def _content_entry(block: Block, page_idx: int, image_prefix: str) -> dict | Non
         path = ""
         for line in (l for b in block.blocks if b.type == BlockType.IMAGE_BODY for l in b.lines):
             for s in line.spans:
-                if s.image_path:
+                if safe_image_name(s.image_path):
                     path = image_prefix + s.image_path
         entry = {"type": "image", "img_path": path,
                  "image_caption": _captions(block, BlockType.IMAGE_CAPTION),
                  "image_footnote": _captions(block, BlockType.IMAGE_FOOTNOTE)}
     elif t == BlockType.INTERLINE_EQUATION:
-        entry = {"type": "equation", "img_path": "", "text": block_to_md(block, image_prefix),
+        latex = equation_latex(block)  # as the document has it: JSON needs no Markdown escaping
+        entry = {"type": "equation", "img_path": "", "text": f"$$\n{latex}\n$$" if latex else "",
                  "text_format": "latex"}
     elif t == BlockType.CODE:
         entry = {"type": "code", "sub_type": block.sub_type or "code",
