@@ -1,42 +1,43 @@
-"""The ``parse`` job: gather inputs, read each, write or print the results, report.
+"""The ``parse`` job: gather inputs, convert each, write or print the results, report.
 
 Kept apart from the Typer wiring in :mod:`mineru_tui.cli` so it can be driven (and
-tested) with plain arguments and streams. Nothing here imports a reader until a file of
-its kind comes up, and nothing imports Textual.
+tested) with plain arguments and streams. Files are read through
+:func:`mineru_tui.convert.convert` (the one dispatch on file types) and written through
+:func:`mineru_tui.output.write_outputs`; nothing here imports a reader or Textual.
 
 Rules the CLI documents:
 
-* stdout carries results only; progress, notes, warnings and errors go to stderr;
+* stdout carries results only; progress, notes, warnings and errors go to stderr, one
+  line each, with file names escaped (:func:`mineru_tui.console.shown`);
 * a batch goes on past a failing file, and every failure is named at the end as
   ``error: PATH: REASON``; the return code is 0 (all ok), 1 (some input failed),
-  130 (interrupted) or 143 (terminated);
+  130 (interrupted) or 143 (terminated), the last two whatever a library did with the
+  interrupt (:mod:`mineru_tui.interrupts`);
 * folders are walked recursively in sorted order; hidden entries, Office lock files
-  (``~$...``) and files that are not documents are skipped quietly; PDF and image files
-  found in a folder are skipped with one note until the page reader lands.
+  (``~$...``), output sets this tool wrote and files that are not documents are skipped
+  quietly; PDF and image files are skipped with one note while page reading is not
+  available;
+* while a PDF or image is read, the first Ctrl-C asks the page reader to stop between two
+  tokens (a second one stops at once); with ``-o`` its finished pages are written.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
-from mineru_tui.detect import (DEFAULT_LIMITS, KIND_IMAGE, KIND_PDF, OFFICE_KINDS,
-                               Detected, RecognisedError, ZipLimits, detect)
-from mineru_tui.console import one_line
-from mineru_tui.errors import InputError
-
-NEEDS_MODEL = {
-    KIND_PDF: "PDF page reading needs the MinerU2.5 model; it is not available in this "
-              "version yet",
-    KIND_IMAGE: "image page reading needs the MinerU2.5 model; it is not available in this "
-                "version yet (`mineru-tui generate FILE` prints the model's raw output for one "
-                "image)",
-}
+from mineru_tui import interrupts
+from mineru_tui.console import line, shown
+from mineru_tui.detect import (DEFAULT_LIMITS, OFFICE_KINDS, PAGE_KINDS, Detected,
+                               RecognisedError, ZipLimits, detect)
+from mineru_tui.errors import InputError, is_cut_warning, os_reason
+from mineru_tui.interrupts import Terminated  # noqa: F401  (re-exported for the CLI)
 
 # Names that mark a file as meant to be a document, so that a broken one found in a folder
 # is reported rather than skipped. Only a hint for reporting: the type comes from the bytes.
@@ -49,18 +50,24 @@ BUG_HINT = ("this is a bug in mineru-tui, please report it with the file if you 
             "(rerun with --debug for the traceback)")
 
 
-class Terminated(BaseException):
-    """Raised from the SIGTERM handler so the batch can clean up like on Ctrl-C."""
-
-
 @dataclass
 class Item:
-    """One input file: where it is, how to name it to the user, what it was found to be."""
+    """One input file: where it is, what it was found to be, or why it cannot be read."""
 
     path: Path
-    display: str
     detected: Detected | None = None
     error: str | None = None  # a failure known before reading (missing, empty folder...)
+    detail: str | None = None  # its technical cause, for -v
+
+    @property
+    def name(self) -> str:
+        """The path as given (JSON "file" carries it as is)."""
+        return str(self.path)
+
+    @property
+    def display(self) -> str:
+        """The path as printed on a terminal: control characters escaped."""
+        return shown(self.path)
 
 
 @dataclass
@@ -72,19 +79,41 @@ class Options:
     debug: bool = False
     progress: bool = False  # per-file lines on stderr
     limits: ZipLimits = DEFAULT_LIMITS
+    reading: Any = None  # ConvertOptions for every file (engine, mode, pages...); None: defaults
+    live: bool = False  # draw the page reader's progress line (stderr is a terminal)
 
 
 @dataclass
 class Report:
     ok: int = 0
-    failures: list[tuple[str, str]] = field(default_factory=list)
+    failures: list[tuple[Item, str, str | None]] = field(default_factory=list)
+
+
+def out_dir_problem(out_dir: Path) -> str | None:
+    """Why ``out_dir`` cannot be the output folder (a usage error), or None."""
+    p = out_dir
+    while True:
+        try:
+            st = p.stat()
+        except (FileNotFoundError, NotADirectoryError):
+            if p.parent == p:
+                return None
+            p = p.parent
+            continue
+        except OSError as e:
+            return f"cannot use {shown(p)}: {os_reason(e)}"
+        if stat.S_ISDIR(st.st_mode):
+            return None
+        what = "is a file, not a folder" if p == out_dir else f"is inside {shown(p)}, a file"
+        return f"{shown(out_dir)} {what}"
 
 
 def gather(args: list[Path], opts: Options, note) -> list[Item]:
     """Expand the command-line paths into items, in order, each file once."""
     items: list[Item] = []
-    seen: set[Path] = set()
-    skip_dir = opts.out_dir.resolve() if opts.out_dir else None
+    seen: set[str] = set()
+    skip_dir = _key(opts.out_dir) if opts.out_dir else None
+    pages_ok = _page_reading_available()
 
     def add(item: Item) -> None:
         key = _key(item.path)
@@ -93,39 +122,60 @@ def gather(args: list[Path], opts: Options, note) -> list[Item]:
             items.append(item)
 
     for arg in args:
-        if not arg.is_dir():
-            add(Item(arg, str(arg)))
+        if not _is_dir(arg):
+            add(Item(arg))
             continue
-        found, pages = _walk(arg, opts, skip_dir)
+        found, pages = _walk(arg, opts, skip_dir, pages_ok)
         if pages and not opts.quiet:
-            note(f"note: {arg}: skipped {pages} PDF/image file{'s' * (pages != 1)} "
+            note(f"note: {shown(arg)}: skipped {pages} PDF/image file{'s' * (pages != 1)} "
                  f"(page reading is not available in this version yet)")
         if not found:
-            items.append(Item(arg, str(arg), error="no Office documents found "
-                                                   "(.docx, .pptx, .xlsx) in this folder"))
+            items.append(Item(arg, error="no Office documents found (.docx, .pptx, .xlsx) "
+                                         "in this folder"))
         for item in found:
             add(item)
     return items
 
 
-def _key(p: Path) -> Path:
+def _page_reading_available() -> bool:
+    from importlib.util import find_spec
     try:
-        return p.resolve()
-    except OSError:
-        return p.absolute()
+        return find_spec("mineru_tui.pages") is not None
+    except (ImportError, ValueError):
+        return False
 
 
-def _walk(root: Path, opts: Options, skip_dir: Path | None) -> tuple[list[Item], int]:
+def _key(p: Path) -> str:
+    """The real path of ``p`` where it can be found (never raises: loops, long names...)."""
+    try:
+        return os.path.realpath(p)
+    except (OSError, RuntimeError, ValueError):
+        return os.path.abspath(p)
+
+
+def _is_dir(p: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.stat(p).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def _walk(root: Path, opts: Options, skip_dir: str | None,
+          pages_ok: bool) -> tuple[list[Item], int]:
+    from mineru_tui.output import MANIFEST
+
     files: list[tuple[tuple[str, ...], Path]] = []
     unreadable: list[Item] = []
 
     def on_error(e: OSError) -> None:
         where = Path(e.filename) if e.filename else root
-        unreadable.append(Item(where, str(where), error=f"cannot read folder: "
-                                                      f"{e.strerror or e}"))
+        unreadable.append(Item(where, error=f"cannot read the folder: {os_reason(e)}"))
 
     for dirpath, dirnames, filenames in os.walk(root, onerror=on_error):
         here = Path(dirpath)
+        if here != root and os.path.isfile(here / MANIFEST):
+            dirnames[:] = []  # an output set this tool wrote: never read as input
+            continue
         dirnames[:] = [d for d in dirnames if not d.startswith(".")
                        and (skip_dir is None or _key(here / d) != skip_dir)]
         for name in filenames:
@@ -140,14 +190,14 @@ def _walk(root: Path, opts: Options, skip_dir: Path | None) -> tuple[list[Item],
         try:
             det = detect(path, opts.limits)
         except RecognisedError as e:
-            found.append(Item(path, str(path), error=str(e)))
+            found.append(Item(path, error=str(e), detail=e.detail))
             continue
         except InputError as e:
             if path.suffix.lower() in _DOC_SUFFIXES:
-                found.append(Item(path, str(path), error=str(e)))
+                found.append(Item(path, error=str(e), detail=e.detail))
             continue
-        if det.kind in OFFICE_KINDS:
-            found.append(Item(path, str(path), detected=det))
+        if det.kind in OFFICE_KINDS or (det.kind in PAGE_KINDS and pages_ok):
+            found.append(Item(path, detected=det))
         else:
             pages += 1
     return unreadable + found, pages
@@ -159,43 +209,49 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
 
-    def err(line: str) -> None:
-        print(line, file=stderr, flush=True)
+    def err(text: str) -> None:
+        print(text, file=stderr, flush=True)
 
     report = Report()
     items: list[Item] = []
+    live = _Live(stderr if opts.live else None)
     try:
         items = gather(args, opts, err)
-        single = len(args) == 1 and len(items) == 1 and not args[0].is_dir()
-        stems = None
+        single = len(args) == 1 and len(items) == 1 and not _is_dir(args[0])
+        stems = written = None
         if opts.out_dir is not None:
             from mineru_tui.output import assign_stems
             stems = assign_stems([i.path for i in items])
+            written: set[str] = set()
         json_entries: list[dict] = []
         first_md = True
         for n, item in enumerate(items):
+            interrupts.check()  # an interrupt a library swallowed still stops the batch
             prefix = f"[{n + 1}/{len(items)}] " if len(items) > 1 else ""
             t0 = time.perf_counter()
             try:
-                doc, kind = _read(item, opts)
+                doc, kind = _read(item, opts, live)
+                interrupts.check()  # the result may be partial if a reader ate Ctrl-C
                 dt = time.perf_counter() - t0
                 where = ""
                 if opts.out_dir is not None:
-                    assert stems is not None
-                    final = _guard(lambda: _write(doc, opts.out_dir, stems[n]),
-                                   "the output writer")
-                    where = f" -> {final}{os.sep}"
-                    natural = item.path.stem if item.path.suffix else item.path.name
-                    if stems[n] != natural.strip() and not opts.quiet:
-                        err(f"note: {item.display}: written to {final}{os.sep} "
-                            f"(the name {natural!r} is taken in this batch)")
+                    assert stems is not None and written is not None
+                    stem, why = stems[n]
+                    done = _guard(lambda: _write(doc, opts.out_dir, stem, item.path, written),
+                                  "the output writer")
+                    written.add(done.path.name)
+                    where = f" -> {shown(done.path)}{os.sep}"
+                    whys = ([why] if why else []) + done.notes
+                    if whys and not opts.quiet:
+                        err(f"note: {item.display}: written to {shown(done.path)}{os.sep} "
+                            f"({line('; '.join(whys))})")
                 elif opts.fmt == "json":
                     from mineru_tui.output import content_list_for_stdout, dumps_json
                     content = _guard(lambda: content_list_for_stdout(doc), "the renderer")
                     if single:
                         stdout.write(dumps_json(content))
                     else:
-                        json_entries.append({"file": item.display, "content_list": content})
+                        json_entries.append({"file": item.name, "content_list": content})
                 else:
                     from mineru_tui.output import markdown_for_stdout
                     md = _guard(lambda: markdown_for_stdout(doc), "the renderer")
@@ -206,16 +262,19 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
                         first_md = False
                     stdout.write(md)
                     stdout.flush()
-            except (KeyboardInterrupt, Terminated):
+            except (KeyboardInterrupt, Terminated) as e:
+                if stems is not None and written is not None:
+                    _keep_finished_pages(e, item, opts, stems[n][0], written, err)
                 raise
             except _Failure as f:
-                report.failures.append((item.display, f.reason))
+                interrupts.check()  # a failure caused by an interrupt is not the file's
+                report.failures.append((item, f.reason, f.detail))
                 if opts.progress:
                     err(f"{prefix}{item.display}: failed")
                 if f.trace and (opts.debug or opts.verbose):
                     err(f.trace.rstrip())
                 if opts.fmt == "json" and opts.out_dir is None and not single:
-                    json_entries.append({"file": item.display, "error": f.reason})
+                    json_entries.append({"file": item.name, "error": f.reason})
                 continue
             report.ok += 1
             if opts.progress:
@@ -223,62 +282,131 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
                 if doc.images:
                     facts.append(f"{len(doc.images)} image{'s' * (len(doc.images) != 1)}"
                                  + ("" if opts.out_dir else " not written (use -o DIR)"))
-                if doc.warnings and not opts.verbose:
-                    facts.append(f"{len(doc.warnings)} warning"
-                                 f"{'s' * (len(doc.warnings) != 1)} (-v lists them)")
+                hidden = [w for w in doc.warnings if not is_cut_warning(w)]
+                if hidden and not opts.verbose:
+                    facts.append(f"{len(hidden)} warning{'s' * (len(hidden) != 1)} "
+                                 f"(-v lists them)")
                 facts.append(f"{dt:.2f} s")
                 err(f"{prefix}{item.display}: ok ({', '.join(facts)}){where}")
-            if opts.verbose:
-                for w in doc.warnings:
-                    err(f"warning: {item.display}: {w}")
+            for w in doc.warnings:
+                if opts.verbose or (is_cut_warning(w) and not opts.quiet):
+                    err(f"warning: {item.display}: {line(w)}")
+        interrupts.check()
         if opts.fmt == "json" and opts.out_dir is None and not single:
             from mineru_tui.output import dumps_json
             stdout.write(dumps_json(json_entries))
             stdout.flush()
-    except KeyboardInterrupt:
-        _finish(report, opts, err, len(items), interrupted="interrupted")
-        return 130
-    except Terminated:
-        _finish(report, opts, err, len(items), interrupted="terminated")
-        return 143
+    except (KeyboardInterrupt, Terminated) as e:
+        code = interrupts.exit_code() or (143 if isinstance(e, Terminated) else 130)
+        _finish(report, opts, err, len(items),
+                interrupted="terminated" if code == 143 else "interrupted")
+        return code
+    finally:
+        engine = getattr(opts.reading, "engine", None)
+        if engine is not None:
+            engine.close()
     _finish(report, opts, err, len(items))
     return 1 if report.failures else 0
 
 
 class _Failure(Exception):
-    def __init__(self, reason: str, trace: str | None = None):
+    def __init__(self, reason: str, trace: str | None = None, detail: str | None = None):
         super().__init__(reason)
         self.reason = reason
         self.trace = trace
+        self.detail = detail
 
 
-def _read(item: Item, opts: Options):
+def _read(item: Item, opts: Options, live=None):
     """Convert one item; every failure becomes a :class:`_Failure` with one line."""
+    from dataclasses import replace
+
     from mineru_tui.convert import ConvertError, ConvertOptions, convert
     from mineru_tui.events import FileStarted
 
     if item.error:
-        raise _Failure(item.error)
+        raise _Failure(item.error, detail=item.detail)
     kinds: list[str] = []
 
     def on_event(event) -> None:
         if isinstance(event, FileStarted):
             kinds.append(event.kind)
+        if live is not None:
+            live(event)
 
+    options = (replace(opts.reading, limits=opts.limits) if opts.reading is not None
+               else ConvertOptions(limits=opts.limits))
+    cancel = live.cancel if live is not None else None
     try:
-        doc = convert(item.path, ConvertOptions(limits=opts.limits), detected=item.detected,
-                      on_event=on_event)
+        with interrupts.cancelling(cancel) if cancel is not None else _nothing():
+            doc = convert(item.path, options, detected=item.detected, on_event=on_event,
+                          cancel=cancel)
     except ConvertError as e:
-        raise _Failure(e.reason, e.trace) from None
+        raise _Failure(e.reason, e.trace, e.detail) from None
+    finally:
+        if live is not None:
+            live.done()
     return doc, kinds[0]
 
 
-def _write(doc, out_dir: Path, stem: str) -> Path:
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class _Live:
+    """The page reader's side of a run: the cancel flag a first Ctrl-C sets while a PDF or
+    image is read, and its progress line on a terminal (:mod:`mineru_tui.pages.progress`)."""
+
+    def __init__(self, err: TextIO | None):
+        import threading
+
+        self.cancel = threading.Event()
+        self.cancel.armed = False  # only while a PDF or image is read (see interrupts.cancelling)
+        self.line = None
+        if err is not None:
+            from mineru_tui.pages.progress import ProgressLine
+            self.line = ProgressLine(err)
+
+    def __call__(self, event) -> None:
+        from mineru_tui.events import FileStarted
+
+        if isinstance(event, FileStarted):
+            self.cancel.armed = event.kind in PAGE_KINDS
+        if self.line is not None:
+            self.line(event)
+
+    def done(self) -> None:
+        self.cancel.armed = False
+        if self.line is not None:
+            self.line.clear()
+
+
+def _keep_finished_pages(e: BaseException, item: Item, opts: Options, stem: str,
+                         written: set[str], err) -> None:
+    """An interrupted PDF/image: with -o, write the pages it finished (the page reader's
+    ``PagesInterrupted`` carries them)."""
+    partial = getattr(e, "document", None)
+    if partial is None or not partial.pages or opts.out_dir is None:
+        return
+    try:
+        done = _write(partial, opts.out_dir, stem, item.path, written)
+    except (_Failure, KeyboardInterrupt, Terminated):
+        return
+    err(f"note: {item.display}: interrupted; {len(partial.pages)} finished "
+        f"page{'s' * (len(partial.pages) != 1)} written to {shown(done.path)}{os.sep}")
+
+
+def _write(doc, out_dir: Path, stem: str, source: Path, written: set[str]):
     from mineru_tui.output import write_outputs
     try:
-        return write_outputs(doc, out_dir, stem)
+        return write_outputs(doc, out_dir, stem, source=source, avoid=written)
     except OSError as e:
-        raise _Failure(f"cannot write {out_dir / stem}: {e.strerror or e}") from None
+        raise _Failure(f"cannot write its output in {shown(out_dir)}: {os_reason(e)}",
+                       detail=f"{type(e).__name__}: {e}") from None
 
 
 def _guard(fn, what: str):
@@ -289,7 +417,7 @@ def _guard(fn, what: str):
         raise
     except Exception as e:
         reason = (f"internal error in {what} ({type(e).__name__}: "
-                  f"{one_line(str(e))[:200]}); {BUG_HINT}")
+                  f"{line(str(e))[:200]}); {BUG_HINT}")
         raise _Failure(reason, traceback.format_exc()) from None
 
 
@@ -304,9 +432,10 @@ def _unit(kind: str) -> str:
 def _finish(report: Report, opts: Options, err, total: int, interrupted: str = "") -> None:
     if interrupted:
         done = report.ok + len(report.failures)
-        err(f"{interrupted}: {done} of {total} file{'s' * (total != 1)} done; "
-            f"no partial output left behind")
-    for display, reason in report.failures:
-        err(f"error: {display}: {reason}")
+        err(f"{interrupted}: {done} of {total} file{'s' * (total != 1)} done")
+    for item, reason, detail in report.failures:
+        err(f"error: {item.display}: {line(reason)}")
+        if detail and opts.verbose:
+            err(f"  detail: {line(detail)}")
     if opts.progress and total > 1 and not interrupted:
         err(f"done: {report.ok} ok, {len(report.failures)} failed")

@@ -15,6 +15,7 @@ an internal error (shown with ``--debug``).
 
 from __future__ import annotations
 
+import re
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from mineru_tui.console import one_line
 from mineru_tui.detect import (DEFAULT_LIMITS, KIND_IMAGE, KIND_PDF, OFFICE_KINDS, Detected,
                                ZipLimits, detect)
-from mineru_tui.errors import InputError
+from mineru_tui.errors import InputError, os_reason
 from mineru_tui.events import FileDone, FileFailed, FileStarted, OnEvent, PageDone
 
 if TYPE_CHECKING:
@@ -80,7 +81,10 @@ def convert(path: str | Path, options: ConvertOptions | None = None, *,
     t0 = time.perf_counter()
     kind = "input"
     try:
-        det = detected or detect(path, options.limits)
+        try:
+            det = detected or detect(path, options.limits)
+        except InputError as e:
+            raise ConvertError(one_line(str(e)), e.detail) from None
         kind = det.kind
         emit(FileStarted(str(path), kind))
         if det.kind in OFFICE_KINDS:
@@ -91,9 +95,10 @@ def convert(path: str | Path, options: ConvertOptions | None = None, *,
         emit(FileFailed(str(path), e.reason))
         raise
     except Exception as e:
-        err = _as_convert_error(e, kind)
+        err = _as_convert_error(e, kind, path.name)
         emit(FileFailed(str(path), err.reason))
         raise err from None
+    doc.warnings[:] = [one_line(w) for w in doc.warnings]  # one line each, wherever shown
     emit(FileDone(str(path), kind, len(doc.pages), time.perf_counter() - t0,
                   tuple(doc.warnings)))
     return doc
@@ -129,20 +134,65 @@ def _read_pages(path: Path, det: Detected, options: ConvertOptions, emit: OnEven
     return read_pages(path, det, options, emit=emit, cancel=cancel)
 
 
-def _as_convert_error(e: Exception, kind: str) -> ConvertError:
-    """One line for the user from any exception raised while reading."""
+def _as_convert_error(e: Exception, kind: str, name: str) -> ConvertError:
+    """One sentence for the user from any exception raised while reading ``name``.
+
+    The user's message names the file once (the caller prints the path), so a reader's
+    message that starts with the file's name loses it; a library's wording in brackets
+    ("not a readable Word document (Entity 'x' not defined, line 2...)") becomes a plain
+    cause ("...: its XML is malformed") and the wording goes to ``detail`` (``-v``).
+    """
     import zipfile
     import zlib
 
     if isinstance(e, InputError):
-        return ConvertError(one_line(str(e)) or "cannot be parsed")
+        return _reader_reason(str(e), e.detail, name, e.__context__)
     if isinstance(e, (zipfile.BadZipFile, zlib.error, EOFError)):
-        return ConvertError(f"corrupt file ({one_line(str(e))})", one_line(str(e)))
+        return ConvertError("corrupt file: its zip data is damaged", _detail(e))
     if isinstance(e, MemoryError):
         return ConvertError("out of memory while reading this file")
     if isinstance(e, RecursionError):
-        return ConvertError("structure nested too deeply to read")
+        return ConvertError("its structure is nested too deeply to read")
     if isinstance(e, OSError):
-        return ConvertError(f"cannot read: {e.strerror or e}")
+        return ConvertError(f"cannot read the file: {os_reason(e)}", _detail(e))
     return ConvertError(f"internal error in the {kind} reader ({type(e).__name__}: "
                         f"{one_line(str(e))[:200]}); {BUG_HINT}", trace=traceback.format_exc())
+
+
+_BRACKETED = re.compile(r"(?P<head>.+?) \((?P<tail>.+)\)")
+_CAUSES = (  # (pattern of a library's message or exception name, what it means)
+    (re.compile(r"XMLSyntax|ParseError|line \d+, column \d+|not well-formed|[Ee]ntity|"
+                r"[Tt]ag mismatch|[Pp]remature end|Start tag expected|Document is empty|"
+                r"Extra content|invalid token|undefined namespace", re.S),
+     "its XML is malformed"),
+    (re.compile(r"BadZip|Bad CRC|zlib|[Ee]rror -3|decompress|truncated|zip", re.S),
+     "its zip data is damaged"),
+    (re.compile(r"KeyError|There is no item named|no .*part|not found|missing", re.S),
+     "a part it needs is missing"),
+)
+
+
+def _reader_reason(message: str, detail: str | None, name: str,
+                   context: BaseException | None) -> ConvertError:
+    text = one_line(message)
+    if text.startswith(f"{name}: "):
+        text = text[len(name) + 2:]
+    m = _BRACKETED.fullmatch(text)
+    cause_of = " ".join(filter(None, [detail, type(context).__name__ if context else None]))
+    if m and (context is not None or _cause(m["tail"])):
+        cause = _cause(m["tail"] + " " + cause_of)
+        head = m["head"].rstrip(":")
+        text = f"{head}: {cause}" if cause else head
+        detail = detail or m["tail"]
+    return ConvertError(text or "cannot be parsed", detail)
+
+
+def _cause(technical: str) -> str | None:
+    for pattern, meaning in _CAUSES:
+        if pattern.search(technical):
+            return meaning
+    return None
+
+
+def _detail(e: BaseException) -> str:
+    return f"{type(e).__name__}: {one_line(str(e))}" if str(e) else type(e).__name__

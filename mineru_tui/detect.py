@@ -20,13 +20,14 @@ match, so a member that lies about its size cannot inflate past the limit.
 from __future__ import annotations
 
 import os
+import stat
 import struct
 import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from mineru_tui.errors import InputError
+from mineru_tui.errors import InputError, os_reason
 
 KIND_DOCX = "docx"
 KIND_PPTX = "pptx"
@@ -105,27 +106,38 @@ _HEAD = 1024  # bytes read to sniff a type
 
 
 def detect(path: str | os.PathLike, limits: ZipLimits = DEFAULT_LIMITS) -> Detected:
-    """Identify ``path`` by its content; raise :class:`InputError` when it cannot be parsed."""
+    """Identify ``path`` by its content; raise :class:`InputError` when it cannot be parsed.
+
+    Reads the first kilobyte, then only what the type needs: the zip directory and members
+    (bounded by ``limits``), or an OLE file's directory sectors (bounded). A FIFO, socket or
+    device is refused without being read (opening is non-blocking).
+    """
     p = Path(path)
     try:
-        st = p.stat()
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise InputError("no such file") from None
+    except IsADirectoryError:
+        raise InputError("is a folder, not a file") from None
     except OSError as e:
-        raise InputError(f"cannot read: {e.strerror or e}") from None
-    if p.is_dir():
-        raise InputError("is a directory")
-    if st.st_size == 0:
-        raise InputError("empty file")
+        raise InputError(f"cannot read the file: {os_reason(e)}") from None
     try:
-        with open(p, "rb") as f:
-            head = f.read(_HEAD)
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise InputError("is a folder, not a file")
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"not a regular file ({_file_type(st.st_mode)})")
+        if st.st_size == 0:
+            raise InputError("empty file")
+        head = os.read(fd, _HEAD)
     except OSError as e:
-        raise InputError(f"cannot read: {e.strerror or e}") from None
+        raise InputError(f"cannot read the file: {os_reason(e)}") from None
+    finally:
+        os.close(fd)
 
     if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
         return _detect_zip(p, limits)
-    if head.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
+    if head.startswith(_CFB_MAGIC):
         _refuse_cfb(p)
     if b"%PDF-" in head:
         return Detected(KIND_PDF, "pdf")
@@ -136,6 +148,16 @@ def detect(path: str | os.PathLike, limits: ZipLimits = DEFAULT_LIMITS) -> Detec
         raise RecognisedError("RTF document: not supported; save it as .docx first")
     raise InputError("unknown file type (supported: .docx, .pptx, .xlsx; PDF and images "
                      "need the page reader)")
+
+
+def _file_type(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a special file"
 
 
 # ---------------------------------------------------------------------------------------
@@ -166,11 +188,9 @@ def _image_type(head: bytes) -> str | None:
 def _detect_zip(p: Path, limits: ZipLimits) -> Detected:
     try:
         zf = zipfile.ZipFile(p)
-    except zipfile.BadZipFile as e:
-        why = "no central directory" if "not a zip file" in str(e) else str(e)
-        raise InputError(f"corrupt or truncated zip ({why})") from None
-    except (OSError, EOFError, ValueError, NotImplementedError) as e:
-        raise InputError(f"corrupt or truncated zip ({e})") from None
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as e:
+        why = "it has no zip directory" if "not a zip file" in str(e) else "its zip directory is damaged"
+        raise InputError(f"corrupt or truncated zip file: {why}", _detail(e)) from None
     with zf:
         infos = zf.infolist()
         check_zip_limits(infos, limits)
@@ -184,7 +204,7 @@ def _detect_zip(p: Path, limits: ZipLimits) -> Detected:
                 if mime == "application/epub+zip":
                     raise InputError("EPUB book: not supported")
             raise InputError("a zip archive but not an Office document "
-                             "(no [Content_Types].xml)")
+                             "(it has no [Content_Types].xml)")
         main = _main_part_type(zf)
         if main is None:
             raise InputError("an Office Open XML package without a Word, PowerPoint or "
@@ -217,6 +237,10 @@ def check_zip_limits(infos: list[zipfile.ZipInfo], limits: ZipLimits = DEFAULT_L
                                  f"possibly a zip bomb")
 
 
+def _detail(e: BaseException) -> str:
+    return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+
+
 def _size(n: int) -> str:
     if n >= 1 << 30:
         return f"{n / (1 << 30):.1f} GiB"
@@ -231,9 +255,11 @@ def _read_member(zf: zipfile.ZipFile, name: str, limit: int) -> bytes:
             return f.read(limit)
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError,
             NotImplementedError) as e:
-        raise InputError(f"corrupt zip member {name!r} ({e})") from None
+        raise InputError(f"corrupt or truncated zip file: its part {name!r} is damaged",
+                         _detail(e)) from None
     except RuntimeError as e:  # e.g. "encrypted, password required"
-        raise InputError(f"zip member {name!r} is encrypted ({e})") from None
+        raise InputError(f"an encrypted zip: its part {name!r} needs a password",
+                         _detail(e)) from None
 
 
 def _main_part_type(zf: zipfile.ZipFile) -> str | None:
@@ -247,7 +273,8 @@ def _main_part_type(zf: zipfile.ZipFile) -> str | None:
         try:
             return ET.fromstring(data)
         except ET.ParseError as e:
-            raise InputError(f"corrupt {name} ({e})") from None
+            raise InputError(f"not a readable Office file: its {name} is malformed XML",
+                             _detail(e)) from None
 
     ct = parse("[Content_Types].xml")
     overrides: dict[str, str] = {}
@@ -300,12 +327,14 @@ def _check_crcs(zf: zipfile.ZipFile, infos: list[zipfile.ZipInfo]) -> None:
                 while f.read(1 << 20):
                     pass
         except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as e:
-            raise InputError(f"corrupt zip member {info.filename!r} ({e})") from None
+            raise InputError(f"corrupt or truncated zip file: its part {info.filename!r} "
+                             f"is damaged", _detail(e)) from None
         except NotImplementedError as e:  # unsupported compression method
-            raise InputError(f"zip member {info.filename!r} uses an unsupported "
-                             f"compression ({e})") from None
+            raise InputError(f"its part {info.filename!r} uses a zip compression this tool "
+                             f"cannot read", _detail(e)) from None
         except RuntimeError as e:
-            raise InputError(f"zip member {info.filename!r} is encrypted ({e})") from None
+            raise InputError(f"an encrypted zip: its part {info.filename!r} needs a "
+                             f"password", _detail(e)) from None
 
 
 # ---------------------------------------------------------------------------------------
@@ -317,7 +346,10 @@ def _refuse_cfb(p: Path) -> None:
     try:
         names = cfb_stream_names(p)
     except ValueError as e:
-        raise InputError(f"corrupt or truncated OLE compound file ({e})") from None
+        raise InputError("corrupt or truncated OLE compound file (the container of "
+                         "legacy and encrypted Office files)", str(e)) from None
+    except OSError as e:
+        raise InputError(f"cannot read the file: {os_reason(e)}") from None
     lower = {n.lower() for n in names}
     if "encryptioninfo" in lower or "encryptedpackage" in lower:
         raise RecognisedError(_ENCRYPTED)
@@ -330,64 +362,92 @@ def _refuse_cfb(p: Path) -> None:
     raise InputError("an OLE compound file that is not a Word, Excel or PowerPoint document")
 
 
+_CFB_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _FREESECT, _ENDOFCHAIN = 0xFFFFFFFF, 0xFFFFFFFE
 _MAX_DIR_ENTRIES = 100_000
+_MAX_CFB_READ = 16 << 20  # bytes of DIFAT, FAT and directory sectors read to find names
 
 
-def cfb_stream_names(path: str | os.PathLike) -> list[str]:
+def cfb_stream_names(path: str | os.PathLike, max_read: int = _MAX_CFB_READ) -> list[str]:
     """Names of the entries in a CFB (OLE2) file's directory, in directory order.
 
-    A small reader of the [MS-CFB] header, FAT and directory chain; only names are
-    needed, so stream data are never read. Raises ``ValueError`` on a broken file.
+    A small reader of the [MS-CFB] header, DIFAT, FAT and directory chain: only names are
+    needed, so stream data are never read, and only the sectors on the way are (at most
+    ``max_read`` bytes, whatever the file's size). Every chain is guarded against loops and
+    against lengths the file cannot hold. Raises ``ValueError`` on a broken file.
     """
     with open(path, "rb") as f:
-        data = f.read()
-    if len(data) < 512 or not data.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
-        raise ValueError("header too short")
-    shift = struct.unpack_from("<H", data, 30)[0]
-    if shift not in (9, 12):
-        raise ValueError(f"bad sector shift {shift}")
-    ssize = 1 << shift
-    n_fat, first_dir = struct.unpack_from("<II", data, 44)
-    first_difat, n_difat = struct.unpack_from("<II", data, 68)
-    nsect = (len(data) - ssize) // ssize if len(data) > ssize else 0
+        size = os.fstat(f.fileno()).st_size
+        header = f.read(512)
+        if len(header) < 512 or not header.startswith(_CFB_MAGIC):
+            raise ValueError("header too short")
+        shift = struct.unpack_from("<H", header, 30)[0]
+        if shift not in (9, 12):
+            raise ValueError(f"bad sector shift {shift}")
+        ssize = 1 << shift
+        per = ssize // 4  # sector numbers per sector
+        n_fat, first_dir = struct.unpack_from("<II", header, 44)
+        first_difat, n_difat = struct.unpack_from("<II", header, 68)
+        nsect = max(size - ssize, 0) // ssize  # sectors after the header
+        budget = max_read
 
-    def sector(i: int) -> bytes:
-        if i >= nsect:
-            raise ValueError(f"sector {i} past end of file")
-        off = (i + 1) * ssize
-        return data[off:off + ssize]
+        def sector(i: int) -> bytes:
+            nonlocal budget
+            if i >= nsect:
+                raise ValueError(f"sector {i} past end of file")
+            budget -= ssize
+            if budget < 0:
+                raise ValueError(f"more than {max_read} bytes of directory structures")
+            f.seek((i + 1) * ssize)
+            data = f.read(ssize)
+            if len(data) < ssize:
+                raise ValueError(f"sector {i} truncated")
+            return data
 
-    # FAT sector numbers: 109 in the header, the rest in the DIFAT chain.
-    fat_sectors = [s for s in struct.unpack_from("<109I", data, 76) if s != _FREESECT]
-    d, seen = first_difat, 0
-    while d not in (_ENDOFCHAIN, _FREESECT) and seen < n_difat + 1:
-        ents = struct.unpack(f"<{ssize // 4}I", sector(d))
-        fat_sectors += [s for s in ents[:-1] if s != _FREESECT]
-        d = ents[-1]
-        seen += 1
-    fat_sectors = fat_sectors[:max(n_fat, 1)]
-    fat: list[int] = []
-    for s in fat_sectors:
-        fat.extend(struct.unpack(f"<{ssize // 4}I", sector(s)))
+        def numbers(i: int) -> tuple[int, ...]:
+            return struct.unpack(f"<{per}I", sector(i))
 
-    names: list[str] = []
-    s, hops = first_dir, 0
-    while s != _ENDOFCHAIN:
-        if s >= len(fat) or hops > nsect:
-            raise ValueError("broken directory chain")
-        chunk = sector(s)
-        for off in range(0, ssize, 128):
-            entry = chunk[off:off + 128]
-            nlen = struct.unpack_from("<H", entry, 64)[0]
-            etype = entry[66]
-            if etype == 0 or not 2 <= nlen <= 64:
-                continue
-            names.append(entry[:nlen - 2].decode("utf-16-le", "replace"))
-            if len(names) > _MAX_DIR_ENTRIES:
-                raise ValueError("too many directory entries")
-        s = fat[s]
-        hops += 1
+        # FAT sector numbers: 109 in the header, the rest along the DIFAT chain.
+        if n_fat > nsect:
+            raise ValueError(f"header declares {n_fat} FAT sectors in a file of {nsect}")
+        fat_sectors = [s for s in struct.unpack_from("<109I", header, 76) if s != _FREESECT]
+        d, seen = first_difat, set()
+        while d not in (_ENDOFCHAIN, _FREESECT) and len(fat_sectors) < n_fat:
+            if d in seen or len(seen) >= min(n_difat, nsect):
+                raise ValueError("broken DIFAT chain (loops or runs past its length)")
+            seen.add(d)
+            ents = numbers(d)
+            fat_sectors += [s for s in ents[:-1] if s != _FREESECT]
+            d = ents[-1]
+        del fat_sectors[max(n_fat, 1):]
+
+        fat: dict[int, tuple[int, ...]] = {}  # FAT sectors read so far, by index
+
+        def next_sector(s: int) -> int:
+            k = s // per
+            if k >= len(fat_sectors):
+                raise ValueError(f"sector {s} is not covered by the FAT")
+            if k not in fat:
+                fat[k] = numbers(fat_sectors[k])
+            return fat[k][s % per]
+
+        names: list[str] = []
+        s, visited = first_dir, set()
+        while s != _ENDOFCHAIN:
+            if s in visited:
+                raise ValueError("broken directory chain (loops)")
+            visited.add(s)
+            chunk = sector(s)
+            for off in range(0, ssize, 128):
+                entry = chunk[off:off + 128]
+                nlen = struct.unpack_from("<H", entry, 64)[0]
+                etype = entry[66]
+                if etype == 0 or not 2 <= nlen <= 64:
+                    continue
+                names.append(entry[:nlen - 2].decode("utf-16-le", "replace"))
+                if len(names) > _MAX_DIR_ENTRIES:
+                    raise ValueError("too many directory entries")
+            s = next_sector(s)
     if not names:
         raise ValueError("empty directory")
     return names

@@ -1,8 +1,51 @@
-"""Errors meant for users: each carries one line that says what is wrong and what to do."""
+"""Errors and warnings meant for users: each one line that says what is wrong."""
+
+from __future__ import annotations
+
+import errno
+import re
 
 
 class InputError(Exception):
     """An input file that cannot be parsed (missing, empty, corrupt, encrypted, legacy...).
 
-    ``str(err)`` is the whole message: one line, no traceback needed.
+    ``str(err)`` is the whole message for the user: one sentence, without the file's name
+    (the caller names the file once) and without a library's wording. ``detail`` keeps the
+    technical cause (an lxml or zipfile message), shown only with ``-v``.
     """
+
+    def __init__(self, message: str, detail: str | None = None):
+        super().__init__(message)
+        self.detail = detail
+
+
+# Warnings (``Document.warnings``) are plain strings. One that reports content left out
+# because a limit was hit starts with CUT; ``parse`` prints those on stderr every time,
+# not only with -v, and they stay in the middle JSON like every warning.
+CUT = "content cut: "
+
+
+def cut_warning(text: str) -> str:
+    """A warning saying that content was left out (a size or depth limit was hit)."""
+    return CUT + text
+
+
+# Readers written before CUT existed say "too large ... kept/skipped"; counted as cuts too.
+_OLD_CUT = re.compile(r"\btoo large\b.*\b(kept|skipped)\b")
+
+
+def is_cut_warning(warning: str) -> bool:
+    """Whether ``warning`` reports content left out (see :func:`cut_warning`)."""
+    return warning.startswith(CUT) or bool(_OLD_CUT.search(warning))
+
+
+def os_reason(e: OSError) -> str:
+    """What an OSError means, in a few lower-case words for a message."""
+    words = {errno.EACCES: "permission denied", errno.EPERM: "permission denied",
+             errno.ELOOP: "a symbolic link loop", errno.ENAMETOOLONG: "the name is too long",
+             errno.ENOENT: "no such file or folder", errno.ENOTDIR: "a part of the path is "
+             "not a folder", errno.EIO: "input/output error (a damaged disk or medium?)"}
+    if e.errno in words:
+        return words[e.errno]
+    text = e.strerror or str(e) or type(e).__name__
+    return text[:1].lower() + text[1:]

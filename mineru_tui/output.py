@@ -6,28 +6,101 @@ Layout for ``-o DIR`` (MinerU's output set, one folder per input)::
     DIR/<stem>/<stem>_middle.json
     DIR/<stem>/<stem>_content_list.json
     DIR/<stem>/images/<image files>
+    DIR/<stem>/.mineru-tui.json          the ownership manifest: what this tool wrote
 
-Each ``DIR/<stem>/`` is built in a hidden temporary folder beside it and renamed into place
-when complete, so an interrupted run never leaves a half-written set; a folder from an
-earlier run is replaced whole. Markdown and JSON reference images as ``images/<name>``.
-On stdout images are not written and are referenced by name only.
+The API the ``parse`` batch and the ``watch`` app share is :func:`write_outputs`:
+
+* **Nothing it did not write is replaced.** A ``DIR/<stem>`` is replaced only when it is a
+  folder holding this tool's manifest and nothing but the files that manifest lists. Anything
+  else under that name (a user's folder, a plain file, a symlink, one of our folders a user
+  added files to) is left alone and the set goes to the next free name, ``<stem>_2``,
+  ``<stem>_3``..., with a note.
+* **Atomic.** The set is written into a hidden ``DIR/.mineru-tui.partial-*`` folder and
+  renamed into place when complete; an older set is moved aside (``.mineru-tui.old-*``)
+  and removed after the rename. Signals are held off (:mod:`mineru_tui.interrupts`) from
+  the creation of the temporary folder to the end of its clean-up, so Ctrl-C or SIGTERM
+  never leaves one behind; only a hard kill (SIGKILL, power loss) can, and the next write
+  to ``DIR`` removes it.
+* **One writer at a time per DIR.** The name choice, the write and the rename happen under
+  an exclusive ``flock`` on ``DIR`` itself (no lock file), so two processes writing to one
+  ``DIR`` (two ``parse -o``, a ``watch`` and a ``parse``) take turns and both succeed. A
+  writer that waits longer than ``lock_timeout`` gives up with :class:`OutputBusy`.
+* **Names fit.** :func:`output_stem` makes a file's stem a usable folder name (no control
+  characters, not hidden, not empty, at most :data:`MAX_STEM_BYTES` bytes of UTF-8 so that
+  every file name inside stays under the usual 255-byte limit).
+
+Markdown and JSON reference images as ``images/<name>``. On stdout images are not written
+and are referenced by name only.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import re
 import shutil
 import tempfile
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from mineru_tui.document import Document, to_content_list, to_markdown, to_middle_json
+from mineru_tui import interrupts
+from mineru_tui.console import is_control
+from mineru_tui.document import to_content_list, to_markdown, to_middle_json
 
 IMAGES_DIR = "images"
+MANIFEST = ".mineru-tui.json"
+TEMP_PREFIX = ".mineru-tui.partial-"
+OLD_PREFIX = ".mineru-tui.old-"
+# "<stem>_content_list.json" is the longest name inside a set: 18 bytes after the stem, and
+# a "_NNN" suffix may be added; 200 keeps all of it well under 255 bytes.
+MAX_STEM_BYTES = 200
+_SUFFIXES = (".md", "_middle.json", "_content_list.json", "_model.json", "_layout.pdf")
 
 
-def assign_stems(paths: list[Path]) -> list[str]:
-    """An output folder name per input, unique within the batch.
+class OutputBusy(OSError):
+    """Another process kept the output folder locked for longer than the timeout."""
+
+
+@dataclass
+class Written:
+    """Where :func:`write_outputs` put a set, and notes on why that is not ``DIR/<stem>``."""
+
+    path: Path
+    notes: list[str] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------------------
+# names
+
+
+def output_stem(path: Path) -> tuple[str, str | None]:
+    """The folder name for ``path``'s results, and why it differs from the file's stem.
+
+    Control characters become ``_``, a leading dot (hidden, ``.``, ``..``) becomes ``_``,
+    surrounding spaces are dropped, a name of only spaces or dots becomes underscores, and
+    a name longer than :data:`MAX_STEM_BYTES` is cut at a character boundary.
+    """
+    natural = path.stem if path.suffix else path.name
+    stem = "".join("_" if is_control(c) else c for c in natural).strip()
+    why = None
+    if stem != natural.strip():
+        why = "its name has control characters"
+    if not stem.strip(". "):  # "", "..", "   ": nothing usable left
+        stem = "_" * max(1, min(len(natural), 8))
+        why = "its name cannot be a folder name"
+    elif stem.startswith("."):
+        stem = "_" + stem[1:]  # not hidden: the walker and file managers skip hidden names
+        why = why or "a name starting with a dot would be hidden"
+    if len(stem.encode("utf-8", "surrogateescape")) > MAX_STEM_BYTES:
+        stem = _cut_bytes(stem, MAX_STEM_BYTES).rstrip(" .") or "_"
+        why = f"its name is longer than {MAX_STEM_BYTES} bytes; shortened"
+    return stem, why
+
+
+def assign_stems(paths: list[Path]) -> list[tuple[str, str | None]]:
+    """An output folder name per input, unique within the batch, and why it was changed.
 
     The first input with a given stem keeps it; later ones get ``<stem>_2``, ``<stem>_3``...
     in input order (compared case-insensitively, for case-insensitive file systems), so
@@ -36,75 +109,217 @@ def assign_stems(paths: list[Path]) -> list[str]:
     taken: set[str] = set()
     out = []
     for p in paths:
-        stem = _safe_stem(p.stem if p.suffix else p.name)
+        stem, why = output_stem(p)
         name, n = stem, 1
         while name.casefold() in taken:
             n += 1
             name = f"{stem}_{n}"
+        if n > 1:
+            why = f"the name {stem!r} is taken in this batch"
         taken.add(name.casefold())
-        out.append(name)
+        out.append((name, why))
     return out
 
 
-def _safe_stem(stem: str) -> str:
-    stem = stem.strip().lstrip(".")  # no hidden or "." / ".." folders
-    return stem or "document"
+def _cut_bytes(text: str, limit: int) -> str:
+    data = text.encode("utf-8", "surrogateescape")[:limit]
+    return data.decode("utf-8", "ignore")  # drops a character cut in half
 
 
-def write_outputs(doc: Document, out_dir: Path, stem: str) -> Path:
-    """Write the MinerU output set for ``doc`` to ``out_dir/stem/`` atomically; return it."""
+# ---------------------------------------------------------------------------------------
+# writing a set
+
+
+def write_outputs(doc, out_dir: Path, stem: str, *, source: Path | None = None,
+                  avoid: set[str] | frozenset[str] = frozenset(),
+                  lock_timeout: float = 120.0) -> Written:
+    """Write the MinerU output set for ``doc`` as ``out_dir/<stem>/``; return where it went.
+
+    ``stem`` should come from :func:`output_stem` / :func:`assign_stems`. ``avoid`` lists
+    folder names (compared case-insensitively) this caller wrote earlier in the same run
+    and must not replace. ``source`` is recorded in the manifest. See the module docstring
+    for what is replaced, the atomic rename and the lock. Raises ``OSError`` when the set
+    cannot be written (:class:`OutputBusy` when the lock is not obtained in time).
+    """
+    files = _render(doc, stem)  # the slow part, before taking the lock
     out_dir.mkdir(parents=True, exist_ok=True)
-    final = out_dir / stem
-    tmp = Path(tempfile.mkdtemp(prefix=f".{stem}.partial-", dir=out_dir))
-    try:
-        if doc.images:
-            img_dir = tmp / IMAGES_DIR
-            img_dir.mkdir()
-            for name, data in doc.images.items():
-                (img_dir / _image_name(name)).write_bytes(data)
-        _write_json(tmp / f"{stem}_middle.json", to_middle_json(doc, image_prefix=IMAGES_DIR + "/"))
-        _write_json(tmp / f"{stem}_content_list.json",
-                    to_content_list(doc, image_prefix=IMAGES_DIR + "/"))
-        (tmp / f"{stem}.md").write_text(to_markdown(doc, image_prefix=IMAGES_DIR + "/"),
-                                        encoding="utf-8")
-        _swap_into_place(tmp, final)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return final
+    with _locked(out_dir, lock_timeout):
+        with interrupts.deferred():
+            _remove_leftovers(out_dir)
+            name, replace, notes = _choose_name(out_dir, stem, {a.casefold() for a in avoid})
+            if name != stem:  # file names inside a set follow its folder name
+                files = _rename_files(files, stem, name)
+            tmp = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX, dir=out_dir))
+            try:
+                for rel, data in files.items():
+                    interrupts.check()  # a held Ctrl-C stops between files
+                    target = tmp / rel
+                    target.parent.mkdir(exist_ok=True)
+                    target.write_bytes(data)
+                manifest = {"tool": "mineru-tui", "source": str(source) if source else None,
+                            "files": sorted(files)}
+                (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n",
+                                            encoding="utf-8")
+                os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it 0700
+                _swap_into_place(tmp, out_dir / name, replace=replace)
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
+    return Written(out_dir / name, notes)
+
+
+def _render(doc, stem: str) -> dict[str, bytes]:
+    """Every file of the set, by path relative to the set's folder."""
+    prefix = IMAGES_DIR + "/"
+    files: dict[str, bytes] = {}
+    for name, data in doc.images.items():
+        files[f"{IMAGES_DIR}/{_image_name(name)}"] = data
+    files[f"{stem}_middle.json"] = _json_bytes(to_middle_json(doc, image_prefix=prefix))
+    files[f"{stem}_content_list.json"] = _json_bytes(to_content_list(doc, image_prefix=prefix))
+    files[f"{stem}.md"] = _no_surrogates(to_markdown(doc, image_prefix=prefix)).encode("utf-8")
+    # files a reader adds (the page reader: <stem>_model.json, <stem>_layout.pdf)
+    for suffix, make in doc.extra_outputs.items():
+        data = make()
+        if data is not None:
+            files[f"{stem}{suffix}"] = data
+    return files
+
+
+def _rename_files(files: dict[str, bytes], old: str, new: str) -> dict[str, bytes]:
+    return {(new + rel[len(old):] if rel[len(old):] in _SUFFIXES and rel.startswith(old)
+             else rel): data for rel, data in files.items()}
 
 
 def _image_name(name: str) -> str:
     # Image names come from the reader (Document.add_image); never let one escape images/.
     base = os.path.basename(name.replace("\\", "/"))
-    if base in ("", ".", ".."):
+    if base in ("", ".", "..") or any(is_control(c) for c in base):
         raise ValueError(f"bad image name {name!r}")
     return base
 
 
-def _write_json(path: Path, data) -> None:
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(data, f, ensure_ascii=False, indent=2)
-        f.write("\n")
+def _json_bytes(data) -> bytes:
+    return dumps_json(data).encode("utf-8")
 
 
-def _swap_into_place(tmp: Path, final: Path) -> None:
-    """Rename the finished folder to ``final``, replacing an older one whole."""
-    os.chmod(tmp, 0o755 & ~_umask())
-    if final.is_symlink() or final.is_file():
-        final.unlink()
-    if final.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-", dir=final.parent))
-        os.replace(final, old / final.name)
+def _choose_name(out_dir: Path, stem: str, avoid: set[str]) -> tuple[str, bool, list[str]]:
+    """The first of ``stem``, ``stem_2``... that is free or an earlier set of ours; whether
+    it replaces one; notes on the names passed over."""
+    notes: list[str] = []
+    n = 1
+    while True:
+        name = stem if n == 1 else f"{stem}_{n}"
+        if name.casefold() not in avoid:
+            state = _state(out_dir / name)
+            if state in ("free", "ours"):
+                return name, state == "ours", notes
+            notes.append(f"{name!r} in the output folder is {state}; left alone")
+        n += 1
+        if n > 10_000:
+            raise OSError(errno.EEXIST, f"no free name for {stem!r} in the output folder")
+
+
+def _state(path: Path) -> str:
+    """"free", "ours" (a set this tool wrote, safe to replace), or what is in the way."""
+    try:
+        st = path.lstat()
+    except FileNotFoundError:
+        return "free"
+    import stat
+    if stat.S_ISLNK(st.st_mode):
+        return "a symbolic link"
+    if not stat.S_ISDIR(st.st_mode):
+        return "a file"
+    return "ours" if owned_set(path) else "not written by mineru-tui"
+
+
+def owned_set(folder: Path) -> bool:
+    """Whether ``folder`` is an output set this tool wrote and nobody added to since.
+
+    True when it holds a readable manifest and every file below it is one the manifest
+    lists (folders only as parents of those files; no symlinks).
+    """
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        listed = set(manifest["files"]) if manifest.get("tool") == "mineru-tui" else None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False
+    if listed is None:
+        return False
+    for dirpath, dirnames, filenames in os.walk(folder):
+        here = Path(dirpath)
+        for name in filenames + [d for d in dirnames if (here / d).is_symlink()]:
+            rel = (here / name).relative_to(folder).as_posix()
+            if rel != MANIFEST and rel not in listed:
+                return False
+    return True
+
+
+def _remove_leftovers(out_dir: Path) -> None:
+    """Remove temporary folders a killed writer left (we hold the lock: none is live)."""
+    try:
+        entries = list(os.scandir(out_dir))
+    except OSError:
+        return
+    for e in entries:
+        if e.name.startswith((TEMP_PREFIX, OLD_PREFIX)) and e.is_dir(follow_symlinks=False):
+            shutil.rmtree(e.path, ignore_errors=True)
+
+
+def _swap_into_place(tmp: Path, final: Path, replace: bool) -> None:
+    """Rename the finished folder to ``final``, replacing an older set of ours whole."""
+    if not replace:
         try:
-            os.replace(tmp, final)
-        except BaseException:
-            os.replace(old / final.name, final)  # put the old result back
+            os.rename(tmp, final)  # the name was free (an empty folder is replaced too)
+            return
+        except OSError as e:
+            if e.errno in (errno.EEXIST, errno.ENOTEMPTY):
+                raise OSError(e.errno, "something else was put there while writing") from None
             raise
-        finally:
-            shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(tmp, final)
+    old = Path(tempfile.mkdtemp(prefix=OLD_PREFIX, dir=final.parent))
+    try:
+        os.rename(final, old / "set")
+        try:
+            os.rename(tmp, final)
+        except BaseException:
+            os.rename(old / "set", final)  # put the older set back
+            raise
+    finally:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+class _locked:
+    """Hold an exclusive ``flock`` on the folder ``path`` (polled, so Ctrl-C works)."""
+
+    def __init__(self, path: Path, timeout: float):
+        self.path, self.timeout, self.fd = path, timeout, -1
+
+    def __enter__(self) -> None:
+        try:
+            import fcntl
+        except ImportError:  # Windows: no flock; writers are not kept apart there
+            return
+        self.fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        deadline = time.monotonic() + self.timeout
+        delay = 0.01
+        try:
+            while True:
+                try:
+                    fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    return
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise OutputBusy(errno.EBUSY, f"another process has kept it busy "
+                                                      f"for {self.timeout:.0f} s") from None
+                    time.sleep(delay)
+                    delay = min(delay * 2, 0.2)
+        except BaseException:
+            os.close(self.fd)
+            raise
+
+    def __exit__(self, *exc) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)  # closing releases the lock
 
 
 def _umask() -> int:
@@ -113,16 +328,33 @@ def _umask() -> int:
     return mask
 
 
-def markdown_for_stdout(doc: Document) -> str:
+# ---------------------------------------------------------------------------------------
+# stdout
+
+
+def markdown_for_stdout(doc) -> str:
     """Markdown with images referenced by bare name (nothing is written)."""
-    return to_markdown(doc, image_prefix="")
+    return _no_surrogates(to_markdown(doc, image_prefix=""))
 
 
-def content_list_for_stdout(doc: Document) -> list[dict]:
+def content_list_for_stdout(doc) -> list[dict]:
     """The content list with images referenced by bare name."""
     return to_content_list(doc, image_prefix="")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _no_surrogates(text: str) -> str:
+    """Lone surrogates (bytes of a non-UTF-8 file name) cannot be UTF-8: U+FFFD instead."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
 def dumps_json(data) -> str:
-    """JSON as the tool prints it: UTF-8 text, not ASCII-escaped, indented."""
-    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    """JSON as the tool prints it: UTF-8 text, not ASCII-escaped, indented.
+
+    A file name that is not valid UTF-8 reaches Python with lone surrogates; they are
+    written as ``\\udcXX`` escapes (valid JSON, and ``json.loads`` gives the same name back).
+    """
+    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -59,7 +59,7 @@ def test_main_part_content_type_decides(tmp_path, ctype, kind, subtype):
 def test_missing_empty_and_directory(tmp_path):
     assert refused(tmp_path / "nope.docx") == "no such file"
     assert refused(write(tmp_path, "empty.docx", b"")) == "empty file"
-    assert refused(tmp_path) == "is a directory"
+    assert refused(tmp_path) == "is a folder, not a file"
 
 
 def test_unknown_types(tmp_path):
@@ -112,13 +112,13 @@ def test_member_failing_crc(tmp_path):
     off = data.find(b"word/document.xml") + len("word/document.xml") + 40
     data[off] ^= 0xFF
     msg = refused(write(tmp_path, "crc.docx", bytes(data)))
-    assert "corrupt zip member" in msg and "word/document.xml" in msg
+    assert msg == "corrupt or truncated zip file: its part 'word/document.xml' is damaged"
 
 
 def test_member_whose_real_size_exceeds_its_declared_size(tmp_path):
     # A member claiming 10 bytes that holds 64: zipfile stops at 10 and the CRC fails.
     p = write(tmp_path, "liar.docx", zip_with_declared_size("word/media/x.bin", 10))
-    assert "corrupt zip member 'word/media/x.bin'" in refused(p)
+    assert "its part 'word/media/x.bin' is damaged" in refused(p)
 
 
 def test_zip_that_is_not_office(tmp_path):
@@ -214,3 +214,71 @@ def test_other_and_broken_cfb(tmp_path):
                                                               cfb_bytes(["__substg1.0"])))
     head_only = cfb_bytes(["WordDocument"])[:512]
     assert refused(write(tmp_path, "b.doc", head_only)).startswith("corrupt or truncated OLE")
+
+
+# ---------------------------------------------------------------------------------------
+# hostile OLE files and special files (issue 9): bounded reading, loops caught
+
+
+def cfb_with(streams: list[str], **fields: int) -> bytearray:
+    """cfb_bytes with header fields patched: n_fat, first_dir, first_difat, n_difat."""
+    data = bytearray(cfb_bytes(streams))
+    offsets = {"n_fat": 44, "first_dir": 48, "first_difat": 68, "n_difat": 72}
+    for name, value in fields.items():
+        struct.pack_into("<I", data, offsets[name], value)
+    return data
+
+
+def refused_within(path: Path, max_bytes: int = 1 << 20) -> str:
+    """The refusal, checking that finding it allocated at most ``max_bytes``."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        msg = refused(path)
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    assert peak < max_bytes, peak
+    return msg
+
+
+@pytest.mark.parametrize("entry", [0xFFFFFFFF, 0])
+def test_cfb_difat_pointing_to_itself(tmp_path, entry):
+    data = cfb_with(["WordDocument"], n_fat=2, first_difat=2, n_difat=0xFFFFFFFF)
+    difat = [entry] * 127 + [2]  # sector 2: entries, then "next DIFAT sector: 2"
+    data += struct.pack("<128I", *difat)
+    assert len(data) == 2048
+    msg = refused_within(write(tmp_path, "loop.doc", bytes(data)))
+    if entry == 0xFFFFFFFF:  # nothing but the loop: broken
+        assert msg.startswith("corrupt or truncated OLE compound file")
+        with pytest.raises(ValueError, match="DIFAT"):
+            cfb_stream_names(tmp_path / "loop.doc")
+    else:  # the entries give the FAT sectors the header asks for: the loop is never taken
+        assert "Word 97-2003" in msg
+
+
+def test_cfb_directory_chain_loop_and_absurd_fat_count(tmp_path):
+    data = cfb_with(["WordDocument"])
+    struct.pack_into("<I", data, 512 + 4 * 1, 1)  # FAT: directory sector 1 -> 1
+    p = write(tmp_path, "dirloop.doc", bytes(data))
+    with pytest.raises(ValueError, match="directory chain"):
+        cfb_stream_names(p)
+    assert refused_within(p).startswith("corrupt or truncated OLE compound file")
+    p = write(tmp_path, "fat.doc", bytes(cfb_with(["WordDocument"], n_fat=0xFFFFFFFF)))
+    assert refused_within(p).startswith("corrupt or truncated OLE compound file")
+
+
+def test_huge_ole_file_is_named_without_reading_it(tmp_path):
+    p = write(tmp_path, "huge.doc", cfb_bytes(["WordDocument"]))
+    with open(p, "r+b") as f:
+        f.truncate(3 << 30)  # 3 GiB, sparse: costs no disk
+    assert "Word 97-2003" in refused_within(p)
+
+
+def test_special_files_are_not_regular(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "pipe.docx")
+    assert refused(tmp_path / "pipe.docx") == "not a regular file (a named pipe)"
+    assert refused(Path("/dev/null")) == "not a regular file (a device)"

@@ -16,9 +16,9 @@ from mineru_tui.document import (BlockType, SpanType, plain_text, to_content_lis
                                  to_markdown, to_middle_json, walk)
 from mineru_tui.errors import InputError
 from mineru_tui.office.pptx import read_pptx
-from mineru_tui.office.pptx_order import reading_order
-from mineru_tui.office.pptx_smartart import diagram_items, read_diagram
-from mineru_tui.office.pptx_text import number_marker
+from mineru_tui.office.pptx.order import reading_order
+from mineru_tui.office.pptx.smartart import diagram_items, read_diagram
+from mineru_tui.office.pptx.text import number_marker
 
 CORPUS = Path(__file__).parent / "corpus" / "office"
 GROUNDTRUTH = CORPUS / "groundtruth"
@@ -743,7 +743,7 @@ def test_office2016_chart_in_alternate_content(tmp_path):
 
 def test_omml_converter_when_present():
     pytest.importorskip("mineru_tui.office.omml")
-    from mineru_tui.office.pptx_text import _math_spans
+    from mineru_tui.office.pptx.text import _math_spans
     frac = etree.fromstring(
         '<a14:m xmlns:a14="http://schemas.microsoft.com/office/drawing/2010/main" '
         'xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/math"><m:oMathPara>'
@@ -817,8 +817,10 @@ def test_shapes_without_positions_keep_file_order(tmp_path):
 
 
 def test_chart_number_formats():
-    from mineru_tui.office.pptx_charts import format_number
-    assert format_number("43831", "m/d/yyyy") == "2020-01-01"
+    # the same Excel number formats as spreadsheet cells and xlsx charts (numfmt)
+    from mineru_tui.office.charts import format_number
+    assert format_number("43831", "m/d/yyyy") == "1/1/2020"
+    assert format_number("43831", "yyyy-mm-dd") == "2020-01-01"
     assert format_number("0.125", "0.0%") == "12.5%"
     assert format_number("1234567.891", "#,##0.00") == "1,234,567.89"
     assert format_number("2.3999999999999999", "General") == "2.4"

@@ -44,6 +44,8 @@ def _block_json(block: Block, image_prefix: str) -> dict:
                       for l in block.lines]
     if block.blocks:
         d["blocks"] = [_block_json(b, image_prefix) for b in block.blocks]
+    for key, value in block.extra.items():
+        d.setdefault(key, value)
     return d
 
 
@@ -66,5 +68,7 @@ def to_middle_json(doc: Document, image_prefix: str = "images/") -> dict:
         }
         if page.name is not None:
             p["page_name"] = page.name
+        for key, value in page.extra.items():
+            p.setdefault(key, value)
         pages.append(p)
     return {"pdf_info": pages, "_backend": doc.backend, "_version_name": f"mineru-tui {__version__}"}

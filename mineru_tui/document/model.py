@@ -18,7 +18,7 @@ MinerU readers ignore unknown keys.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 
 class BlockType:
@@ -107,6 +107,8 @@ class Block:
     ``level`` is a title's heading level (1 = top). Inside a ``list`` block, each child
     is an item with ``depth`` (0 = outermost) and ``marker`` (``"-"`` or ``"3."``).
     ``index`` is the reading-order index MinerU writes; ``angle`` the text rotation.
+    ``extra`` holds facts MinerU's schema has no field for (the page reader: where the text
+    came from, a generation that did not finish); the middle JSON writes them as extra keys.
     """
 
     type: str
@@ -121,6 +123,7 @@ class Block:
     angle: int | None = None
     index: int | None = None
     score: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -186,6 +189,7 @@ class Page:
     discarded_blocks: list[Block] = field(default_factory=list)
     page_size: tuple[float, float] | None = None
     name: str | None = None  # a sheet's or slide's own name
+    extra: dict[str, Any] = field(default_factory=dict)  # extra middle-JSON keys (page reader)
 
 
 @dataclass
@@ -195,12 +199,15 @@ class Document:
     ``images`` maps an image's file name (as used in spans' ``image_path``) to its bytes;
     writers put them under ``images/``. ``backend`` is MinerU's ``_backend`` value
     (``"office"`` for direct OOXML reading, ``"vlm"`` for the page reader).
+    ``extra_outputs`` maps a file-name suffix to a function giving more bytes to write beside
+    the output set with ``-o`` (the page reader: ``_model.json``, ``_layout.pdf``).
     """
 
     pages: list[Page] = field(default_factory=list)
     backend: str = "office"
     images: dict[str, bytes] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    extra_outputs: dict[str, Callable[[], bytes | None]] = field(default_factory=dict)
 
     def add_image(self, data: bytes, ext: str, stem: str = "image") -> str:
         """Store image bytes under a fresh unique name and return that name."""

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from mineru_tui.reader.events import CancelFlag, Event
-from mineru_tui.reader.sampling import SamplingParams
+from mineru_tui.reader.params import SamplingParams
 
 ImageInput = Any  # a PIL image, a path or encoded bytes; None for a text-only request
 

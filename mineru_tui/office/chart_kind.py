@@ -9,6 +9,7 @@ strict OOXML namespaces read like the transitional ones.
 
 from __future__ import annotations
 
+from mineru_tui.office.package import local
 from mineru_tui.document import Block, BlockType, Line, text_span
 
 CX_NS = "http://schemas.microsoft.com/office/drawing/2014/chartex"
@@ -26,19 +27,14 @@ _CX_LAYOUT_NAMES = {"waterfall": "Waterfall", "treemap": "Treemap", "sunburst": 
                     "regionMap": "Map"}
 
 
-def _local(el) -> str:
-    tag = el.tag
-    return tag.rpartition("}")[2] if isinstance(tag, str) else ""
-
-
 def _child(el, name: str):
-    return next((k for k in el if _local(k) == name), None) if el is not None else None
+    return next((k for k in el if local(k) == name), None) if el is not None else None
 
 
 def group_kind(group) -> str | None:
     """The type name of one plot-area group ("Column" for a ``c:barChart`` with
     ``barDir="col"``), or None when the element is not a chart group."""
-    tag = _local(group)
+    tag = local(group)
     if not tag.endswith("Chart") or tag == "Chart":
         return None
     kind = tag[:-5]

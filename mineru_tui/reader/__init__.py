@@ -18,7 +18,7 @@ from .events import Cancelled, Done, Event, GenerationResult, SequenceDone, Stag
 if TYPE_CHECKING:
     from .model import Model, load_model
 
-DEFAULT_MODEL = "opendatalab/MinerU2.5-Pro-2605-1.2B"  # same as checkpoint.DEFAULT_MODEL
+from .defaults import DEFAULT_MODEL
 
 __all__ = [
     "DEFAULT_MODEL",

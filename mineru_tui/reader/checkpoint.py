@@ -36,6 +36,7 @@ from .config import (
     parse_model_config,
     read_json,
 )
+from .defaults import DEFAULT_MODEL
 from .errors import ModelError
 
 __all__ = [
@@ -48,8 +49,6 @@ __all__ = [
     "resolve_model",
     "to_legacy_key",
 ]
-
-DEFAULT_MODEL = "opendatalab/MinerU2.5-Pro-2605-1.2B"
 
 # Files a checkpoint needs; anything else in the repo (README, images, .bin duplicates) is skipped.
 _DOWNLOAD_PATTERNS = ["*.json", "*.safetensors", "*.jinja", "*.txt"]

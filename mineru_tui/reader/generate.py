@@ -123,8 +123,8 @@ def run_generation(
     requests: Sequence[PreparedRequest],
     new_detokenizer: Callable[[], Detokenizer],
     *,
-    max_new_tokens: int | None = None,
-    params: SamplingParams = SamplingParams(),
+    max_new_tokens: int | None | Sequence[int | None] = None,
+    params: SamplingParams | Sequence[SamplingParams] = SamplingParams(),
     stop_ids: Sequence[int] = (),
     strip_ids: Sequence[int] = (),
     cancel: CancelFlag | None = None,
@@ -137,6 +137,8 @@ def run_generation(
     ``stop_ids`` end a sequence (the stop id is kept in ``token_ids``); ``strip_ids`` (stop, pad,
     bos) never reach the text. ``max_new_tokens=None`` runs to the context limit
     (``max_position_embeddings`` total tokens), as MinerU's transformers client does.
+    ``params`` and ``max_new_tokens`` may also be sequences with one value per request: each
+    row then decodes with its own knobs and limit, exactly as it would alone.
     """
     t0 = time.perf_counter() if t0 is None else t0
     timing = timing or Timing()
@@ -148,8 +150,15 @@ def run_generation(
         return time.perf_counter() - t0
 
     # ---- per-request limits (errors before any work)
-    if max_new_tokens is not None and int(max_new_tokens) < 1:
-        raise ValueError(f"max_new_tokens must be at least 1, got {max_new_tokens}")
+    if max_new_tokens is None or isinstance(max_new_tokens, (int, np.integer)):
+        row_max: list[int | None] = [max_new_tokens] * B
+    else:
+        row_max = list(max_new_tokens)
+        if len(row_max) != B:
+            raise ValueError(f"{len(row_max)} max_new_tokens values for {B} requests")
+    for m in row_max:
+        if m is not None and int(m) < 1:
+            raise ValueError(f"max_new_tokens must be at least 1, got {m}")
     lengths = [int(np.asarray(r.input_ids).shape[0]) for r in requests]
     for b, L in enumerate(lengths):
         if L == 0:
@@ -160,7 +169,7 @@ def run_generation(
                 " — use a smaller image or a shorter prompt"
             )
     room = [tc.max_position_embeddings - L for L in lengths]
-    limits = [r if max_new_tokens is None else min(int(max_new_tokens), r) for r in room]
+    limits = [r if m is None else min(int(m), r) for r, m in zip(room, row_max)]
 
     generated: list[list[int]] = [[] for _ in range(B)]
     texts: list[list[str]] = [[] for _ in range(B)]

@@ -87,16 +87,19 @@ class Model:
         self,
         items: Sequence[tuple[ImageInput, str]],
         *,
-        max_new_tokens: int | None = None,
+        max_new_tokens: int | None | Sequence[int | None] = None,
         no_repeat_ngram_size: int = 100,
         presence_penalty: float = 0.0,
         frequency_penalty: float = 0.0,
         repetition_penalty: float = 1.0,
+        sampling: Sequence[SamplingParams] | None = None,
         stop_ids: Sequence[int] | None = None,
         cancel: CancelFlag | None = None,
     ) -> Iterator[Event]:
         """Generate for several (image, prompt) pairs together; yields events, ``Done`` last.
 
+        ``sampling`` (one :class:`SamplingParams` per item) replaces the four knob arguments,
+        and ``max_new_tokens`` may be a sequence too, so each row keeps its own knobs and limit.
         Input errors (ImageError, PromptError) are raised before anything is generated.
         """
         import time
@@ -105,8 +108,16 @@ class Model:
 
         if not items:
             raise PromptError("nothing to generate: no (image, prompt) pairs")
-        params = SamplingParams(no_repeat_ngram_size, presence_penalty, frequency_penalty, repetition_penalty)
-        params.validate()
+        params: SamplingParams | list[SamplingParams]
+        if sampling is not None:
+            params = list(sampling)
+            if len(params) != len(items):
+                raise ValueError(f"{len(params)} sampling params for {len(items)} items")
+            for p in params:
+                p.validate()
+        else:
+            params = SamplingParams(no_repeat_ngram_size, presence_penalty, frequency_penalty, repetition_penalty)
+            params.validate()
         t0 = time.perf_counter()
         timing = Timing()
         yield StageEvent("preprocess", False, 0.0)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .defaults import TASK_NAMES
 from .sampling import SamplingParams
 
 
@@ -28,3 +29,5 @@ TASKS: dict[str, Task] = {
     "formula": Task("\nFormula Recognition:", SamplingParams(100, 1.0, 0.05, 1.0)),
     "image": Task("\nImage Analysis:", SamplingParams(100, 1.0, 0.05, 1.0)),
 }
+
+assert set(TASKS) == set(TASK_NAMES), "reader/defaults.py TASK_NAMES must list the TASKS keys"

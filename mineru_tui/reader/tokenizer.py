@@ -9,12 +9,11 @@
 * ``build_prompt`` lays out MinerU's messages (system "You are a helpful assistant.", user content
   [image, text]) and expands every ``<|image_pad|>`` to the image's token count.
 * ``IncrementalDetokenizer`` turns a stream of ids into text deltas that never split a UTF-8
-  character.
+  character (``tokenizers``' own ``DecodeStream``).
 """
 
 from __future__ import annotations
 
-import codecs
 import json
 import os
 from collections.abc import Iterable, Sequence
@@ -142,23 +141,6 @@ def find_chat_template(model_dir: Path, tokenizer_config: dict[str, Any]) -> tup
     return QWEN2VL_CHAT_TEMPLATE, "stock Qwen2-VL template"
 
 
-# ----------------------------------------------------------------------------- byte-level pieces
-
-
-@lru_cache(maxsize=1)
-def _unicode_to_byte() -> dict[str, int]:
-    """Inverse of GPT-2's bytes_to_unicode table used by byte-level BPE."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    cs = list(bs)
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return {chr(c): b for b, c in zip(bs, cs)}
-
-
 # ----------------------------------------------------------------------------- tokenizer
 
 
@@ -194,9 +176,6 @@ class Tokenizer:
         self.special_tokens = dict(special_tokens or {})  # bos_token, eos_token, ... for templates
         self.model_max_length = model_max_length
         self.image_token_id = self.token_id(IMAGE_PAD)
-        # byte-level BPE (Qwen): every id maps to fixed bytes, so streaming needs no re-decoding
-        self._byte_level = isinstance(tok.decoder, tokenizers.decoders.ByteLevel)
-        self._bytes_cache: dict[int, bytes] = {}
 
     @classmethod
     def from_dir(cls, model_dir: str | os.PathLike[str]) -> Tokenizer:
@@ -244,22 +223,6 @@ class Tokenizer:
     def decode(self, ids: Iterable[int]) -> str:
         """Ids → text, keeping special tokens (MinerU decodes with skip_special_tokens=False)."""
         return self._tok.decode([int(i) for i in ids], skip_special_tokens=False)
-
-    def token_bytes(self, token_id: int) -> bytes:
-        """The UTF-8 bytes one id contributes to the decoded text (byte-level BPE tokenizers)."""
-        b = self._bytes_cache.get(token_id)
-        if b is None:
-            tok = self._tok.id_to_token(int(token_id))
-            if tok is None:
-                b = b""  # unused embedding rows (ids past the tokenizer) decode to nothing
-            else:
-                table = _unicode_to_byte()
-                try:  # same rule as the ByteLevel decoder: map every char, else take raw UTF-8
-                    b = bytes(table[c] for c in tok)
-                except KeyError:
-                    b = tok.encode("utf-8")
-            self._bytes_cache[token_id] = b
-        return b
 
     # -- prompts
 
@@ -338,34 +301,32 @@ def load_tokenizer(model_dir: str | os.PathLike[str]) -> Tokenizer:
 class IncrementalDetokenizer:
     """Ids in, text deltas out; never emits half a UTF-8 character, keeps special tokens.
 
-    Byte-level BPE splits multi-byte characters (CJK, emoji) over several tokens, so bytes are
-    buffered in an incremental UTF-8 decoder until a character is complete. Invalid bytes become
-    U+FFFD as in ``Tokenizer.decode``; ``"".join(push(i) for i in ids) + flush() == decode(ids)``.
+    ``tokenizers.decoders.DecodeStream`` does the streaming (it holds back bytes until a
+    character is complete, for byte-level BPE and every other decoder alike). It has no end of
+    sequence, so :meth:`flush` compares with a full ``decode`` once: an incomplete character
+    left at the end becomes U+FFFD as in ``Tokenizer.decode``, and
+    ``"".join(push(i) for i in ids) + flush() == decode(ids)``.
     """
 
     def __init__(self, tokenizer: Tokenizer):
         self._tok = tokenizer
-        self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._ids: list[int] = []  # used only for non-byte-level tokenizers
-        self._emitted = ""
+        self._stream = tokenizers.decoders.DecodeStream(skip_special_tokens=False)
+        self._ids: list[int] = []
+        self._emitted: list[str] = []
 
     def push(self, token_id: int) -> str:
         """Add one id; return the newly complete text (possibly "")."""
-        if self._tok._byte_level:
-            return self._utf8.decode(self._tok.token_bytes(int(token_id)))
-        # Generic fallback: re-decode the sequence, hold back a trailing replacement char.
         self._ids.append(int(token_id))
-        text = self._tok.decode(self._ids)
-        if text.endswith("\ufffd") or not text.startswith(self._emitted):
-            return ""
-        delta, self._emitted = text[len(self._emitted) :], text
-        return delta
+        piece = self._stream.step(self._tok._tok, int(token_id)) or ""
+        if piece:
+            self._emitted.append(piece)
+        return piece
 
     def flush(self) -> str:
         """End of sequence: whatever is still held back (an incomplete character → U+FFFD)."""
-        if self._tok._byte_level:
-            return self._utf8.decode(b"", final=True)
         text = self._tok.decode(self._ids)
-        delta = text[len(self._emitted) :] if text.startswith(self._emitted) else ""
-        self._emitted = text
-        return delta
+        done = "".join(self._emitted)
+        tail = text[len(done):] if text.startswith(done) else ""
+        if tail:
+            self._emitted.append(tail)
+        return tail

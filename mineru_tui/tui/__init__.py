@@ -1,1 +1,2 @@
-"""Textual app (later). Nothing in the headless path imports this package."""
+"""The ``watch`` app (Textual). Nothing in the headless paths (``parse``, ``watch --plain``)
+imports this package; :mod:`.state` itself does not import Textual either."""

@@ -1,0 +1,161 @@
+"""``manifest.json`` of a bundle: what was built from what, and the checks before it is used.
+
+A bundle directory holds ``vision.mlpackage`` (the ViT, fp16, enumerated patch buckets),
+``decoder.mlpackage`` (functions ``prefill``/``decode``/``embed`` sharing one copy of the
+weights) and this manifest. :func:`check_bundle` refuses, with one line, a bundle that is
+incomplete, damaged (a file's size or sha256 differs) or built for another checkpoint.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..reader.checkpoint import Checkpoint
+from .errors import BundleError
+
+FORMAT = "mineru-tui-coreml-bundle"
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+PACKAGES = ("vision.mlpackage", "decoder.mlpackage")
+_SAMPLE = 1 << 16  # bytes hashed at each end of every tensor for the checkpoint identity
+
+
+@dataclass
+class Manifest:
+    """Everything the runtime needs to drive the bundle, plus what it was built from."""
+
+    model: str  # --model as given
+    checkpoint_id: str  # checkpoint_identity() of the source checkpoint
+    weights: str  # fp16 | int8 | int4 (decoder linear weights; the vision tower is fp16)
+    context: int  # KV-cache slots (prompt + generated tokens per sequence)
+    prefill_chunk: int  # tokens per prefill call
+    buckets: list[int]  # vision patch counts (N), ascending
+    hidden_size: int
+    head_dim: int
+    layers: int
+    kv_heads: int
+    vocab_size: int
+    vision_head_dim: int
+    vision_out: int
+    token_ids: dict[str, object]  # image_token_id, stop ids, ... of the checkpoint
+    dtypes: dict[str, str]  # state / compute / io dtypes
+    functions: dict[str, list[str]]  # package -> function names
+    coremltools_version: str
+    files: dict[str, list] = field(default_factory=dict)  # relative path -> [size, sha256]
+    build: dict[str, object] = field(default_factory=dict)  # seconds, peak RSS (informative)
+    format: str = FORMAT
+    format_version: int = FORMAT_VERSION
+
+    def write(self, bundle: Path) -> None:
+        tmp = bundle / (MANIFEST + ".tmp")
+        tmp.write_text(json.dumps(asdict(self), indent=1, sort_keys=True) + "\n")
+        os.replace(tmp, bundle / MANIFEST)
+
+    @classmethod
+    def read(cls, bundle: Path) -> Manifest:
+        path = Path(bundle) / MANIFEST
+        if not Path(bundle).is_dir():
+            raise BundleError(f"{bundle}: no such bundle directory (build one with `mineru-tui bundle build`)")
+        try:
+            raw = json.loads(path.read_text())
+        except FileNotFoundError:
+            raise BundleError(f"{bundle}: not a bundle (no {MANIFEST}); build one with `mineru-tui bundle build`") from None
+        except (OSError, ValueError) as e:
+            raise BundleError(f"{path}: unreadable manifest ({e}); rebuild the bundle") from None
+        if not isinstance(raw, dict) or raw.get("format") != FORMAT:
+            raise BundleError(f"{path}: not a mineru-tui Core ML bundle manifest")
+        if raw.get("format_version") != FORMAT_VERSION:
+            raise BundleError(f"{bundle}: bundle format {raw.get('format_version')}, this mineru-tui reads "
+                              f"{FORMAT_VERSION}; rebuild it with `mineru-tui bundle build`")
+        try:
+            return cls(**raw)
+        except TypeError as e:
+            raise BundleError(f"{path}: malformed manifest ({e}); rebuild the bundle") from None
+
+
+def file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def bundle_files(bundle: Path) -> list[Path]:
+    """Every file of the bundle's packages, relative to the bundle, sorted."""
+    out = []
+    for pkg in PACKAGES:
+        root = bundle / pkg
+        out += sorted(p.relative_to(bundle) for p in root.rglob("*") if p.is_file())
+    return out
+
+
+def record_files(bundle: Path) -> dict[str, list]:
+    """{relative path: [size, sha256]} of the bundle's package files."""
+    return {str(rel): [(bundle / rel).stat().st_size, file_digest(bundle / rel)] for rel in bundle_files(bundle)}
+
+
+def checkpoint_identity(checkpoint: Checkpoint) -> str:
+    """A short, cheap fingerprint of a checkpoint: its parsed config plus each tensor's (legacy) name, dtype,
+    shape and the sha256 of its first and last 64 KiB (a different or re-trained checkpoint
+    differs there; hashing 2-5 GB of weights at every start would take seconds)."""
+    h = hashlib.sha256()
+    h.update(repr(checkpoint.config).encode())  # the parsed config: legacy and transformers-5 files agree
+    refs = checkpoint.weights._refs  # the reader's tensor references (file, offsets): raw bytes, no conversion
+    opened: dict = {}
+    try:
+        for key in sorted(refs):
+            ref = refs[key]
+            h.update(f"{key}|{ref.dtype}|{list(ref.shape)}|".encode())
+            f = opened.get(ref.file) or opened.setdefault(ref.file, open(ref.file, "rb"))
+            n = ref.end - ref.start
+            f.seek(ref.start)
+            h.update(f.read(min(n, _SAMPLE)))
+            if n > 2 * _SAMPLE:
+                f.seek(ref.end - _SAMPLE)
+                h.update(f.read(_SAMPLE))
+    finally:
+        for f in opened.values():
+            f.close()
+    return h.hexdigest()[:32]
+
+
+def check_bundle(bundle: Path, checkpoint: Checkpoint | None = None, *, full: bool = False) -> Manifest:
+    """The manifest of a usable bundle, else BundleError (one line).
+
+    Checks: manifest readable; every recorded file present with its size (and, with ``full``,
+    its sha256); no package file missing from the record; the checkpoint's identity and shapes
+    when a checkpoint is given.
+    """
+    bundle = Path(bundle)
+    man = Manifest.read(bundle)
+    if not man.files:
+        raise BundleError(f"{bundle}: the manifest lists no files (an interrupted build?); rebuild the bundle")
+    for rel, (size, digest) in sorted(man.files.items()):
+        p = bundle / rel
+        if not p.is_file():
+            raise BundleError(f"{bundle}: damaged bundle, {rel} is missing; rebuild it with `mineru-tui bundle build`")
+        if p.stat().st_size != size:
+            raise BundleError(f"{bundle}: damaged bundle, {rel} has {p.stat().st_size} bytes, the manifest says {size}; rebuild it")
+        if full and file_digest(p) != digest:
+            raise BundleError(f"{bundle}: damaged bundle, {rel} does not match its checksum; rebuild it")
+    extra = sorted(set(map(str, bundle_files(bundle))) - set(man.files))
+    if extra:
+        raise BundleError(f"{bundle}: damaged bundle, {extra[0]} is not in the manifest; rebuild it")
+    if checkpoint is not None:
+        t, v = checkpoint.config.text, checkpoint.config.vision
+        dims = {"hidden_size": t.hidden_size, "head_dim": t.head_dim, "layers": t.num_hidden_layers,
+                "kv_heads": t.num_key_value_heads, "vocab_size": t.vocab_size, "vision_out": v.hidden_size}
+        for name, want in dims.items():
+            if getattr(man, name) != want:
+                raise BundleError(f"{bundle}: built for a model with {name} {getattr(man, name)}, "
+                                  f"{checkpoint.path} has {want}; build a bundle for it with `mineru-tui bundle build`")
+        ident = checkpoint_identity(checkpoint)
+        if man.checkpoint_id != ident:
+            raise BundleError(f"{bundle}: built from another checkpoint ({man.model}), not {checkpoint.path}; "
+                              f"rebuild it with `mineru-tui bundle build --model {checkpoint.path}`")
+    return man

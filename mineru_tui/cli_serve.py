@@ -1,0 +1,90 @@
+"""The ``mineru-tui serve`` command: our engines behind an OpenAI-compatible endpoint.
+
+Registered on the main Typer app by :func:`register`; Starlette, uvicorn and the model load
+only when ``serve`` runs, so ``parse`` start-up does not pay for them.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+import typer
+
+SERVE_HELP = """Serve the MinerU2.5 model over an OpenAI-compatible HTTP API.
+
+\b
+Routes: POST /v1/chat/completions (streamed or not, with usage),
+GET /v1/models, GET /health. MinerU's own http client
+(mineru-vl-utils, backend "http-client") and `parse --engine http
+--server-url URL` can use it. Requests are queued and batched into the
+engine; decoding is greedy with MinerU's knobs taken from each request.
+
+\b
+Listens on 127.0.0.1 (this machine only) unless --host says otherwise;
+there is no authentication, so only open it to networks you trust.
+Needs the `serve` extra: pip install 'mineru-tui[serve]'.
+"""
+
+
+def serve(
+    engine: str = typer.Option("numpy", "--engine", "-e", metavar="numpy|coreml",
+                               help="Engine that runs the model."),
+    model: Optional[str] = typer.Option(None, "--model", "-m", envvar="MINERU_TUI_MODEL",
+                                        metavar="DIR|REPO",
+                                        help="Checkpoint directory or Hugging Face repo id "
+                                             "(env MINERU_TUI_MODEL)."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
+    port: int = typer.Option(30000, "--port", "-p", help="Port to listen on."),
+    served_name: Optional[str] = typer.Option(None, "--served-model-name", metavar="NAME",
+                                              help="Model id shown in /v1/models (default: "
+                                                   "the checkpoint's name)."),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", "-n", metavar="N",
+                                             help="Cap every answer at N tokens (default: "
+                                                  "the model's context)."),
+) -> None:
+    if engine not in ("numpy", "coreml"):
+        raise typer.BadParameter("choose numpy or coreml", param_hint="--engine")
+    if max_tokens is not None and max_tokens < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--max-tokens")
+    if not 0 < port < 65536:
+        raise typer.BadParameter("must be 1-65535", param_hint="--port")
+    try:
+        import uvicorn
+
+        from mineru_tui.serve.app import create_app
+    except ImportError as e:
+        print(f"error: serve needs the 'serve' extra (pip install 'mineru-tui[serve]'): {e}",
+              file=sys.stderr)
+        raise typer.Exit(1)
+    from mineru_tui.engines.base import EngineError
+
+    try:
+        eng = _open(engine, model)
+    except EngineError as e:
+        print(f"error: {e}", file=sys.stderr)
+        raise typer.Exit(1)
+    name = served_name or _display_name(model or eng.model_id)
+    print(f"serving {name} ({eng.name} engine) on http://{host}:{port}/v1", file=sys.stderr, flush=True)
+    try:
+        uvicorn.run(create_app(eng, name, max_tokens=max_tokens), host=host, port=port,
+                    log_level="warning", lifespan="on")
+    finally:
+        eng.close()
+
+
+def _open(engine: str, model: Optional[str]):
+    """The engine, through the engine registry (EngineError with one line)."""
+    from mineru_tui.engines import EngineOptions, open_engine
+
+    return open_engine(EngineOptions(engine=engine, model=model))
+
+
+def _display_name(spec: str) -> str:
+    """``/x/MinerU2.5-Pro-2605-1.2B`` or ``org/MinerU...`` -> ``MinerU2.5-Pro-2605-1.2B``."""
+    return spec.rstrip("/").replace("\\", "/").rsplit("/", 1)[-1] or "mineru"
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``serve`` command to the main app."""
+    app.command(name="serve", help=SERVE_HELP)(serve)

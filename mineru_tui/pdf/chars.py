@@ -1,0 +1,134 @@
+"""The characters of a page's text layer, with their boxes in the display frame.
+
+PDFium's text page gives each character's code point, tight and loose boxes (user space),
+angle, font size and flags. Here they become :class:`Char` records in the display frame
+(points, origin top left, after /Rotate) with the reading direction each character runs in,
+so the layout blocks (found on the rendered image) and the characters share one frame.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+MAX_NATIVE_CHARS = 65_535  # MinerU sends a page's text to OCR above this many characters
+STANDARD_TOLERANCE = 0.1  # degrees: a character at 0/90/180/270 within this is "standard"
+MAX_TILT = 30.0  # degrees: tilted characters (faux italics) kept only up to this
+
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1
+
+
+@dataclass(slots=True)
+class Char:
+    """One character of the text layer.
+
+    ``box`` is the tight glyph box (the loose box when the tight one is empty),
+    ``loose`` the font-height box and ``origin`` the point on the baseline where the glyph
+    starts, all in the display frame. ``direction`` is the reading
+    direction in the display frame, counter-clockwise degrees snapped to 0/90/180/270, and
+    ``tilt`` how far the character's real angle is from it. ``visible`` is False for text
+    drawn in an invisible render mode (OCR layers). ``hyphen`` marks PDFium's soft line-end
+    hyphen (U+0002 in the text).
+    """
+
+    text: str
+    box: Box
+    loose: Box
+    origin: tuple[float, float]
+    direction: int
+    tilt: float
+    size: float
+    index: int
+    generated: bool = False
+    hyphen: bool = False
+    map_error: bool = False
+    visible: bool = True
+    text_object: int = 0  # address of the PDFium text object that draws it (0: none)
+
+    @property
+    def cx(self) -> float:
+        return (self.box[0] + self.box[2]) / 2
+
+    @property
+    def cy(self) -> float:
+        return (self.box[1] + self.box[3]) / 2
+
+
+def page_chars(page, limit: int = MAX_NATIVE_CHARS) -> list[Char] | None:
+    """Every character of ``page`` (a :class:`~mineru_tui.pdf.reader.PdfPage`), or None when
+    the page has more than ``limit`` of them (MinerU gives such pages to OCR).
+
+    PDFium's generated line breaks are dropped; its generated spaces are kept (they mark
+    word gaps in files that draw words separately). The result is kept on the page until
+    it is closed, so classifying a page and filling its blocks read the characters once.
+    """
+    cached = getattr(page, "chars_cache", None)
+    if cached is not None and cached[0] == limit:
+        return cached[1]
+    chars = _read_chars(page, limit)
+    page.chars_cache = (limit, chars)
+    return chars
+
+
+def _read_chars(page, limit: int) -> list[Char] | None:
+    import ctypes
+
+    import pypdfium2.raw as pdfium_c
+
+    tp = page.textpage()
+    n = tp.count_chars()
+    if n > limit:
+        return None
+    (x0, y0), (ax, ay), (bx, by) = page._display_matrix()
+    det = ax * by - ay * bx
+    # user -> display, inlined (this loop runs once per character): the page's display
+    # matrix is a quarter turn and/or flip, so two opposite corners give a box exactly
+    ua, ub, va, vb = by / det, -bx / det, -ay / det, ax / det
+
+    def rect(left, bottom, right, top):
+        u1, v1 = ua * (left - x0) + ub * (bottom - y0), va * (left - x0) + vb * (bottom - y0)
+        u2, v2 = ua * (right - x0) + ub * (top - y0), va * (right - x0) + vb * (top - y0)
+        return (min(u1, u2), min(v1, v2), max(u1, u2), max(v1, v2))
+
+    render_modes: dict[int, int] = {}
+    left, bottom, right, top = (ctypes.c_double() for _ in range(4))
+    lrect = pdfium_c.FS_RECTF()
+    out: list[Char] = []
+    for i in range(n):
+        code = pdfium_c.FPDFText_GetUnicode(tp, i)
+        generated = bool(pdfium_c.FPDFText_IsGenerated(tp, i))
+        if generated and code in (0x0D, 0x0A):
+            continue
+        text = chr(code) if 0 < code < 0x110000 else "\ufffd"
+        pdfium_c.FPDFText_GetCharBox(tp, i, left, right, bottom, top)
+        tight = rect(left.value, bottom.value, right.value, top.value)
+        pdfium_c.FPDFText_GetLooseCharBox(tp, i, lrect)
+        loose = rect(lrect.left, lrect.bottom, lrect.right, lrect.top)
+        if (tight[2] - tight[0] <= 0 or tight[3] - tight[1] <= 0) and not text.isspace():
+            tight = loose
+        pdfium_c.FPDFText_GetCharOrigin(tp, i, left, bottom)
+        ox, oy = left.value - x0, bottom.value - y0
+        origin = (ua * ox + ub * oy, va * ox + vb * oy)
+        # PDFium's angle runs clockwise in user space; turn it into the display frame
+        a = -pdfium_c.FPDFText_GetCharAngle(tp, i)
+        dx, dy = math.cos(a), math.sin(a)
+        du, dv = ua * dx + ub * dy, va * dx + vb * dy  # v points down
+        angle = math.degrees(math.atan2(-dv, du)) % 360
+        direction = round(angle / 90) % 4 * 90
+        tilt = abs((angle - direction + 180) % 360 - 180)
+        visible, key = True, 0
+        obj = pdfium_c.FPDFText_GetTextObject(tp, i)
+        if obj:
+            key = ctypes.cast(obj, ctypes.c_void_p).value or 0
+            mode = render_modes.get(key)
+            if mode is None:
+                mode = render_modes[key] = pdfium_c.FPDFTextObj_GetTextRenderMode(obj)
+            visible = mode not in (pdfium_c.FPDF_TEXTRENDERMODE_INVISIBLE,
+                                   pdfium_c.FPDF_TEXTRENDERMODE_CLIP)
+        out.append(Char(
+            text=text, box=tight, loose=loose, origin=origin, direction=direction, tilt=tilt,
+            size=pdfium_c.FPDFText_GetFontSize(tp, i), index=i, generated=generated,
+            hyphen=bool(pdfium_c.FPDFText_IsHyphen(tp, i)) or code == 0x02,
+            map_error=pdfium_c.FPDFText_HasUnicodeMapError(tp, i) == 1, visible=visible,
+            text_object=key))
+    return out

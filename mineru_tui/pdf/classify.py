@@ -1,0 +1,275 @@
+"""Can a page's text layer be trusted? MinerU's classification, decided per page.
+
+MinerU 4.0.12 classifies a whole PDF as ``txt`` (usable text layer) or ``ocr`` from up to 10
+sampled pages. We apply the same criteria to each page on its own, so a born-digital report
+with scanned appendices uses its text layer on the digital pages and the model on the scans.
+:func:`classify_document` gives MinerU's document-level answer too (same criteria, pooled
+over the sampled pages), for reporting.
+
+Criteria (MinerU's thresholds; the first that fires sends the page to the model):
+aspect ratio over 10; more than 65,535 characters; fewer than 50 non-space characters;
+Unicode-map errors at 4 % or more; abnormal characters (controls, U+FFFD, private use) at
+3 % or more of at least 300; the U+7280-U+72DF garbling signature; cross-script noise;
+ASCII punctuation soup; most of the text a hidden layer (invisible, or covered) over an
+image (an OCR layer).
+Not checked (they need the fonts' dictionaries, which PDFium does not expose): CID fonts
+without ToUnicode and Latin fonts decoding to CJK; both usually also raise map errors or
+abnormal characters, which are checked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mineru_tui.pdf.chars import MAX_NATIVE_CHARS, Char, page_chars
+from mineru_tui.pdf.lines import is_cjk, is_private_use
+
+MAX_SAMPLE_PAGES = 10
+MAX_PAGE_ASPECT_RATIO = 10.0
+CHARS_THRESHOLD = 50
+MAP_ERROR_RATIO = 0.04
+ABNORMAL_RATIO, ABNORMAL_MIN_CHARS = 0.03, 300
+GARBLE_RANGE, GARBLE_MIN, GARBLE_RATIO = (0x7280, 0x72DF), 30, 0.026
+MIXED_MIN_TOTAL, MIXED_MIN_CJK, MIXED_MIN_OTHER, MIXED_RATIO = 300, 100, 120, 0.18
+MIXED_SCRIPTS, MIXED_SCRIPT_MIN = 3, 5
+PUNCT_MIN_CHARS, PUNCT_RATIO, PUNCT_RUN_RATIO = 100, 0.25, 0.10
+IMAGE_TEXT_OVERLAP = 0.8
+IMAGE_TEXT_MIN, IMAGE_TEXT_RATIO = 50, 0.5
+
+_ASCII_PUNCT = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_SCRIPTS = (  # (name, first, last) for the non-CJK scripts the noise check counts
+    ("latin", 0x41, 0x24F), ("greek", 0x370, 0x3FF), ("cyrillic", 0x400, 0x52F),
+    ("armenian", 0x530, 0x58F), ("hebrew", 0x590, 0x5FF), ("arabic", 0x600, 0x6FF),
+    ("devanagari", 0x900, 0x97F), ("thai", 0xE00, 0xE7F), ("georgian", 0x10A0, 0x10FF),
+)
+
+
+@dataclass(frozen=True)
+class PageDecision:
+    """Whether to use a page's text layer, and why (a short sentence for the middle JSON)."""
+
+    use_text_layer: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class DocumentDecision:
+    """MinerU's whole-document answer: ``kind`` is ``"txt"`` or ``"ocr"``."""
+
+    kind: str
+    reason: str
+    pages: dict[int, PageDecision] = field(default_factory=dict)  # the sampled pages
+
+
+@dataclass
+class TextStats:
+    """Counts over one page's (or several pages') characters."""
+
+    chars: int = 0  # non-whitespace
+    map_errors: int = 0
+    abnormal: int = 0
+    cjk: int = 0
+    garble: int = 0
+    scripts: dict[str, int] = field(default_factory=dict)
+    punct: int = 0
+    punct_in_runs: int = 0
+
+    def add(self, other: TextStats) -> None:
+        for name in ("chars", "map_errors", "abnormal", "cjk", "garble", "punct",
+                     "punct_in_runs"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for k, v in other.scripts.items():
+            self.scripts[k] = self.scripts.get(k, 0) + v
+
+
+def text_stats(chars: list[Char]) -> TextStats:
+    s = TextStats()
+    run: list[str] = []
+
+    def close_run():
+        if len(run) >= 4 and len(set(run)) >= 2:
+            s.punct_in_runs += len(run)
+        run.clear()
+
+    for c in chars:
+        t = c.text
+        if t.isspace():
+            close_run()
+            continue
+        s.chars += 1
+        if c.map_error:
+            s.map_errors += 1
+        o = ord(t)
+        if not c.hyphen and (o == 0 or t == "\ufffd" or o < 32 or 127 <= o <= 159
+                             or is_private_use(t)):
+            s.abnormal += 1
+        if is_cjk(t):
+            s.cjk += 1
+            if GARBLE_RANGE[0] <= o <= GARBLE_RANGE[1]:
+                s.garble += 1
+        else:
+            for name, lo, hi in _SCRIPTS:
+                if lo <= o <= hi and t.isalpha():
+                    s.scripts[name] = s.scripts.get(name, 0) + 1
+                    break
+        if t in _ASCII_PUNCT:
+            s.punct += 1
+            run.append(t)
+        else:
+            close_run()
+    close_run()
+    return s
+
+
+def _text_problem(s: TextStats, per_page: bool) -> str | None:
+    """The first text-quality check that fails, as a sentence, or None."""
+    n = s.chars
+    if n and s.map_errors / n >= MAP_ERROR_RATIO:
+        return (f"{s.map_errors / n:.0%} of its characters have no Unicode mapping "
+                f"(limit {MAP_ERROR_RATIO:.0%}).")
+    if n >= ABNORMAL_MIN_CHARS and s.abnormal / n >= ABNORMAL_RATIO:
+        return (f"{s.abnormal / n:.0%} of its characters are control or private-use "
+                f"characters (limit {ABNORMAL_RATIO:.0%}).")
+    if s.garble >= GARBLE_MIN and s.cjk and s.garble / s.cjk >= GARBLE_RATIO:
+        return "its CJK text shows a known garbling signature (U+7280-U+72DF)."
+    other = sum(v for k, v in s.scripts.items() if k != "latin")
+    dense = sum(1 for v in s.scripts.values() if v >= MIXED_SCRIPT_MIN) + (
+        s.cjk >= MIXED_SCRIPT_MIN)
+    if (n >= MIXED_MIN_TOTAL and s.cjk >= MIXED_MIN_CJK and other >= MIXED_MIN_OTHER
+            and other / n >= MIXED_RATIO and dense >= MIXED_SCRIPTS):
+        return "its text mixes scripts the way garbled text does."
+    if per_page and n >= PUNCT_MIN_CHARS and s.punct / n >= PUNCT_RATIO \
+            and s.punct_in_runs / n >= PUNCT_RUN_RATIO:
+        return f"{s.punct / n:.0%} of its text is ASCII punctuation in runs (garbled text)."
+    return None
+
+
+def _image_rects(page) -> list[tuple[float, float, float, float]]:
+    """Display-frame rectangles of the page's images (inside forms too)."""
+    return [rect for rect, _ in _images_in_paint_order(page)[0]]
+
+
+def _images_in_paint_order(page):
+    """([(display rect, paint position)] of the images, {text object address: position}):
+    positions in the order objects are painted, forms entered depth first."""
+    import ctypes
+
+    import pypdfium2.raw as pdfium_c
+
+    images, texts = [], {}
+    for pos, obj in enumerate(page.raw.get_objects(max_depth=4)):
+        kind = obj.type
+        if kind == pdfium_c.FPDF_PAGEOBJ_IMAGE:
+            left, bottom, right, top = obj.get_bounds()
+            images.append((page.rect_to_display(left, bottom, right, top), pos))
+        elif kind == pdfium_c.FPDF_PAGEOBJ_TEXT:
+            texts[ctypes.cast(obj.raw, ctypes.c_void_p).value or 0] = pos
+    return images, texts
+
+
+def _ocr_layer_share(page, chars: list[Char]) -> tuple[int, int]:
+    """(characters lying over an image, of those the ones that paint nothing: drawn
+    invisibly, or drawn first and then covered by the image, as "text under image" OCR
+    output does). MinerU finds the same by rendering the page with and without its text."""
+    solid = [c for c in chars if not c.text.isspace()]
+    images, texts = _images_in_paint_order(page) if solid else ([], {})
+    if not images:
+        return 0, 0
+    over = hidden = 0
+    for c in solid:
+        x0, y0, x1, y1 = c.box
+        area = (x1 - x0) * (y1 - y0)
+        best, best_pos = 0.0, -1
+        for r, pos in images:
+            if area > 0:
+                cover = (max(0.0, min(x1, r[2]) - max(x0, r[0])) *
+                         max(0.0, min(y1, r[3]) - max(y0, r[1]))) / area
+            else:
+                cover = float(r[0] <= c.cx <= r[2] and r[1] <= c.cy <= r[3])
+            if cover >= IMAGE_TEXT_OVERLAP:
+                best, best_pos = cover, max(best_pos, pos)
+        if best >= IMAGE_TEXT_OVERLAP:
+            over += 1
+            under = texts.get(c.text_object, best_pos) < best_pos
+            hidden += (not c.visible) or under
+    return over, hidden
+
+
+def classify_page(page, chars: list[Char] | None = None) -> PageDecision:
+    """Whether ``page``'s text layer can fill its text blocks, with the reason.
+
+    ``chars`` may pass the page's characters (:func:`~mineru_tui.pdf.chars.page_chars`)
+    when the caller has them already. Any failure to read the text layer means "use the
+    model" (as in MinerU).
+    """
+    try:
+        w, h = page.size_pt
+        ratio = max(w, h) / min(w, h)
+        if ratio > MAX_PAGE_ASPECT_RATIO:
+            return PageDecision(False, f"The page is too elongated (aspect ratio {ratio:.1f}, "
+                                       f"limit {MAX_PAGE_ASPECT_RATIO:g}).")
+        if chars is None:
+            chars = page_chars(page)
+        if chars is None:
+            return PageDecision(False, f"The page has more than {MAX_NATIVE_CHARS} characters.")
+        stats = text_stats(chars)
+        if stats.chars == 0:
+            return PageDecision(False, "The page has no text layer.")
+        if stats.chars < CHARS_THRESHOLD:
+            return PageDecision(False, f"The text layer has only {stats.chars} characters "
+                                       f"(fewer than {CHARS_THRESHOLD}).")
+        problem = _text_problem(stats, per_page=True)
+        if problem:
+            return PageDecision(False, "The text layer is unreliable: " + problem)
+        over, hidden = _ocr_layer_share(page, chars)
+        if (over >= max(IMAGE_TEXT_MIN, IMAGE_TEXT_RATIO * stats.chars)
+                and hidden >= IMAGE_TEXT_MIN and hidden >= IMAGE_TEXT_RATIO * stats.chars):
+            return PageDecision(False, "The text is a hidden layer behind a scanned image "
+                                       "(an OCR layer).")
+        return PageDecision(True, f"The page has a usable text layer ({stats.chars} characters).")
+    except Exception as err:  # as MinerU: a text layer we cannot read is one we do not use
+        first = str(err).splitlines()[0] if str(err) else type(err).__name__
+        return PageDecision(False, f"The text layer could not be read ({first}).")
+
+
+def sample_indices(total: int, limit: int = MAX_SAMPLE_PAGES) -> list[int]:
+    """Up to ``limit`` page indices spread evenly over ``total`` pages."""
+    if total <= limit:
+        return list(range(total))
+    return sorted({round(i * (total - 1) / (limit - 1)) for i in range(limit)})
+
+
+def classify_document(doc) -> DocumentDecision:
+    """MinerU's whole-document classification (``txt``/``ocr``) over up to 10 pages spread
+    evenly over ``doc`` (a :class:`~mineru_tui.pdf.reader.PdfDocument`, all its pages)."""
+    indices = sample_indices(doc.page_count_total)
+    if not indices:
+        return DocumentDecision("ocr", "The document has no pages.")
+    total = TextStats()
+    decisions: dict[int, PageDecision] = {}
+    try:
+        for i in indices:
+            with doc.page(i) as page:
+                w, h = page.size_pt
+                if max(w, h) / min(w, h) > MAX_PAGE_ASPECT_RATIO:
+                    return DocumentDecision("ocr", f"Page {i + 1} is too elongated.", decisions)
+                chars = page_chars(page)
+                decisions[i] = classify_page(page, chars)
+                if chars is not None:
+                    total.add(text_stats(chars))
+    except Exception as err:
+        return DocumentDecision("ocr", f"The text layer could not be read ({err}).", decisions)
+    average = total.chars / len(indices)
+    if average < CHARS_THRESHOLD:
+        return DocumentDecision("ocr", f"The sampled pages average {average:.0f} characters "
+                                       f"(fewer than {CHARS_THRESHOLD}).", decisions)
+    problem = _text_problem(total, per_page=False)
+    if problem:
+        return DocumentDecision("ocr", "The text layer is unreliable: " + problem, decisions)
+    bad = [i for i, d in decisions.items() if not d.use_text_layer
+           and ("OCR layer" in d.reason or "punctuation" in d.reason)]
+    if bad:
+        return DocumentDecision("ocr", f"Page {bad[0] + 1}: {decisions[bad[0]].reason}",
+                                decisions)
+    return DocumentDecision("txt", f"The sampled pages average {average:.0f} characters of "
+                                   "usable text.", decisions)

@@ -1,0 +1,37 @@
+"""``--pages`` syntax: 1-based page numbers and inclusive ranges, comma-separated."""
+
+from __future__ import annotations
+
+import re
+
+from mineru_tui.errors import InputError
+
+_ITEM = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
+
+
+def parse_pages(spec: str | None, total: int) -> list[int]:
+    """The 0-based page indices ``spec`` selects, sorted and without duplicates.
+
+    ``spec`` is like ``"1-3,7"`` (1-based, ranges inclusive); ``None``, ``""`` or ``"all"``
+    select every page. Bad syntax, a reversed range, page 0 and pages past the end raise
+    :class:`InputError` with one line saying which part is wrong.
+    """
+    if spec is None or not spec.strip() or spec.strip().lower() == "all":
+        return list(range(total))
+    chosen: set[int] = set()
+    for part in spec.split(","):
+        m = _ITEM.match(part)
+        if not m:
+            raise InputError(f"--pages {spec!r}: {part.strip()!r} is not a page number or a "
+                             "range like 2-5 (use e.g. 1-3,7)")
+        first = int(m.group(1))
+        last = int(m.group(2)) if m.group(2) else first
+        if first < 1:
+            raise InputError(f"--pages {spec!r}: pages are numbered from 1")
+        if last < first:
+            raise InputError(f"--pages {spec!r}: the range {first}-{last} runs backwards")
+        if last > total:
+            raise InputError(f"--pages {spec!r}: page {last} is past the end "
+                             f"(the document has {total} page{'s' if total != 1 else ''})")
+        chosen.update(range(first - 1, last))
+    return sorted(chosen)

@@ -1,0 +1,190 @@
+"""The model-free level: a page read from its text layer alone (MinerU's ``flash`` on a
+``txt`` document), for users without the model.
+
+Without a layout model, blocks are rebuilt from the characters: visible characters form
+lines (cut at wide gaps, so columns stay apart), lines one under the other with the same
+size and left/right overlap form a paragraph, and paragraphs are ordered by recursive XY
+cuts (top to bottom, columns left to right). A paragraph in clearly larger type than the
+page's body text is a title. Text in another direction (a rotated margin note) becomes
+``aside_text`` blocks after the page's main text.
+
+Pages whose text layer is missing or unreliable raise :class:`NeedsModelError`: they are
+scans or images, and only the model can read them.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass
+
+from mineru_tui.pdf.chars import Box, page_chars
+from mineru_tui.pdf.classify import classify_page
+from mineru_tui.pdf.lines import TextLine, build_lines, join_lines, upright
+
+COLUMN_GAP = 1.5  # a gap wider than this many line heights separates two columns
+PARAGRAPH_GAP = 0.9  # a vertical gap above this many line heights starts a new paragraph
+TITLE_SIZE = 1.25  # a paragraph this much larger than the body text is a title
+TITLE_MAX_LINES = 3
+IMAGE_PAGE_SHARE = 0.5  # a page this much covered by images is a scan, even with some text
+
+
+_BULLET = re.compile(r"^[\u2022\u25e6\u25aa\u2023\u2219\u00b7\u2013*-]\s")
+
+
+class NeedsModelError(Exception):
+    """The page has no usable text layer: only the model can read it."""
+
+    def __init__(self, page_number: int, reason: str):
+        super().__init__(f"page {page_number} needs the model: {reason}")
+        self.page_number = page_number
+        self.reason = reason
+
+
+@dataclass
+class _Para:
+    lines: list[TextLine]
+    box: Box  # upright frame
+    height: float  # typical line (font) height
+
+    def display_box(self) -> Box:
+        return (min(ln.box[0] for ln in self.lines), min(ln.box[1] for ln in self.lines),
+                max(ln.box[2] for ln in self.lines), max(ln.box[3] for ln in self.lines))
+
+
+def text_only_page(page) -> list:
+    """The page's text blocks (``mineru_tui.document.Block``) in reading order, read from the
+    text layer alone. Boxes are in display-frame points (origin top left), the frame of
+    ``page.size_pt``. Raises :class:`NeedsModelError` for pages without a usable text layer.
+    """
+    from mineru_tui.document import Block, BlockType, Line
+    from mineru_tui.pdf.blocks_text import text_to_spans
+
+    chars = page_chars(page)
+    decision = classify_page(page, chars)
+    if not decision.use_text_layer:
+        few = chars is not None and decision.reason.startswith("The text layer has only")
+        if not (few and _image_share(page) < IMAGE_PAGE_SHARE):
+            raise NeedsModelError(page.number, decision.reason)
+    visible = [c for c in chars if c.visible]
+    if not any(not c.text.isspace() for c in visible):
+        raise NeedsModelError(page.number, "The page has no visible text.")
+
+    by_direction: dict[int, list] = {}
+    for c in visible:
+        by_direction.setdefault(c.direction, []).append(c)
+    main = max(by_direction, key=lambda d: (sum(not c.text.isspace() for c in by_direction[d]),
+                                            d == 0))
+    blocks: list[Block] = []
+    for direction in [main] + sorted(d for d in by_direction if d != main):
+        lines = build_lines(by_direction[direction], direction, split_gap=COLUMN_GAP)
+        paras = _paragraphs(lines, direction)
+        if not paras:
+            continue
+        body = _body_height(paras)
+        for para in _reading_order(paras):
+            text = join_lines([ln.text for ln in para.lines])
+            if not text:
+                continue
+            if direction != main:
+                kind = BlockType.ASIDE_TEXT
+            elif para.height >= TITLE_SIZE * body and len(para.lines) <= TITLE_MAX_LINES:
+                kind = BlockType.TITLE
+            else:
+                kind = BlockType.TEXT
+            box = [round(v, 2) for v in para.display_box()]
+            # MinerU's angle turns the block counter-clockwise to upright: text reading
+            # downwards (direction 270, counter-clockwise) has angle 90
+            block = Block(kind, lines=[Line(text_to_spans(text), bbox=list(box))], bbox=box,
+                          angle=(360 - direction) % 360 or None)
+            if kind == BlockType.TITLE:
+                block.level = 1 if para.height >= 1.6 * body else 2
+            blocks.append(block)
+    for i, block in enumerate(blocks):
+        block.index = i
+    return blocks
+
+
+def _image_share(page) -> float:
+    from mineru_tui.pdf.classify import _image_rects
+
+    w, h = page.size_pt
+    best = 0.0
+    for x0, y0, x1, y1 in _image_rects(page):
+        area = max(0.0, min(x1, w) - max(x0, 0)) * max(0.0, min(y1, h) - max(y0, 0))
+        best = max(best, area / (w * h))
+    return best
+
+
+def _paragraphs(lines: list[TextLine], direction: int) -> list[_Para]:
+    """Lines (sorted top to bottom) gathered into paragraphs."""
+    paras: list[_Para] = []
+    for ln in lines:
+        box = upright(ln.box, direction)
+        height = ln.height or box[3] - box[1]
+        home = None
+        for p in ([] if _BULLET.match(ln.text) else reversed(paras)):  # an item starts anew
+            gap = box[1] - p.box[3]
+            if gap > PARAGRAPH_GAP * max(height, p.height):
+                continue
+            overlap = min(box[2], p.box[2]) - max(box[0], p.box[0])
+            similar = abs(height - p.height) <= 0.2 * max(height, p.height)
+            if gap >= -0.3 * height and overlap > 0 and similar:
+                home = p
+                break
+        if home is None:
+            paras.append(_Para([ln], box, height))
+        else:
+            home.lines.append(ln)
+            home.box = (min(home.box[0], box[0]), min(home.box[1], box[1]),
+                        max(home.box[2], box[2]), max(home.box[3], box[3]))
+            home.height = statistics.median(x.height for x in home.lines)
+    return paras
+
+
+def _body_height(paras: list[_Para]) -> float:
+    """The line height of most of the page's text (weighted by characters)."""
+    weights: dict[float, int] = {}
+    for p in paras:
+        key = round(p.height, 0)
+        weights[key] = weights.get(key, 0) + sum(len(ln.text) for ln in p.lines)
+    return max(weights, key=weights.get)
+
+
+def _reading_order(paras: list[_Para]) -> list[_Para]:
+    """Recursive XY cut: columns (cuts along x) first; otherwise bands top to bottom, where
+    neighbouring bands that both split into columns are kept together, so a two-column
+    stretch reads down each column rather than across."""
+    if len(paras) <= 1:
+        return list(paras)
+    columns = _cut(paras, 0)
+    if len(columns) > 1:
+        return [p for g in columns for p in _reading_order(g)]
+    bands = _cut(paras, 1)
+    if len(bands) == 1:
+        return sorted(paras, key=lambda p: (p.box[1], p.box[0]))
+    merged: list[list[_Para]] = []
+    multi_prev = False
+    for band in bands:
+        multi = len(_cut(band, 0)) > 1
+        if merged and multi and multi_prev:
+            merged[-1].extend(band)
+        else:
+            merged.append(list(band))
+        multi_prev = multi
+    if len(merged) == 1:  # every band splits into columns, yet the whole does not
+        return [p for band in bands for p in _reading_order(band)]
+    return [p for g in merged for p in _reading_order(g)]
+
+
+def _cut(paras: list[_Para], axis: int) -> list[list[_Para]]:
+    """Paragraphs split into groups separated by gaps along ``axis`` (0 = x, 1 = y)."""
+    items = sorted(paras, key=lambda p: p.box[axis])
+    groups, end = [[items[0]]], items[0].box[axis + 2]
+    for p in items[1:]:
+        if p.box[axis] > end:
+            groups.append([p])
+        else:
+            groups[-1].append(p)
+        end = max(end, p.box[axis + 2])
+    return groups

@@ -1,0 +1,1 @@
+"""The app's panes, one widget per module."""

@@ -1,0 +1,202 @@
+"""The reader process: runs ``convert()`` for one lane and streams its events back.
+
+Started by :class:`mineru_tui.watch.lanes.Lane` as ``python -m mineru_tui.watch.worker``.
+Conversions run here, not in the app's process, so an engine that holds the GIL for a whole
+forward pass (Core ML's ``predict`` does) cannot stall the user interface; the model is
+loaded once per process and kept.
+
+Protocol (pickled tuples): stdin brings ``("setup", Setup)`` first, then ``("job", Job)``,
+``("cancel", job_id)`` and ``("quit",)``; the protocol stream (the original stdout) carries
+``("event", job_event)``, ``("engine", name, model)`` and ``("result", job_id, Result)``.
+The process's own stdout is pointed at stderr, so nothing a library prints can corrupt it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pickle
+import queue
+import signal
+import sys
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Setup:
+    """How the process reads: the ``convert`` to call and the engine to open (lazily)."""
+
+    converter: str = "mineru_tui.convert:convert"  # "module:function" (tests use doubles)
+    engine: dict[str, Any] | None = None  # EngineOptions fields (built here: no numpy upstairs)
+    reading: dict[str, Any] | None = None  # other ConvertOptions fields: mode, effort, extra...
+
+
+@dataclass(frozen=True)
+class Job:
+    id: int
+    path: str
+    out_dir: str
+    stem: str
+
+
+@dataclass(frozen=True)
+class Result:
+    status: str  # done | failed | needs-model | cancelled
+    kind: str = ""
+    pages: int = 0
+    seconds: float = 0.0
+    reason: str = ""
+    output: str = ""
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+    notes: tuple[str, ...] = field(default_factory=tuple)  # why the folder name differs
+
+
+def load_callable(spec: str):
+    """``"package.module:function"`` -> the function."""
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def model_missing(kind: str, reason: str) -> bool:
+    """True when a page file failed only because no model is available."""
+    from mineru_tui.detect import PAGE_KINDS
+
+    low = reason.lower()
+    return kind in PAGE_KINDS and ("needs the mineru2.5 model" in low
+                                   or "hf download" in low or "no model" in low
+                                   or "model not found" in low)
+
+
+def main() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
+    proto = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    inp = sys.stdin.buffer
+    send_lock = threading.Lock()
+
+    def send(msg) -> None:
+        with send_lock:
+            pickle.dump(msg, proto, protocol=pickle.HIGHEST_PROTOCOL)
+            proto.flush()
+
+    first = pickle.load(inp)
+    setup: Setup = first[1]
+    jobs: queue.Queue[Job | None] = queue.Queue()
+    cancel = threading.Event()
+    current = [-1]
+
+    def control() -> None:
+        while True:
+            try:
+                msg = pickle.load(inp)
+            except (EOFError, OSError, pickle.UnpicklingError):
+                msg = ("quit",)
+            if msg[0] == "job":
+                jobs.put(msg[1])
+            elif msg[0] == "cancel" and msg[1] == current[0]:
+                cancel.set()
+            elif msg[0] == "quit":
+                cancel.set()
+                jobs.put(None)
+                return
+
+    threading.Thread(target=control, name="mineru-worker-control", daemon=True).start()
+    from mineru_tui.convert import ConvertOptions
+
+    convert = load_callable(setup.converter)
+    engine = _make_engine(setup.engine)
+    options = ConvertOptions(engine=engine, **(setup.reading or {}))
+    announced = False
+    while (job := jobs.get()) is not None:
+        cancel.clear()
+        current[0] = job.id
+        result = _run(job, convert, options, cancel, lambda ev: send(("event", ev)))
+        current[0] = -1
+        if not announced and engine is not None and getattr(engine, "opened", False):
+            announced = True
+            send(("engine", engine.name, engine.model_id))
+        send(("result", job.id, result))
+    if engine is not None:
+        engine.close()
+
+
+def _make_engine(fields: dict[str, Any] | None):
+    from mineru_tui.engines import EngineOptions, LazyEngine
+
+    class Engine(LazyEngine):
+        """A LazyEngine that remembers why it could not open (no model, no server), so a
+        file failing for that reason is shown as "model needed", not as a broken file."""
+
+        open_error: str | None = None
+
+        def get(self):
+            try:
+                engine = super().get()
+            except Exception as e:
+                self.open_error = str(e) or type(e).__name__
+                raise
+            self.open_error = None
+            return engine
+
+    return Engine(EngineOptions(**(fields or {})))
+
+
+def _run(job: Job, convert, options, cancel: threading.Event, emit) -> Result:
+    from mineru_tui.convert import ConvertError
+    from mineru_tui.events import FileStarted
+
+    kinds: list[str] = []
+
+    def on_event(ev) -> None:
+        if isinstance(ev, FileStarted):
+            kinds.append(ev.kind)
+        emit(ev)
+
+    if hasattr(options.engine, "open_error"):
+        options.engine.open_error = None  # this file's own outcome only
+    t0 = time.perf_counter()
+    try:
+        doc = convert(Path(job.path), options, on_event=on_event, cancel=cancel)
+    except KeyboardInterrupt:  # the page reader's PagesInterrupted (SIGINT is ignored here)
+        return Result("cancelled", kinds[0] if kinds else "", reason="cancelled")
+    except ConvertError as e:
+        kind = kinds[0] if kinds else ""
+        if cancel.is_set():
+            return Result("cancelled", kind, reason="cancelled")
+        no_engine = getattr(options.engine, "open_error", None) is not None
+        status = "needs-model" if no_engine or model_missing(kind, e.reason) else "failed"
+        return Result(status, kind, reason=e.reason, seconds=time.perf_counter() - t0)
+    except Exception as e:  # a converter that breaks its contract: still one line
+        return Result("failed", kinds[0] if kinds else "",
+                      reason=f"internal error ({type(e).__name__}: {e})",
+                      seconds=time.perf_counter() - t0)
+    kind = kinds[0] if kinds else ""
+    if cancel.is_set():
+        return Result("cancelled", kind, reason="cancelled")
+    try:
+        from mineru_tui.output import write_outputs
+        written = write_outputs(doc, Path(job.out_dir), job.stem, source=Path(job.path))
+    except OSError as e:
+        return Result("failed", kind, reason=f"cannot write {Path(job.out_dir) / job.stem}: "
+                                             f"{e.strerror or e}")
+    except Exception as e:
+        traceback.print_exc()
+        return Result("failed", kind, reason=f"internal error in the output writer "
+                                             f"({type(e).__name__}: {e})")
+    return Result("done", kind, len(doc.pages), time.perf_counter() - t0,
+                  output=str(written.path), warnings=tuple(doc.warnings),
+                  notes=tuple(written.notes))
+
+
+if __name__ == "__main__":
+    # Run the module under its real name, so the pickled Job/Result classes are the ones
+    # the parent knows (not copies in __main__).
+    from mineru_tui.watch import worker as _worker
+
+    _worker.main()

@@ -1,0 +1,288 @@
+"""The watch app, driven with Textual's pilot (headless: no terminal needed)."""
+
+from __future__ import annotations
+
+import io
+import time
+
+import pytest
+from docx_fixtures import build_docx, p
+from rich.console import Console
+from tui_script import ROOT, story
+from watch_helpers import (
+    FAST,
+    SAMPLE,
+    SCRIPTED,
+    drop,
+    fake_pdf,
+    no_model,
+    page_image,
+    scripted_env,
+)
+
+from mineru_tui.tui.app import WatchApp
+from mineru_tui.tui.widgets.live import LivePane
+from mineru_tui.tui.widgets.markdown_pane import MarkdownPane
+from mineru_tui.tui.widgets.tables import BlocksTable, FilesTable, PagesTable
+from mineru_tui.watch.events import FileFinished, FileQueued
+from mineru_tui.watch.service import WatchConfig
+
+pytestmark = pytest.mark.asyncio
+SIZE = (130, 40)
+
+
+def text_of(widget) -> str:
+    """What a Static shows, as plain text."""
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(widget.content)
+    return console.export_text()
+
+
+def cell_text(table, row_key: str, column: str) -> str:
+    return str(table.get_cell(row_key, column))
+
+
+async def until(pilot, condition, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        await pilot.pause(0.05)
+
+
+def record(app: WatchApp) -> list:
+    """Keep a copy of every event the service hands the app."""
+    seen: list = []
+    feed = app.feed
+
+    def recording(event) -> None:
+        seen.append(event)
+        feed(event)
+
+    app.feed = recording
+    return seen
+
+
+def watch_app(root, **kw) -> WatchApp:
+    return WatchApp(WatchConfig(root, **{**FAST, **kw}))
+
+
+async def test_a_dropped_file_appears_is_read_and_its_markdown_shown(tmp_path):
+    root = tmp_path / "in"
+    root.mkdir()
+    app = watch_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.board.root)
+        drop(SAMPLE, root / "report.docx")
+        path = str(root / "report.docx")
+        await until(pilot, lambda: path in app.query_one(FilesTable).rows)
+        await until(pilot, lambda: app.board.files[path].status == "done")
+        await pilot.pause(0.2)
+        assert cell_text(app.query_one(FilesTable), path, "status") == "done"
+        assert app.sel_path == path
+        text = app.query_one(MarkdownPane).text
+        assert "Quarterly report" in text and "Reading" not in text and "Queued" not in text
+        assert str(tmp_path / "in-mineru") in app.sub_title  # the output folder is in the header
+        assert (tmp_path / "in-mineru" / "report" / "report.md").is_file()
+
+
+async def test_a_corrupt_file_fails_with_its_error_and_the_app_keeps_going(tmp_path):
+    root = tmp_path / "in"
+    root.mkdir()
+    app = watch_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.board.root)
+        (root / "broken.docx").write_bytes(b"PK\x03\x04 not a zip")
+        bad = str(root / "broken.docx")
+        await until(pilot, lambda: bad in app.board.files and app.board.files[bad].status == "failed")
+        await pilot.pause(0.1)
+        files = app.query_one(FilesTable)
+        assert cell_text(files, bad, "status") == "failed"
+        assert "corrupt" in cell_text(files, bad, "file")  # the error is on the row
+        assert any("broken.docx" in line and "corrupt" in line for line in app.query_one("#log").lines)
+        assert "corrupt" in app.query_one(MarkdownPane).text  # and on the selected file's pane
+        (root / "good.docx").write_bytes(build_docx(p("still reading")))
+        good = str(root / "good.docx")
+        await until(pilot, lambda: good in app.board.files and app.board.files[good].status == "done")
+
+
+async def test_pdf_without_a_model_shows_model_needed_with_the_command(tmp_path):
+    root = tmp_path / "in"
+    root.mkdir()
+    app = watch_app(root, engine=no_model(tmp_path))
+    seen = record(app)
+    async with app.run_test(size=SIZE) as pilot:
+        page_image(root / "scan.pdf")
+        path = str(root / "scan.pdf")
+        await until(pilot, lambda: path in app.board.files
+                    and app.board.files[path].status == "needs-model")
+        await pilot.pause(0.1)
+        assert cell_text(app.query_one(FilesTable), path, "status") == "model needed"
+        md = app.query_one(MarkdownPane).text
+        assert "Model needed" in md and "no-model-here" in md
+        assert "hf download opendatalab/MinerU2.5-Pro-2605-1.2B" in md
+        await pilot.press("r")  # re-queue: still no model, back to the same state
+        await until(pilot, lambda: sum(isinstance(e, FileQueued) for e in seen) == 2)
+        await until(pilot, lambda: sum(isinstance(e, FileFinished) for e in seen) == 2)
+        await pilot.pause(0.1)
+        assert app.board.files[path].status == "needs-model"
+
+
+async def test_keyboard_moves_through_files_pages_and_blocks():
+    app = WatchApp(None)
+    async with app.run_test(size=SIZE) as pilot:
+        for e in story():
+            app.feed(e)
+        await pilot.pause(0.2)
+        files = app.query_one(FilesTable)
+        assert files.has_focus and app.sel_path == f"{ROOT}/report.docx"
+        await pilot.press("j", "j")
+        assert app.sel_path == f"{ROOT}/invoices/march.pdf"
+        await pilot.press("k")
+        assert app.sel_path == f"{ROOT}/broken.docx"
+        await pilot.press("down", "enter")  # open the PDF: focus goes to its pages
+        pages = app.query_one(PagesTable)
+        assert pages.has_focus and pages.row_count == 2
+        await pilot.press("j")
+        assert app.sel_page == 1
+        await pilot.press("k")
+        assert app.sel_page == 0
+        await pilot.press("enter")  # open the page: focus goes to its blocks
+        blocks = app.query_one(BlocksTable)
+        assert blocks.has_focus and blocks.row_count == 4
+        assert str(blocks.get_cell("3", "from")) == "pdf text"
+        await pilot.press("j", "j")
+        assert app.sel_block == 2
+        await pilot.press("enter")  # a block opens the preview with its box
+        assert app.query_one("#tabs").active == "tab-preview"
+        await pilot.press("shift+tab")
+        assert pages.has_focus
+        await pilot.press("tab")
+        assert blocks.has_focus
+
+
+async def test_scripted_events_stream_into_the_live_pane_and_counters_update():
+    app = WatchApp(None)
+    async with app.run_test(size=SIZE) as pilot:
+        events = story(stream_tokens=2)
+        for e in events:
+            app.feed(e)
+        await pilot.pause(0.2)
+        live = text_of(app.query_one(LivePane))
+        assert "march.pdf · page 2 · block 2 (text)" in live
+        assert "Amount due" in live and "within" not in live
+        assert "vision 1.25 s (1296 tok)" in live and "prefill 0.31 s (1340 tok)" in live
+        assert "blocks 5/8" in live and "pages/min 10.0" in live
+        assert "engine numpy" in live
+        pdf = f"{ROOT}/invoices/march.pdf"
+        from mineru_tui import events as je
+        for k, w in enumerate(["within", "thirty"]):  # more tokens arrive
+            app.feed(je.BlockTokens(pdf, 1, 1, " " + w, 3 + k, 30.0))
+        await pilot.pause(0.2)
+        live = text_of(app.query_one(LivePane))
+        assert "Amount due within thirty" in live and "tok/s 30.0" in live
+        tokens = sum(isinstance(e, je.BlockTokens) for e in events) + 2
+        assert f"decoded {tokens} " in live
+
+
+async def test_tokens_from_a_reader_process_reach_the_live_pane(tmp_path, monkeypatch):
+    scripted_env(monkeypatch, pages=2, token_delay=0.05)
+    root = tmp_path / "in"
+    root.mkdir()
+    app = watch_app(root, converter=SCRIPTED)
+    async with app.run_test(size=SIZE) as pilot:
+        fake_pdf(root / "scan.pdf")
+        path = str(root / "scan.pdf")
+        await until(pilot, lambda: app.board.live.tokens >= 3)
+        live = text_of(app.query_one(LivePane))
+        assert "scan.pdf · page 1" in live and "vision 0.25 s" in live
+        await until(pilot, lambda: app.board.files[path].status == "done")
+        await pilot.pause(0.2)
+        assert "Scripted page 2" in app.query_one(MarkdownPane).text
+        assert "blocks 6/6" in text_of(app.query_one(LivePane))
+        assert app.query_one(PagesTable).row_count == 2
+
+
+async def test_pause_cancel_and_reread_keys(tmp_path, monkeypatch):
+    scripted_env(monkeypatch, pages=50, token_delay=0.02)
+    root = tmp_path / "in"
+    root.mkdir()
+    app = watch_app(root, converter=SCRIPTED)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.board.root)
+        await pilot.press("p")
+        await until(pilot, lambda: "PAUSED" in app.sub_title)
+        fake_pdf(root / "a.pdf")
+        path = str(root / "a.pdf")
+        await until(pilot, lambda: path in app.board.files)
+        await pilot.pause(0.6)
+        assert app.board.files[path].status == "queued"
+        await pilot.press("p")
+        await until(pilot, lambda: app.board.files[path].status == "reading")
+        await until(pilot, lambda: app.board.live.tokens > 0)
+        await pilot.press("c")
+        await until(pilot, lambda: app.board.files[path].status == "cancelled", timeout=5)
+        await pilot.press("r")
+        await until(pilot, lambda: app.board.files[path].status == "reading")
+        await pilot.press("c")
+        await until(pilot, lambda: app.board.files[path].status == "cancelled", timeout=5)
+
+
+async def test_q_quits_and_stops_the_reader_processes(tmp_path, monkeypatch):
+    scripted_env(monkeypatch, pages=50, token_delay=0.02)
+    root = tmp_path / "in"
+    root.mkdir()
+    drop(SAMPLE, root / "done.docx")
+    app = watch_app(root, converter=SCRIPTED)
+    async with app.run_test(size=SIZE) as pilot:
+        done = str(root / "done.docx")
+        await until(pilot, lambda: done in app.board.files and app.board.files[done].status == "done")
+        fake_pdf(root / "long.pdf")
+        await until(pilot, lambda: app.board.live.tokens > 0)
+        procs = [lane._proc for lane in app.service.lanes.values() if lane._proc]
+        t0 = time.monotonic()
+        await pilot.press("q")
+        await until(pilot, lambda: not app.is_running, timeout=10)
+    assert time.monotonic() - t0 < 6
+    assert procs and all(proc.poll() is not None for proc in procs)
+    assert (tmp_path / "in-mineru" / "done" / "done.md").is_file()  # finished files kept
+    assert not (tmp_path / "in-mineru" / "long").exists()
+
+
+async def test_help_and_output_screens(tmp_path):
+    app = WatchApp(None)
+    async with app.run_test(size=SIZE) as pilot:
+        for e in story():
+            app.feed(e)
+        await pilot.pause(0.2)
+        await pilot.press("question_mark")
+        assert type(app.screen).__name__ == "HelpScreen"
+        await pilot.press("escape")
+        await pilot.press("o")
+        assert type(app.screen).__name__ == "OutputScreen"
+        assert app.screen.path == "/scans-mineru/report"
+        await pilot.press("escape")
+        assert type(app.screen).__name__ == "Screen"
+
+
+async def test_an_office_file_read_meanwhile_leaves_the_live_pane_to_the_page():
+    from mineru_tui import events as je
+
+    app = WatchApp(None)
+    async with app.run_test(size=SIZE) as pilot:
+        for e in story():
+            app.feed(e)
+        app.feed(je.FileStarted(f"{ROOT}/late.docx", "docx"))
+        app.feed(je.PageDone(f"{ROOT}/late.docx", 0, 1, "# Late", 0.01))
+        await pilot.pause(0.2)
+        live = text_of(app.query_one(LivePane))
+        assert "march.pdf · page 2" in live and "late.docx" not in live
+
+
+async def test_the_command_palette_offers_the_actions():
+    app = WatchApp(None)
+    async with app.run_test(size=SIZE):
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+    for wanted in ("Re-read the selected file", "Pause / resume the queue",
+                   "Cancel the file being read", "Show the output folder", "Keys"):
+        assert wanted in titles

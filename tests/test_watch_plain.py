@@ -1,0 +1,108 @@
+"""``mineru-tui watch --plain`` as a real process: lines on stderr, clean stop on signals."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from docx_fixtures import build_docx, p
+from watch_helpers import ROOT, SAMPLE, drop
+
+
+def spawn(*args: str) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.Popen([sys.executable, "-m", "mineru_tui", "watch", *args], cwd=ROOT,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+class Lines:
+    """Reads a stream in a thread; ``wait_for`` returns once a line contains some text."""
+
+    def __init__(self, stream) -> None:
+        self.lines: list[str] = []
+        self._cond = threading.Condition()
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream) -> None:
+        for line in stream:
+            with self._cond:
+                self.lines.append(line.rstrip("\n"))
+                self._cond.notify_all()
+
+    def wait_for(self, text: str, timeout: float = 30) -> str:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for line in self.lines:
+                    if text in line:
+                        return line
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"no line with {text!r}: {self.lines}")
+                self._cond.wait(left)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_plain_prints_a_line_per_event_and_stops_cleanly(tmp_path, sig):
+    root = tmp_path / "in"
+    root.mkdir()
+    drop(SAMPLE, root / "already.docx")
+    proc = spawn(str(root), "--plain")
+    err = Lines(proc.stderr)
+    try:
+        err.wait_for("watching ")
+        done_first = err.wait_for("done: already.docx")
+        (root / "new.docx").write_bytes(build_docx(p("a new document")))
+        (root / "broken.docx").write_bytes(b"PK\x03\x04 broken")
+        err.wait_for("done: new.docx")
+        err.wait_for("failed: broken.docx: corrupt")
+        proc.send_signal(sig)
+        code = proc.wait(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    out = proc.stdout.read()
+    err.wait_for("stopped")
+    assert code == 0 and out == ""
+    assert f"-> {tmp_path / 'in-mineru' / 'already'}{os.sep}" in done_first
+    assert (tmp_path / "in-mineru" / "new" / "new.md").is_file()
+    assert not any("Traceback" in line for line in err.lines)
+
+
+def test_plain_on_a_missing_folder_is_one_error_line(tmp_path):
+    proc = spawn(str(tmp_path / "nope"), "--plain")
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 1 and out == ""
+    assert err == f"error: {tmp_path / 'nope'}: not a folder\n"
+
+
+_PROBE = """
+import os, signal, sys, threading
+sys.argv = ["mineru-tui", "watch", sys.argv[1], "--plain"]
+threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGTERM)).start()
+from mineru_tui.cli import main
+try:
+    main()
+except SystemExit as e:
+    code = e.code
+print("CODE", code, "TEXTUAL", any(m.split(".")[0] in ("textual", "rich") for m in sys.modules),
+      file=sys.stderr)
+"""
+
+
+def test_plain_never_loads_textual(tmp_path):
+    r = subprocess.run([sys.executable, "-c", _PROBE, str(tmp_path)], cwd=ROOT,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True,
+                       text=True, timeout=60)
+    assert "CODE 0 TEXTUAL False" in r.stderr, r.stderr
+
+
+def test_the_app_refuses_to_start_without_a_terminal(tmp_path):
+    proc = spawn(str(tmp_path))
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 2 and "use --plain" in err
