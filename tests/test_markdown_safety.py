@@ -70,6 +70,8 @@ def href_is_safe(url: str) -> bool:
 
 def src_is_safe(src: str, prefix: str = PREFIX) -> bool:
     """An image source names a file inside the images folder, nothing else."""
+    if re.fullmatch(r"data:image/(png|jpeg|jpg|gif|webp|bmp);base64,[A-Za-z0-9+/=]*", src):
+        return True  # an embedded raster picture (MinerU puts pictures in table cells so)
     name = _decoded(src)
     return (src.startswith(prefix) and href_is_safe(src) and ":" not in name
             and ".." not in re.split(r"[/\\]", name) and "\\" not in name)
@@ -229,7 +231,8 @@ def test_footnote_text_cannot_become_a_link_definition():
 
 def test_ready_table_html_is_rebuilt_from_table_tags_only():
     raw = ('<table onclick="x"><tr><td colspan="2" style="x" onmouseover="y">a<script>alert(1)'
-           '</script><img src=x onerror=alert(1)><a href="javascript:x">b</a></td></tr>'
+           '</script><img src=javascript:x onerror=alert(1)><img src="data:image/svg+xml;base64,PHN2Zz4=">'
+           '<a href="javascript:x">b</a><img src="../x.png"></td></tr>'
            '<tr><td rowspan="x">c\n\nd<!-- c --></td></table><p>after')
     block = table_block(html_body=raw)
     expected = '<table><tr><td colspan="2">ab</td></tr><tr><td>c d</td></tr></table>'
@@ -237,7 +240,8 @@ def test_ready_table_html_is_rebuilt_from_table_tags_only():
     assert to_content_list(Document(pages=[Page(0, [block])]))[0]["table_body"] == expected
     # well-formed MinerU table HTML is kept as it is
     assert md_of(table_block(html_body="[x](javascript:y)<b>z</b>")) == ""  # no table, no text
-    good = '<table><tr><td colspan="2">x</td></tr><tr><th>a</th><td rowspan="3">$b$</td></tr></table>'
+    good = ('<table><tr><td colspan="2">x</td></tr><tr><th>a</th><td rowspan="3">$b$</td></tr>'
+            '<tr><td><img src="data:image/jpeg;base64,/9j/4A=="/></td></tr></table>')
     assert md_of(table_block(html_body=good)) == good + "\n"
 
 

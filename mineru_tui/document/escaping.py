@@ -98,9 +98,17 @@ _TEX_TOKEN = re.compile(r"\\(?:[A-Za-z]+|.)?|[<>`$|\]]", re.S)
 _DELIMITER_SIZERS = {"left", "right", "middle", "big", "Big", "bigg", "Bigg", "bigl", "bigr",
                      "Bigl", "Bigr", "biggl", "biggr", "Biggl", "Biggr", "bigm", "Bigm",
                      "biggm", "Biggm"}
-# In display math, what would start a block (list, heading, setext underline, fence,
-# table delimiter row) at the start of a line; an empty group "{}" in front keeps it maths.
-_TEX_LINE_START = re.compile(r"^([ \t]*)(?=[-+*=_#~|:]|\d{1,9}[.)])", re.M)
+# In display math, a line that would start a block in Markdown: an ATX heading, a list
+# item, a setext underline or thematic break, a tilde fence, a table delimiter row. An
+# empty group "{}" in front keeps it maths. (Backticks, "<" and ">" are gone already.)
+_TEX_LINE_START = re.compile(r"""^([ \t]*)(?=
+      \#{1,6}(?:[ \t]|$)            # heading
+    | [-+*](?:[ \t]|$)               # bullet item
+    | \d{1,9}[.)](?:[ \t]|$)         # ordered item
+    | (?:[-*_=][ \t]*)+$             # setext underline, thematic break
+    | ~{3,}                          # fence
+    | [|:\- \t]*-[|:\- \t]*$          # table delimiter row
+)""", re.M | re.X)
 
 
 def _latex_safe(latex: str, in_pipe_table: bool) -> str:

@@ -129,12 +129,26 @@ def table_body_html(block: Block, image_prefix: str) -> str:
 
 # What a table body may hold: table structure and a little inline markup.
 _KEPT_TAGS = {"table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption", "colgroup",
-              "col", "br", "b", "i", "u", "s", "em", "strong", "sup", "sub", "code"}
-_VOID_TAGS = {"br", "col"}
+              "col", "br", "img", "b", "i", "u", "s", "em", "strong", "sup", "sub", "code"}
+_VOID_TAGS = {"br", "col", "img"}
+# A picture inside a table cell, as MinerU writes it: an embedded raster image (never SVG,
+# which can hold script), or a file in the images folder.
+_DATA_IMAGE = re.compile(r"data:image/(?:png|jpeg|jpg|gif|webp|bmp);base64,[A-Za-z0-9+/=\s]*",
+                         re.IGNORECASE)
 _SPAN_ATTRS = {"colspan", "rowspan"}
 # Elements whose content is code or metadata, never table text.
 _DROPPED_WITH_CONTENT = {"script", "style", "template", "title", "textarea", "noscript",
                          "iframe", "object", "svg", "math", "head"}
+
+
+def _table_img(attrs: dict) -> str:
+    src = (attrs.get("src") or "").strip()
+    if not (_DATA_IMAGE.fullmatch(src) or safe_image_name(src)):
+        return ""
+    src = re.sub(r"\s", "", src) if src[:5].lower() == "data:" else src
+    alt = "" if attrs.get("alt") is None else " ".join(attrs["alt"].split())
+    alt = f' alt="{html.escape(alt, quote=True)}"' if attrs.get("alt") is not None else ""
+    return f'<img src="{html.escape(src, quote=True)}"{alt}/>'  # as MinerU writes it
 
 
 class _TableCleaner(HTMLParser):
@@ -149,6 +163,9 @@ class _TableCleaner(HTMLParser):
             self.skipping += tag not in _VOID_TAGS
             return
         if self.skipping or tag not in _KEPT_TAGS or (tag != "table" and "table" not in self.open):
+            return
+        if tag == "img":
+            self.out.append(_table_img(dict(attrs)))
             return
         kept = "".join(f' {k}="{int(v)}"' for k, v in attrs
                        if k in _SPAN_ATTRS and v and re.fullmatch(r"[ \t]*0*[1-9][0-9]{0,2}[ \t]*", v))
@@ -180,7 +197,8 @@ class _TableCleaner(HTMLParser):
 
 def clean_table_html(markup: str) -> str:
     """Table HTML rebuilt from its table tags: text escaped, every other tag, attribute
-    (except numeric ``colspan``/``rowspan``), comment and script dropped, anything
+    (except numeric ``colspan``/``rowspan``, and an ``<img>``'s embedded raster picture
+    or image-folder name with its alt text), comment and script dropped, anything
     outside a ``<table>`` dropped, open tags closed, line breaks made spaces.
     Well-formed tables come out as they went in, and the result always starts with
     ``<table>`` (or is empty), so Markdown keeps it one HTML block."""
