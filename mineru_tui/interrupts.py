@@ -79,14 +79,19 @@ def ignore() -> None:
 
 
 def exit_now(code: int) -> None:
-    """Flush stdout/stderr and end the process with ``code`` at once.
+    """Run the ``atexit`` functions, flush stdout/stderr and end the process with ``code``.
 
     Used after an interrupt: CPython remembers a KeyboardInterrupt that went through
     ``exec`` of a string (dataclass and namedtuple creation do that) and, at the end of a
     normal exit, kills itself with SIGINT instead of returning our code.
     """
+    import atexit
     import os
 
+    try:  # what a normal exit would run (an engine stopping its server, for one)
+        getattr(atexit, "_run_exitfuncs", lambda: None)()
+    except BaseException:  # noqa: BLE001 - exiting anyway
+        pass
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -108,6 +113,11 @@ def received() -> int | None:
 def exit_code() -> int | None:
     """130 or 143 when a signal was received, else None."""
     return EXIT_CODES.get(_received) if _received is not None else None
+
+
+def held() -> bool:
+    """Whether a signal is being held off by :func:`deferred` in this thread."""
+    return getattr(_local, "pending", None) is not None
 
 
 def check() -> None:
@@ -151,12 +161,13 @@ def cancelling(flag) -> Iterator[None]:
 def _handler(signum: int, frame) -> None:
     global _received
     flag = getattr(_local, "cancel", None)
+    first = _received is None
+    if first:
+        _received = signum  # remembered even when only the flag is set: the run stops
     if (signum == signal.SIGINT and flag is not None and getattr(flag, "armed", True)
-            and not flag.is_set() and _received is None):
+            and not flag.is_set() and first):
         flag.set()
         return
-    if _received is None:
-        _received = signum
     if getattr(_local, "depth", 0):  # the handler runs in the main thread: its deferral
         _local.pending = signum
         return

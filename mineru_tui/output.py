@@ -152,7 +152,8 @@ def write_outputs(doc, out_dir: Path, stem: str, *, source: Path | None = None,
             tmp = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX, dir=out_dir))
             try:
                 for rel, data in files.items():
-                    interrupts.check()  # a held Ctrl-C stops between files
+                    if interrupts.held():  # a Ctrl-C held off stops between files
+                        raise KeyboardInterrupt
                     target = tmp / rel
                     target.parent.mkdir(exist_ok=True)
                     target.write_bytes(data)

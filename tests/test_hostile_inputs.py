@@ -8,8 +8,6 @@ import json
 import os
 from pathlib import Path
 
-import pytest
-
 import mineru_tui.office
 from mineru_tui.console import line, shown
 from mineru_tui.errors import InputError, cut_warning
@@ -194,3 +192,18 @@ def test_warnings_are_one_line_and_cut_content_is_always_reported(monkeypatch, d
     assert warnings[0] == f"warning: {docs['c.xlsx']}: odd part second line\\x1b[1m"
     assert len(warnings) == 2
     assert cli("parse", "-q", docs["c.xlsx"]).stderr == ""
+
+
+def test_page_progress_line_and_watch_lines_escape_names():
+    import io
+
+    from mineru_tui import events as je
+    from mineru_tui.pages.progress import ProgressLine
+    from mineru_tui.watch.plain import describe
+
+    line = ProgressLine(io.StringIO())
+    line(je.FileStarted(f"/d/{FORGED}", "pdf"))
+    assert "\x1b" not in line.text() and "\n" not in line.text()
+    assert line.text().startswith("x\\nerror: fake.docx")
+    text = describe(je.FileStarted(f"/d/{FORGED}", "docx"), "/d")
+    assert text == "reading: x\\nerror: fake.docx: forged line\\x1b[2J\\u202e.docx (docx)"

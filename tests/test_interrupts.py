@@ -185,3 +185,18 @@ def test_signal_inside_the_write_leaves_no_hidden_folder(handlers, tmp_path, mon
     # was written (the write loop checks), the new one is in place once the swap began.
     assert text == ("first\n" if moment == "temp folder made" else "second\n")
     assert output.owned_set(first.path)
+
+
+def test_first_ctrl_c_while_reading_pages_cancels_and_is_remembered(handlers):
+    import threading
+
+    flag = threading.Event()
+    flag.armed = True
+    with handlers.cancelling(flag):
+        os.kill(os.getpid(), signal.SIGINT)  # first: only asks the page reader to stop
+        time.sleep(0.01)
+        assert flag.is_set()
+        with pytest.raises(KeyboardInterrupt):  # second: at once
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.01)
+    assert handlers.exit_code() == 130  # a reader that ignored the flag still ends the run

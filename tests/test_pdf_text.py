@@ -85,6 +85,10 @@ def test_boxes_map_through_the_render_scale(tmp_path):
         blocks = [(t, [v * s for v, s in zip(_normalised(page, b), size * 2)])
                   for t, b in _BLOCKS[:3]]
         assert text_for_blocks(page, blocks, size) == _EXPECTED[:3]
+        # a normalised box overshooting the page a little is still normalised
+        x0, y0, x1, y1 = _normalised(page, _BLOCKS[2][1])
+        over = ("text", (x0, y0, x1, 1.02) if page.rotation == 90 else (x0, y0, 1.02, y1))
+        assert text_for_blocks(page, [over], size) == [_EXPECTED[2]]
 
 
 def test_invisible_text_fills_blocks_and_watermarks_do_not(tmp_path):
@@ -108,14 +112,19 @@ def test_a_formula_inside_a_paragraph_keeps_its_characters(tmp_path):
             "A paragraph before the formula and after it.", None]
 
 
-def test_punctuation_hanging_past_the_box_joins_it(tmp_path):
-    path = write_pdf(tmp_path / "p.pdf", [Page(items=[Text(72, 700, "It ends here.")])])
+@pytest.mark.parametrize("rotate", [0, 90])
+def test_punctuation_hanging_past_the_box_joins_it(tmp_path, rotate):
+    path = write_pdf(tmp_path / "p.pdf", [Page(rotate=rotate,
+                                               items=[Text(72, 700, "It ends here.")])])
     with open_pdf(path) as doc:
         page = doc[0]
-        # the box stops just before the full stop's centre (the "e" ends near x=138.7)
-        w, h = page.size_pt
-        box = (60 / w, (792 - 715) / h, 139.5 / w, (792 - 695) / h)
-        assert text_for_blocks(page, [("text", box)], (1700, 2200)) == ["It ends here."]
+        # the full stop spans x 136.4-137.7: a box ending at 136.9 misses its centre but
+        # holds its left edge, so it still belongs; one ending at 136.0 holds neither
+        size = page.render().size
+        box = _normalised(page, (60, 695, 136.9, 715))
+        assert text_for_blocks(page, [("text", box)], size) == ["It ends here."]
+        cut = _normalised(page, (60, 695, 136.0, 715))
+        assert text_for_blocks(page, [("text", cut)], size) == ["It ends here"]
 
 
 def _char(text, x0, y0, x1, y1, i, size=10.0):

@@ -14,6 +14,7 @@ import os
 import time
 from typing import TextIO
 
+from mineru_tui.console import shown
 from mineru_tui.events import (BlockDone, BlockStarted, BlockTokens, FileDone,
                                FileFailed, FileStarted, LayoutDone, PageDone, PageStarted)
 
@@ -37,7 +38,7 @@ class ProgressLine:
 
     def __call__(self, ev) -> None:
         if isinstance(ev, FileStarted):
-            self._file = os.path.basename(ev.path)
+            self._file = shown(os.path.basename(ev.path))  # no raw control characters
             self._page, self._where = "", ""
             self._active = ev.kind in ("pdf", "image")
             if not self._active:

@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 
 from mineru_tui.pdf.chars import Box, Char, page_chars
-from mineru_tui.pdf.lines import build_lines, is_private_use, join_lines
+from mineru_tui.pdf.lines import build_lines, is_private_use, join_lines, upright
 
 # MinerU's NOT_EXTRACT_TYPES (the types the VLM never reads on a txt document), plus
 # aside_text (margin notes), which the text layer reads as well as any other text.
@@ -33,22 +33,24 @@ TEXT_LAYER_TYPES = frozenset({
 # Punctuation that may hang past a line's end (or start) and still belongs to it.
 CLOSING_PUNCT = set(".!?)]}:;,-\u2014\u2013\u201d\u2019\"'\u3002\uff01\uff1f\uff09\u3001\uff0c\uff1b\uff1a\u300b\u300d\u300f")
 OPENING_PUNCT = set("([{\u201c\u2018\u300a\u300c\u300e\uff08<")
+_HANGING = CLOSING_PUNCT | OPENING_PUNCT
 
 
 def block_boxes_pt(page, blocks: Sequence[tuple[str, Sequence[float]]],
                    image_size: tuple[int, int]) -> list[Box]:
     """The blocks' boxes in display-frame points.
 
-    Boxes normalised to the rendered image (all values within 0-1) are scaled by the image
-    size; larger values are taken as pixels of that image. Pixels become points through the
-    render scale, which is the image size over the displayed page size.
+    Boxes normalised to the rendered image (values within 0-1; a little overshoot is
+    tolerated) are scaled by the image size; larger values are taken as pixels of that
+    image. Pixels become points through the render scale, which is the image size over the
+    displayed page size.
     """
     w_pt, h_pt = page.size_pt
     sx, sy = image_size[0] / w_pt, image_size[1] / h_pt  # pixels per point
     out = []
     for _, b in blocks:
         x0, y0, x1, y1 = (float(v) for v in b)
-        if max(abs(x0), abs(y0), abs(x1), abs(y1)) <= 1.0:
+        if max(abs(x0), abs(y0), abs(x1), abs(y1)) <= 1.5:  # no real pixel box is this small
             x0, x1 = x0 * image_size[0], x1 * image_size[0]
             y0, y1 = y0 * image_size[1], y1 * image_size[1]
         out.append((min(x0, x1) / sx, min(y0, y1) / sy, max(x0, x1) / sx, max(y0, y1) / sy))
@@ -61,16 +63,20 @@ def _inside(x: float, y: float, b: Box) -> bool:
 
 def assign_chars(chars: list[Char], boxes: list[Box], eligible: list[bool]) -> list[list[Char]]:
     """Each character to the smallest eligible box holding its centre; punctuation hanging
-    past a box's edge joins it by its inner edge (MinerU's line-end/line-start rule)."""
+    past a box's end (or start, for opening marks) in the reading direction joins it by its
+    inner edge (MinerU's line-end/line-start rule)."""
     buckets: list[list[Char]] = [[] for _ in boxes]
     order = sorted((i for i, ok in enumerate(eligible) if ok),
                    key=lambda i: (boxes[i][2] - boxes[i][0]) * (boxes[i][3] - boxes[i][1]))
     for c in chars:
         cx, cy = c.cx, c.cy
         home = next((i for i in order if _inside(cx, cy, boxes[i])), None)
-        if home is None and c.text in CLOSING_PUNCT | OPENING_PUNCT:
-            x = c.box[0] if c.text in CLOSING_PUNCT else c.box[2]
-            home = next((i for i in order if _inside(x, cy, boxes[i])), None)
+        if home is None and c.text in _HANGING:
+            # in the character's own upright frame: its inner edge, its vertical centre
+            x0, y0, x1, y1 = upright(c.box, c.direction)
+            x = x0 if c.text in CLOSING_PUNCT else x1
+            home = next((i for i in order
+                         if _inside(x, (y0 + y1) / 2, upright(boxes[i], c.direction))), None)
         if home is not None:
             buckets[home].append(c)
     return buckets

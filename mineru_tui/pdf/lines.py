@@ -21,7 +21,7 @@ import statistics
 import unicodedata
 from dataclasses import dataclass
 
-from mineru_tui.pdf.chars import STANDARD_TOLERANCE, Box, Char
+from mineru_tui.pdf.chars import MAX_TILT, STANDARD_TOLERANCE, Box, Char
 
 LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
              "\ufb05": "ft", "\ufb06": "st"}
@@ -102,15 +102,14 @@ def build_lines(chars: list[Char], direction: int | None = None,
 
     Characters running in another direction than ``direction`` (default: the dominant one)
     are left out, as are those tilted by more than ``MAX_TILT`` and lines made only of
-    tilted characters (a diagonal watermark, not faux italics). ``box`` (display frame) is
-    the block the characters belong to (kept for callers; vertical writing is recognised
-    from the glyphs themselves). With
+    tilted characters (a diagonal watermark, not faux italics). Upright CJK glyphs standing
+    in columns are vertical writing, read right to left. ``box`` (the block, display frame)
+    is accepted for callers and unused: vertical writing is recognised from the glyphs. With
     ``split_gap``, a line is cut where the gap between two glyphs exceeds ``split_gap``
     times the line's height (columns side by side on a page without layout blocks).
     """
     if direction is None:
         direction = dominant_direction(chars)
-    from mineru_tui.pdf.chars import MAX_TILT
 
     glyphs = [_Glyph(c, upright(c.box, direction), upright(c.loose, direction),
                      _upright_point(c.origin, direction)[1])

@@ -14,12 +14,19 @@ import threading
 from typing import TextIO
 
 from mineru_tui import events as je
+from mineru_tui.console import shown
 from mineru_tui.watch import events as ev
 from mineru_tui.watch.service import WatchConfig, WatchError, WatchService
 
 
 def describe(event: object, root: str = "") -> str | None:
     """The line ``--plain`` prints for an event, or None for events it does not print."""
+    text = _describe(event, root)
+    return shown(text) if text is not None else None  # names: control characters escaped
+
+
+def _describe(event: object, root: str = "") -> str | None:
+    """The text of :func:`describe`, names unescaped."""
 
     def name(path: str) -> str:
         return os.path.relpath(path, root) if root and path.startswith(root) else path
