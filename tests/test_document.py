@@ -136,6 +136,17 @@ def test_inline_and_display_equations():
     # what a Markdown reader decodes (entities, backslash escapes) must not smuggle one in
     "javascript&#58;alert(1)", "javascript&colon;alert(1)", "jav&#97;script:alert(1)",
     "&#106;avascript:alert(1)", "java&#x09;script:alert(1)", "javascript\\:alert(1)",
+    # the reader's disk: file URLs, UNC and absolute paths, and relative paths
+    "file:///etc/passwd", "FILE://host/share/x", "\\\\host\\share\\x", "//host/share/x",
+    "/etc/passwd", "C:\\Users\\me\\x.docx", "other.docx", "../../etc/passwd",
+    "ftp://example.org/x", "tel:+123", "smb://host/share",
+    # obfuscated schemes, judged after normalising
+    "%6Aavascript:alert(1)", "%256Aavascript:alert(1)", "&#x25;6Aavascript:alert(1)",
+    "java\u200bscript:alert(1)", "\u200bjavascript:alert(1)", "j\u00adavascript:alert(1)",
+    "jаvascript:alert(1)",  # Cyrillic a
+    "ｊavascript:alert(1)", "ｈttps://example.org",  # full-width: NFKC makes them ASCII
+    "httрs://example.org",  # Cyrillic er: a browser would take it for a relative path
+    "%68ttps://example.org", "https&#58;//example.org",
 ])
 def test_unsafe_links_are_dropped_keeping_the_text(url):
     assert safe_url(url) is None
@@ -148,7 +159,7 @@ def test_unsafe_links_are_dropped_keeping_the_text(url):
     ("https://example.org/a b", "https://example.org/a%20b"),
     ("https://en.wikipedia.org/wiki/Foo_(bar)", "https://en.wikipedia.org/wiki/Foo_%28bar%29"),
     ("mailto:me@example.org", "mailto:me@example.org"),
-    ("#_Toc123", "#_Toc123"), ("other.docx", "other.docx"),
+    ("#_Toc123", "#_Toc123"), ("HTTPS://x.org", "HTTPS://x.org"),
     ("https://x.org/?q=a&amp;b", "https://x.org/?q=a&amp;b"),
 ])
 def test_safe_links_keep_their_target(url, target):
@@ -382,3 +393,52 @@ def test_check_boxes_in_content_list_and_middle_json():
     assert spans[2] == {"type": "text", "content": "[ ]", "checked": False}
     assert "checked" not in spans[1]
     assert plain_text(doc.pages[0].para_blocks[0]) == "[x] Design"
+
+
+# ---------------------------------------------------------------------------------------
+# VLM pages: MinerU's VLM content list, and the Office one unchanged
+
+
+def _vlm_blocks():
+    ref = text_block([text_span("[1] A. Author, 2024.")], type=BlockType.REF_TEXT)
+    chart = image_block("image_001.jpg", alt="a bar chart of sales", sub_type="chart",
+                        captions=[text_block([text_span("Figure 1")])])
+    code = Block(BlockType.CODE, sub_type="code",
+                 blocks=[text_block([text_span("x = `1`\n```")], type=BlockType.CODE_BODY)])
+    algo = Block(BlockType.CODE, sub_type="algorithm",
+                 blocks=[text_block([text_span("1: loop")], type=BlockType.CODE_BODY)])
+    furniture = [text_block([text_span(t)], type=k) for t, k in
+                 (("Journal", BlockType.HEADER), ("p. 3", BlockType.PAGE_NUMBER),
+                  ("arXiv:1", BlockType.ASIDE_TEXT), ("* note", BlockType.PAGE_FOOTNOTE),
+                  ("footer", BlockType.FOOTER))]
+    return [ref, chart, code, algo], furniture
+
+
+def test_vlm_content_list_follows_mineru():
+    blocks, furniture = _vlm_blocks()
+    doc = Document(pages=[Page(0, blocks, furniture)], backend="vlm")
+    ref, chart, code, algo, *rest = to_content_list(doc)
+    assert ref == {"type": "ref_text", "text": "[1] A. Author, 2024.", "page_idx": 0}
+    assert chart == {"type": "image", "img_path": "images/image_001.jpg",
+                     "image_caption": ["Figure 1"], "image_footnote": [],
+                     "content": "a bar chart of sales", "sub_type": "chart", "page_idx": 0}
+    assert code["code_body"] == "````txt\nx = `1`\n```\n````"  # a fence the body cannot close
+    assert algo["code_body"] == "1: loop" and algo["sub_type"] == "algorithm"
+    assert [(e["type"], e["text"]) for e in rest] == [
+        ("header", "Journal"), ("page_number", "p. 3"), ("aside_text", "arXiv:1"),
+        ("page_footnote", "* note"), ("footer", "footer")]
+    # the Markdown leaves page furniture out and fences code; the middle JSON keeps it all
+    md = to_markdown(doc)
+    assert "Journal" not in md and "arXiv" not in md and "footer" not in md
+    assert "````\nx = `1`\n```\n````" in md and "![a bar chart of sales](images/image_001.jpg)" in md
+    mid = to_middle_json(doc)
+    assert mid["_backend"] == "vlm"
+    assert [b["type"] for b in mid["pdf_info"][0]["discarded_blocks"]] == [
+        "header", "page_number", "aside_text", "page_footnote", "footer"]
+
+
+def test_office_content_list_has_no_vlm_keys():
+    blocks, _ = _vlm_blocks()
+    ref, chart, code, _ = to_content_list(Document(pages=[Page(0, blocks)]))
+    assert ref["type"] == "text" and "content" not in chart and "sub_type" not in chart
+    assert code["code_body"] == "x = `1`\n```"

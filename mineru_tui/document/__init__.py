@@ -16,11 +16,11 @@ from mineru_tui.document.escaping import escape_md
 from mineru_tui.document.links import safe_url
 from mineru_tui.document.markdown import block_to_md, spans_to_md, table_to_md, to_markdown
 from mineru_tui.document.middle_json import number_blocks, to_middle_json
-from mineru_tui.document.model import (CHECKED_BOX, STYLES, UNCHECKED_BOX, BBox, Block,
-                                       BlockType, Cell, Document, Line, Page, Span, SpanType,
-                                       Table, checkbox_span, equation_block, image_block,
-                                       list_block, plain_text, table_block, text_block,
-                                       text_span, title_block, walk)
+from mineru_tui.document.model import (CHECKED_BOX, STYLES, UNCHECKED_BOX, BBox, Block, BlockType,
+                                       Cell, Document, Line, Page, Span, SpanType, Table,
+                                       checkbox_span, equation_block, image_block, list_block,
+                                       plain_text, table_block, text_block, text_span,
+                                       title_block, walk)
 
 __all__ = [
     "BBox", "Block", "BlockType", "CHECKED_BOX", "Cell", "Document", "Line", "Page", "STYLES",

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from mineru_tui.document.escaping import code_fence
 from mineru_tui.document.html_table import table_body_html
-from mineru_tui.document.markdown import block_to_md
+from mineru_tui.document.links import safe_image_name
+from mineru_tui.document.markdown import equation_latex
 from mineru_tui.document.model import Block, BlockType, Document, SpanType, plain_text, walk
 
 
@@ -37,7 +39,8 @@ def _bbox_key(entry: dict, block: Block) -> dict:
     return entry
 
 
-def _content_entry(block: Block, page_idx: int, image_prefix: str) -> dict | None:
+def _content_entry(block: Block, page_idx: int, image_prefix: str,
+                   vlm: bool = False) -> dict | None:
     t = block.type
     if t in (BlockType.TEXT, BlockType.TITLE, BlockType.REF_TEXT, BlockType.NOTES):
         text = _lines_text(block)
@@ -63,13 +66,14 @@ def _content_entry(block: Block, page_idx: int, image_prefix: str) -> dict | Non
         path = ""
         for line in (l for b in block.blocks if b.type == BlockType.IMAGE_BODY for l in b.lines):
             for s in line.spans:
-                if s.image_path:
+                if safe_image_name(s.image_path):
                     path = image_prefix + s.image_path
         entry = {"type": "image", "img_path": path,
                  "image_caption": _captions(block, BlockType.IMAGE_CAPTION),
                  "image_footnote": _captions(block, BlockType.IMAGE_FOOTNOTE)}
     elif t == BlockType.INTERLINE_EQUATION:
-        entry = {"type": "equation", "img_path": "", "text": block_to_md(block, image_prefix),
+        latex = equation_latex(block)  # as the document has it: JSON needs no Markdown escaping
+        entry = {"type": "equation", "img_path": "", "text": f"$$\n{latex}\n$$" if latex else "",
                  "text_format": "latex"}
     elif t == BlockType.CODE:
         entry = {"type": "code", "sub_type": block.sub_type or "code",
@@ -81,8 +85,30 @@ def _content_entry(block: Block, page_idx: int, image_prefix: str) -> dict | Non
         if not text:
             return None
         entry = {"type": t, "text": text}
+    if vlm:
+        _as_mineru_vlm(entry, block)
     entry["page_idx"] = page_idx
     return _bbox_key(entry, block)
+
+
+def _as_mineru_vlm(entry: dict, block: Block) -> None:
+    """What MinerU's VLM content list has beyond the Office one (``_backend: "vlm"`` only).
+
+    A reference keeps its own type, a picture carries its analysis text (``content``)
+    and its ``sub_type`` (chart...), and a code block (not an algorithm) has its body
+    fenced with its language, ``txt`` when unknown.
+    """
+    if block.type == BlockType.REF_TEXT:
+        entry["type"] = "ref_text"
+    elif block.type == BlockType.IMAGE:
+        entry["content"] = " ".join(s.content for b in block.blocks if b.type == BlockType.IMAGE_BODY
+                                    for line in b.lines for s in line.spans
+                                    if s.type == SpanType.IMAGE).strip()
+        if block.sub_type:
+            entry["sub_type"] = block.sub_type
+    elif block.type == BlockType.CODE and entry.get("sub_type") == "code":
+        lang = block.extra.get("guess_lang") or "txt"
+        entry["code_body"] = code_fence(entry["code_body"], lang)
 
 
 def to_content_list(doc: Document, image_prefix: str = "images/") -> list[dict]:
@@ -90,7 +116,7 @@ def to_content_list(doc: Document, image_prefix: str = "images/") -> list[dict]:
     out = []
     for page in doc.pages:
         for block in page.para_blocks + page.discarded_blocks:
-            entry = _content_entry(block, page.page_idx, image_prefix)
+            entry = _content_entry(block, page.page_idx, image_prefix, doc.backend == "vlm")
             if entry is not None:
                 out.append(entry)
     return out

@@ -6,25 +6,28 @@ Tables become pipe tables, or HTML when cells are merged or nested; equations
 
 from __future__ import annotations
 
-from mineru_tui.document.escaping import escape_md, list_marker
+from mineru_tui.document.escaping import (code_fence, code_span, escape_md, latex_display,
+                                          latex_inline, list_marker, note_definition, note_label)
 from mineru_tui.document.html_table import table_body_html, table_span
-from mineru_tui.document.links import safe_url
-from mineru_tui.document.model import (Block, BlockType, Cell, Document, Span, SpanType,
-                                       merge_spans, plain_text)
+from mineru_tui.document.links import safe_image_name, safe_url
+from mineru_tui.document.model import (CHECKED_BOX, UNCHECKED_BOX, Block, BlockType, Cell,
+                                       Document, Span, SpanType, merge_spans, plain_text)
 
 
-def _styled(text: str, style: frozenset[str], escape: bool = True) -> str:
-    """Wrap text in Markdown/HTML markers, keeping its outer whitespace outside them."""
+def _styled(text: str, style: frozenset[str], pipe: bool = False) -> str:
+    """Wrap text in Markdown/HTML markers, keeping its outer whitespace outside them.
+
+    ``pipe`` is set inside a pipe-table cell, where a ``|`` in code must be escaped.
+    """
     core = text.strip()
     if not core:
         return text
     lead = text[: len(text) - len(text.lstrip())]
     trail = text[len(text.rstrip()):]
     if "code" in style:
-        fence = "``" if "`" in core else "`"
-        core = f"{fence}{core}{fence}" if fence == "`" else f"{fence} {core} {fence}"
+        core = code_span(core, pipe)
     else:
-        core = escape_md(core) if escape else core
+        core = escape_md(core)
         if "superscript" in style:
             core = f"<sup>{core}</sup>"
         if "subscript" in style:
@@ -38,49 +41,82 @@ def _styled(text: str, style: frozenset[str], escape: bool = True) -> str:
     return lead + core + trail
 
 
+# Written percent-encoded in a link destination: a space or an unbalanced parenthesis
+# would end it, "<" and ">" could start or end an autolink, and "|" would split a pipe-
+# table cell.
+_IN_TARGET = {" ": "%20", "(": "%28", ")": "%29", "<": "%3C", ">": "%3E", "|": "%7C"}
+
+
 def _link_target(url: str) -> str:
-    return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+    return "".join(_IN_TARGET.get(ch, ch) for ch in url)
 
 
-def _span_md(s: Span, image_prefix: str) -> str:
+def _span_md(s: Span, image_prefix: str, pipe: bool = False) -> str:
     if s.type == SpanType.TEXT:
-        return _styled(s.content, s.style)
+        return _styled(s.content, s.style, pipe)
     if s.type == SpanType.INLINE_EQUATION:
-        return f"${s.content.strip()}$" if s.content.strip() else ""
+        latex = latex_inline(s.content, pipe)
+        return f"${latex}$" if latex else ""
     if s.type == SpanType.INTERLINE_EQUATION:
-        return f"$${s.content.strip()}$$" if s.content.strip() else ""
+        latex = latex_inline(s.content, pipe)
+        return f"$${latex}$$" if latex else ""
     if s.type == SpanType.FOOTNOTE_REF:
-        return f"[^{s.content}]"
+        return f"[^{note_label(s.content)}]"
     if s.type == SpanType.IMAGE and s.image_path:
-        return f"![{escape_md(s.content)}]({_link_target(image_prefix + s.image_path)})"
+        alt = escape_md(" ".join(s.content.split()))
+        name = safe_image_name(s.image_path)
+        return f"![{alt}]({_link_target(image_prefix + name)})" if name else alt
     return ""
 
 
-def spans_to_md(spans: list[Span], image_prefix: str = "") -> str:
+def _join_code(spans: list[Span]) -> list[Span]:
+    """Join neighbouring code spans that go to the same link (or none) into one.
+
+    Markdown shows code in one style whatever its other styles, and two code spans side
+    by side would run their fences together (```` `a``b` ````), which reads differently.
+    """
+    out: list[Span] = []
+    for s in spans:
+        if not s.is_checkbox and not _span_md(s, ""):
+            continue  # shows nothing, so it does not keep its neighbours apart either
+        prev = out[-1] if out else None
+        if (prev is not None and s.type == prev.type == SpanType.TEXT
+                and "code" in s.style and "code" in prev.style
+                and not s.is_checkbox and not prev.is_checkbox
+                and safe_url(s.link) == safe_url(prev.link)):
+            out[-1] = Span(SpanType.TEXT, prev.content + s.content, prev.style, prev.link)
+        else:
+            out.append(s)
+    return out
+
+
+def spans_to_md(spans: list[Span], image_prefix: str = "", in_pipe_table: bool = False) -> str:
     """Render one line of spans as Markdown inline text.
 
     Neighbouring spans with the same link become one link (a hyperlink whose runs differ
-    in style is still one ``[...](...)``).
+    in style is still one ``[...](...)``). ``in_pipe_table`` escapes ``|`` in code and
+    maths too, for a cell of a pipe table.
     """
+    pipe = in_pipe_table
     parts: list[str] = []
     boxes: list[int] = []  # parts that are check boxes written raw, checked below
-    merged = merge_spans(spans)
+    merged = _join_code(merge_spans(spans))
     i = 0
     while i < len(merged):
         url = safe_url(merged[i].link) if merged[i].type == SpanType.TEXT else None
         if not url:
-            if merged[i].is_checkbox:
+            if merged[i].is_checkbox and merged[i].content in (CHECKED_BOX, UNCHECKED_BOX):
                 boxes.append(len(parts))
                 parts.append(merged[i].content)
             else:
-                parts.append(_span_md(merged[i], image_prefix))
+                parts.append(_span_md(merged[i], image_prefix, pipe))
             i += 1
             continue
         j = i
         while (j < len(merged) and merged[j].type == SpanType.TEXT
                and safe_url(merged[j].link) == url):
             j += 1
-        inner = "".join(_span_md(x, image_prefix) for x in merged[i:j])
+        inner = "".join(_span_md(x, image_prefix, pipe) for x in merged[i:j])
         core = inner.strip()
         if core:
             lead = inner[: len(inner) - len(inner.lstrip())]
@@ -107,14 +143,14 @@ def _raw_box_is_safe(before: str, after: str) -> bool:
     return after[:1] not in ("(", "[", ":") and before[-1:] not in ("]", "!")
 
 
-def _lines_md(block: Block, image_prefix: str) -> str:
-    return "\n".join(t for t in (spans_to_md(l.spans, image_prefix).strip()
+def _lines_md(block: Block, image_prefix: str, pipe: bool = False) -> str:
+    return "\n".join(t for t in (spans_to_md(l.spans, image_prefix, pipe).strip()
                                  for l in block.lines) if t)
 
 
 def _pipe_cell(cell: Cell, image_prefix: str) -> str:
-    # escape_md already escaped any "|" in the text; only line breaks need care here.
-    text = "<br>".join(t for t in (_lines_md(b, image_prefix) for b in cell.blocks) if t)
+    # Text, code and maths have their "|" escaped; only line breaks need care here.
+    text = "<br>".join(t for t in (_lines_md(b, image_prefix, True) for b in cell.blocks) if t)
     return text.replace("\n", "<br>")
 
 
@@ -155,14 +191,19 @@ def _list_md(block: Block, image_prefix: str) -> str:
     return "\n".join(lines)
 
 
+def equation_latex(block: Block) -> str:
+    """A display equation block's LaTeX, as the document has it (one line per span)."""
+    return "\n".join(s.content.strip() for l in block.lines for s in l.spans if s.content.strip())
+
+
 def block_to_md(block: Block, image_prefix: str = "") -> str:
     """Render one para block as Markdown (an empty string when it has no content)."""
     t = block.type
     if t == BlockType.TITLE:
         text = _lines_md(block, image_prefix).replace("\n", " ")
-        return f"{'#' * (block.level or 1)} {text}" if text else ""
+        return f"{'#' * max(1, min(int(block.level or 1), 6))} {text}" if text else ""
     if t == BlockType.INTERLINE_EQUATION:
-        latex = "\n".join(s.content.strip() for l in block.lines for s in l.spans if s.content.strip())
+        latex = latex_display(equation_latex(block))
         return f"$$\n{latex}\n$$" if latex else ""
     if t == BlockType.LIST:
         return _list_md(block, image_prefix)
@@ -180,11 +221,11 @@ def block_to_md(block: Block, image_prefix: str = "") -> str:
         body = "\n".join(plain_text(b) for b in block.blocks if b.type == BlockType.CODE_BODY)
         lang = block.sub_type if block.sub_type not in (None, "code", "algorithm") else ""
         parts = [_lines_md(b, image_prefix) for b in block.blocks if b.type == BlockType.CODE_CAPTION]
-        parts.append(f"```{lang}\n{body}\n```")
+        parts.append(code_fence(body, lang))
         return "\n\n".join(p for p in parts if p)
     if t == BlockType.PAGE_FOOTNOTE and block.note_id:
         text = _lines_md(block, image_prefix).replace("\n", "\n    ")
-        return f"[^{block.note_id}]: {text}"
+        return note_definition(block.note_id, text)
     if t == BlockType.NOTES:
         text = _lines_md(block, image_prefix)
         return "\n".join("> " + l if l else ">" for l in text.split("\n")) if text else ""

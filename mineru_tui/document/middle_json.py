@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from mineru_tui import __version__
-from mineru_tui.document.links import safe_url
+from mineru_tui.document.html_table import span_table_html
+from mineru_tui.document.links import safe_image_name, safe_url
 from mineru_tui.document.model import Block, Document, Span, SpanType, walk
 
 
@@ -13,12 +14,12 @@ def _span_json(span: Span, image_prefix: str) -> dict:
         d["bbox"] = span.bbox
     if span.style:
         d["style"] = sorted(span.style)
-    if span.link and safe_url(span.link):
+    if safe_url(span.link):  # the same link rule as Markdown: no raw unsafe target
         d["link"] = safe_url(span.link)
-    if span.image_path:
+    if safe_image_name(span.image_path):
         d["image_path"] = span.image_path
     if span.type == SpanType.TABLE:
-        d["html"] = span.table.to_html(image_prefix) if span.table is not None else (span.html or "")
+        d["html"] = span_table_html(span, image_prefix)
         if not span.content:
             del d["content"]
     if span.score is not None:
