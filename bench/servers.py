@@ -107,7 +107,7 @@ def measure(engine, pages, new_tokens: int) -> dict:
     bad = [r.error or r.finish_reason for r in done.results if r.finish_reason not in ("stop", "length")]
     if bad:
         raise RuntimeError(f"failed requests: {bad}")
-    tokens = sum(max(len(r.token_ids), r.timings.decode_tokens + 1) for r in done.results)
+    tokens = sum(len(r.token_ids) or r.timings.decode_tokens + 1 for r in done.results)  # http: no ids
     ttft = [r.timings.first_token_s for r in done.results]
     per_request = [r.timings.decode_tokens_per_s for r in done.results]
     return {"wall_s": round(wall, 1), "pages_per_min": round(len(pages) / wall * 60, 2),

@@ -21,7 +21,7 @@ As MinerU's own llama.cpp path does, we send presence/frequency penalties and
 n-gram value is still sent (``vllm_xargs``) and ignored.
 
 The process never outlives us: it is stopped by :meth:`close`, at interpreter exit, and on Linux
-the kernel sends it SIGTERM when our process dies (``PR_SET_PDEATHSIG``), even on SIGKILL; it
+the kernel kills it when our process dies (``PR_SET_PDEATHSIG``), even by SIGKILL; it
 stays in our process group, so Ctrl-C in a terminal reaches it too.
 """
 
@@ -117,7 +117,7 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec (Linu
     try:
         import ctypes
 
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except Exception:  # noqa: BLE001 - best effort; close()/atexit still stop it
         pass
 
