@@ -82,6 +82,7 @@ async def test_a_dropped_file_appears_is_read_and_its_markdown_shown(tmp_path):
         assert app.sel_path == path
         text = app.query_one(MarkdownPane).text
         assert "Quarterly report" in text and "Reading" not in text and "Queued" not in text
+        await until(pilot, lambda: len(app.query_one(MarkdownPane).query("MarkdownTable")) >= 1)
         assert str(tmp_path / "in-mineru") in app.sub_title  # the output folder is in the header
         assert (tmp_path / "in-mineru" / "report" / "report.md").is_file()
 
@@ -286,3 +287,4 @@ async def test_the_command_palette_offers_the_actions():
     for wanted in ("Re-read the selected file", "Pause / resume the queue",
                    "Cancel the file being read", "Show the output folder", "Keys"):
         assert wanted in titles
+
