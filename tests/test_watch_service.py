@@ -257,3 +257,21 @@ def test_a_folder_moved_in_is_read_and_polling_sees_new_files(watched, tmp_path)
     finally:
         service.stop()
     assert moved.status == "done" and new.status == "done"
+
+
+def test_output_folder_inside_the_tree_is_ignored_and_one_around_it_refused(watched, tmp_path):
+    from mineru_tui.watch.service import WatchError
+
+    with pytest.raises(WatchError, match="contains the watched folder"):
+        WatchService(WatchConfig(watched, output_dir=tmp_path), Recorder()).start()
+    rec = Recorder()
+    service = start(watched, rec, output_dir=watched / "results")
+    try:
+        drop(SAMPLE, watched / "a.docx")
+        done = rec.wait(ev.FileFinished, path=str(watched / "a.docx"))
+        time.sleep(1.0)  # time for the watcher to see the results folder being written
+    finally:
+        service.stop()
+    assert done.output == str(watched / "results" / "a")
+    assert {e.path for e in rec.of(ev.FileQueued)} == {str(watched / "a.docx")}
+    assert not [e for e in rec.of(ev.FileFinished) if "results" in e.path]
