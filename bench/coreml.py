@@ -31,10 +31,10 @@ def _page(path: str | None):
 
     if path:
         return Image.open(path).convert("RGB")
-    from mineru_tui.bundles.verify import test_page
+    from mineru_tui.bundles.verify import builtin_page
     import io
 
-    return Image.open(io.BytesIO(test_page(816, 1056))).convert("RGB")  # a letter page at 96 dpi
+    return Image.open(io.BytesIO(builtin_page(816, 1056))).convert("RGB")  # a letter page at 96 dpi
 
 
 def _run(model, image, prompt: str, tokens: int) -> dict:

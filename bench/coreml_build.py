@@ -47,6 +47,7 @@ def main() -> None:
     for w in args.weights.split(","):
         b = out / w
         build, secs, rss = run([*py, "build", "--model", args.model, "--out", str(b), "--weights", w])
+        (out / f"{w}.build.log").write_text(build.stderr)  # the progress lines
         row: dict = {"weights": w, "build_rc": build.returncode, "build_s": round(secs, 1), "children_peak_rss_gib": round(rss, 2)}
         if build.returncode != 0:
             row["error"] = build.stderr.strip().splitlines()[-1:]
@@ -55,7 +56,9 @@ def main() -> None:
         man = json.loads((b / "manifest.json").read_text())
         row.update({"manifest_build": man["build"], "vision_mb": round(_size(b / "vision.mlpackage") / 1e6, 1),
                     "decoder_mb": round(_size(b / "decoder.mlpackage") / 1e6, 1)})
-        ver, vsecs, _ = run([*py, "verify", str(b), "--model", args.model, "-n", str(args.verify_tokens), "-q"])
+        ver, vsecs, vrss = run([*py, "verify", str(b), "--model", args.model, "-n", str(args.verify_tokens)])
+        (out / f"{w}.verify.log").write_text(ver.stderr)
+        row["verify_children_peak_rss_gib"] = round(vrss, 2)
         row.update({"verify_rc": ver.returncode, "verify_s": round(vsecs, 1), "verify": ver.stdout.strip().splitlines(),
                     "verify_err": ver.stderr.strip()[-300:]})
         print(json.dumps(row), flush=True)

@@ -90,7 +90,7 @@ def peak_rss(path: Path) -> tuple[float, float]:
 
     tracemalloc sees only Python's allocator; lxml's libxml2 trees live outside it. The
     part before reading is the interpreter and the CLI's own modules; the reader's
-    libraries (python-docx, lxml...) load during the read and count in the difference.
+    libraries (lxml...) load during the read and count in the difference.
     """
     r = subprocess.run([sys.executable, "-c", _RSS_PROBE, str(path), str(ROOT)],
                        capture_output=True, text=True, check=True)
@@ -128,8 +128,9 @@ def bench_file(path: Path, runs: int) -> dict:
 
 
 def cli_command() -> list[str]:
-    script = Path(sys.executable).with_name("mineru-tui")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "mineru_tui"]
+    """This tree's CLI (``python -m mineru_tui`` with the repo first on the path), not an
+    installed ``mineru-tui`` script that may point at another checkout."""
+    return [sys.executable, "-m", "mineru_tui"]
 
 
 def startup(args: list[str], runs: int) -> float:
@@ -160,8 +161,7 @@ def machine_facts() -> list[str]:
     except (OSError, ValueError, IndexError):
         pass
     versions = []
-    for mod, name in (("docx", "python-docx"), ("pptx", "python-pptx"),
-                      ("openpyxl", "openpyxl"), ("lxml", "lxml"), ("typer", "typer")):
+    for mod, name in (("lxml", "lxml"), ("typer", "typer")):
         try:
             from importlib.metadata import version
             versions.append(f"{name} {version(name)}")
@@ -174,7 +174,7 @@ def machine_facts() -> list[str]:
     return [
         f"- date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC",
         f"- machine: {cpu}, {os.cpu_count()} cores, {mem} memory, {platform.platform()}",
-        f"- Python {platform.python_version()} ({sys.executable})",
+        f"- Python {platform.python_version()} (the project's venv)",
         f"- {', '.join(versions)}",
         f"- mineru-tui commit {commit}" + (" plus uncommitted changes" if dirty else ""),
         f"- load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
@@ -255,7 +255,7 @@ def main() -> int:
             shown = Path(a.folder).resolve().relative_to(ROOT)
         except ValueError:
             shown = a.folder
-        cmd = (f"env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE {sys.executable} bench/office.py "
+        cmd = ("env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/office.py "
                + shlex.join([str(shown), "--runs", str(a.runs), "--startup-runs",
                              str(a.startup_runs), "--doc", str(a.doc)]))
         doc = ["# Office benchmark", "",
@@ -273,7 +273,7 @@ def main() -> int:
                f"{a.runs} runs after one warm-up. Traced peak = tracemalloc peak of one run "
                "(Python objects only); peak RSS = the peak resident size of a fresh process that reads "
                "and renders the file (Linux VmHWM), and in brackets how much of it came during the "
-               "read: the reader's libraries (python-docx, lxml...) load then and count "
+               "read: the reader's library (lxml) loads then and count "
                "there.", "",
                *lines, ""]
         a.doc.parent.mkdir(parents=True, exist_ok=True)

@@ -126,7 +126,7 @@ def build(work: Path) -> dict[str, Path]:
             work / "headers.docx", f"<w:p/><w:sectPr>{sect}</w:sectPr>",
             {f"word/header{i}.xml": header for i in range(60)},
             [(f"rIdH{i}", "header", f"header{i}.xml") for i in range(60)]),
-        "docx-body-16m": docx(work / "body.docx", _filled("", para, "", 16 * MIB).decode()),
+        "docx-body-16m": docx(work / "body.docx", _filled("", para, "", 16 * MIB - 4096).decode()),
         "xlsx-63-sheets": xlsx(work / "sheets.xlsx", [big_sheet] * 63),
         "xlsx-1000x1000": xlsx(work / "grid.xlsx", [
             f'<worksheet xmlns="{S}"><sheetData>{grid}</sheetData></worksheet>'.encode()]),

@@ -1,11 +1,17 @@
 """Assemble the wider Office corpus for the quality benchmark (not committed data).
 
 Copies real .docx/.pptx/.xlsx files (and their origin groundtruth, when the origin
-project ships one) out of bare git snapshots of public test suites into a folder
-outside the repo, and writes ``SOURCES.tsv`` there. The committed corpus
-``tests/corpus/office/`` is copied in too, so the wide corpus is a superset.
+project ships one) out of bare git clones of public test suites into a folder outside
+the repo, and writes ``SOURCES.tsv`` there. The committed corpus ``tests/corpus/office/``
+is copied in too, so the wide corpus is a superset.
 
-    python bench/office_corpus.py --mirror /work/.mirror --out /work/corpus-wide
+    python bench/office_corpus.py [--mirror DIR] [--out DIR] [--clone]
+
+``--mirror`` holds one bare clone per origin as ``OWNER+NAME/repo`` (default: a folder in
+the system temp folder); ``--clone`` makes the missing ones with
+``git clone --bare https://github.com/OWNER/NAME DIR/OWNER+NAME/repo``. ``--out`` defaults to
+``mineru-tui-office-corpus`` in the system temp folder, where ``bench/office_quality.py``
+looks by default. The files are taken at each clone's HEAD (its commit is recorded).
 """
 from __future__ import annotations
 
@@ -13,9 +19,13 @@ import argparse
 import csv
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 MAX_BYTES = 2_000_000
+TMP = Path(tempfile.gettempdir())
+DEFAULT_MIRROR = TMP / "mineru-tui-mirror"
+DEFAULT_OUT = TMP / "mineru-tui-office-corpus"
 
 # repo dir under the mirror, origin, license, [(path, groundtruth path or "", gt kind)]
 DOCLING_GT = "docling-regression-md"
@@ -101,8 +111,9 @@ def _git(git_dir: Path, *args: str) -> bytes:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--mirror", type=Path, default=Path("/work/.mirror"))
-    ap.add_argument("--out", type=Path, default=Path("/work/corpus-wide"))
+    ap.add_argument("--mirror", type=Path, default=DEFAULT_MIRROR)
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--clone", action="store_true", help="git clone --bare the missing origins")
     ap.add_argument("--base", type=Path, default=Path(__file__).resolve().parents[1] / "tests/corpus/office")
     args = ap.parse_args()
     out: Path = args.out
@@ -122,6 +133,12 @@ def main() -> None:
     # 2. more files from the snapshots
     for repo, origin, lic, items in SELECTION:
         git_dir = args.mirror / repo / "repo"
+        if not git_dir.exists():
+            url = "https://github.com/" + repo.replace("+", "/", 1)
+            if not args.clone:
+                raise SystemExit(f"missing {git_dir}: run with --clone, or "
+                                 f"git clone --bare {url} {git_dir}")
+            subprocess.run(["git", "clone", "--bare", "--quiet", url, str(git_dir)], check=True)
         commit = _git(git_dir, "rev-parse", "HEAD").decode().strip()
         prefix = repo.split("+")[1].replace("python-", "python").replace("-project", "").lower()
         prefix = {"pythonopenxml": "pythondocx", "markitdown": "markitdown", "mineru": "mineru", "docx4j": "docx4j", "pythonmammoth": "mammoth", "unstructured": "unstructured",

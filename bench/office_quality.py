@@ -5,14 +5,16 @@ Scores every tool's Markdown against what the source file itself holds (see
 then reports per metric per tool (overall and by kind), the failures, and — for ours —
 the worst files per metric with what is missing.
 
-Typical run (see docs/office-quality.md for the full recipe)::
+Typical run, from the repository root (see docs/office-quality.md for the full recipe)::
 
-    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /work/venv/bin/python bench/office_quality.py \\
-        --corpus /work/corpus-wide --ours /tmp/ours --run-peers \\
-        --doc docs/office-quality.md --feedback /work/wt/QUALITY-FEEDBACK.md
+    python bench/office_corpus.py --clone        # the wide corpus, once
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/office_quality.py \\
+        --run-peers --doc docs/office-quality.md
 
 Peers run in their own venvs through ``bench/office_peers.py`` (outputs cached under
-``--work``); ours runs in-process from the ``--ours`` source tree via
+``--work``); their Pythons default to ``.peer-venvs/<venv>/bin/python`` in the repository
+(made as docs/office-quality.md says; ``--peer-python TOOL=PATH`` overrides). Ours runs
+in-process from the ``--ours`` source tree (default: this repository) via
 ``mineru_tui.office.read_office`` and ``mineru_tui.document.to_markdown(doc, "")``.
 """
 from __future__ import annotations
@@ -25,6 +27,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -35,11 +38,12 @@ from md_metrics import counts as md_counts  # noqa: E402
 from md_metrics import groundtruth_words, md_words, missing_words, recall, strip_markdown, words  # noqa: E402
 from office_truth import METRICS, kind_of, truth  # noqa: E402
 
-PEERS = {  # tool → default python of its venv
-    "mineru": "/work/peervenv-mineru/bin/python",
-    "docling": "/work/peervenv/bin/python",
-    "markitdown": "/work/peervenv/bin/python",
+PEERS = {  # tool → default python of its venv (see docs/office-quality.md for making them)
+    "mineru": str(HERE.parent / ".peer-venvs/mineru/bin/python"),
+    "docling": str(HERE.parent / ".peer-venvs/docling/bin/python"),
+    "markitdown": str(HERE.parent / ".peer-venvs/docling/bin/python"),
 }
+TMP = Path(tempfile.gettempdir())
 TOOLS = ["ours", "mineru", "docling", "markitdown"]
 COLUMNS = ["parsed", "text", "groundtruth"] + list(METRICS)
 KINDS = ["docx", "pptx", "xlsx"]
@@ -372,9 +376,13 @@ def feedback_md(rows: list[dict], tools: list[str]) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", type=Path, default=Path("/work/corpus-wide"))
+    ap.add_argument("--corpus", type=Path, default=TMP / "mineru-tui-office-corpus",
+                    help="the wide corpus of bench/office_corpus.py (its default --out)")
     ap.add_argument("--ours", type=Path, default=HERE.parent, help="source tree holding mineru_tui/")
-    ap.add_argument("--work", type=Path, default=Path("/work/bench-out"), help="cache of outputs")
+    ap.add_argument("--work", type=Path, default=TMP / "mineru-tui-office-bench",
+                    help="cache of outputs")
+    ap.add_argument("--peer-python", action="append", default=[], metavar="TOOL=PATH",
+                    help="the Python of a peer's venv (default: .peer-venvs/...)")
     ap.add_argument("--run-peers", action="store_true", help="run peers for files not cached yet")
     ap.add_argument("--force-peers", action="store_true", help="re-run peers on every file")
     ap.add_argument("--peers", default="mineru,docling,markitdown")
@@ -395,6 +403,9 @@ def main() -> None:
                     gts[r["file"]] = args.corpus / r["groundtruth"]
                     gt_kinds[r["file"]] = r.get("groundtruth_kind", "") or "?"
     peers = [p for p in args.peers.split(",") if p]
+    for item in args.peer_python:
+        tool, _, path = item.partition("=")
+        PEERS[tool] = path
     if args.run_peers or args.force_peers:
         for p in peers:
             run_peer(p, PEERS[p], files, args.work, args.force_peers)
@@ -423,10 +434,12 @@ def main() -> None:
     versions = {t: next((r.get("version") for r in results[t].values() if isinstance(r, dict) and r.get("version")), "?")
                 for t in peers}
     by_kind = ", ".join(f"{k} {sum(r['kind'] == k for r in rows)}" for k in KINDS)
-    parts = [f"Corpus: `{args.corpus}` — {len(files)} files "
+    commit = subprocess.run(["git", "-C", str(args.ours), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip() or "?"
+    parts = [f"Corpus: `{args.corpus.name}` — {len(files)} files "
              f"({by_kind}), "
              f"{sum(1 for r in rows if r['gt_words'])} with origin groundtruth. "
-             f"Ours from `{args.ours}`; peers: " + ", ".join(f"{t} {v}" for t, v in versions.items()) + ".",
+             f"Ours from commit {commit}; peers: " + ", ".join(f"{t} {v}" for t, v in versions.items()) + ".",
              f"Ours: median {statistics.median(times) * 1000:.1f} ms/file in-process (not the speed benchmark)."
              if times else "Ours: no file parsed."]
     parts.append("\n### All files\n\n" + table_md(agg, tools, "all", rows))
@@ -454,8 +467,8 @@ def main() -> None:
             f"Generated by `bench/office_quality.py` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} "
             f"from `{args.ours}` over `{args.corpus}` ({len(files)} files). "
             "Scores are per file: text/groundtruth = multiset word recall; counts = min(found, truth)/truth, "
-            "truth read from the file's XML. Our Markdown is in `/work/bench-out/ours/`, peers' in "
-            "`/work/bench-out/peers/<tool>/`.\n\n"
+            f"truth read from the file's XML. Our Markdown is in `{args.work}/ours/`, peers' in "
+            f"`{args.work}/peers/<tool>/`.\n\n"
             + (args.feedback_notes.read_text(encoding="utf-8") + "\n" if args.feedback_notes else "")
             + "# Per reader, file by file (generated)\n\n"
             "TRAILS = a peer does better on that file; below truth = no peer does better but we miss "

@@ -387,6 +387,9 @@ def _xlsx_formats(z):
     return out
 
 
+_DISPIMG = re.compile(r'\s*=?\s*(?:_xlfn\.)?DISPIMG\(\s*"([^"]+)"', re.I)
+
+
 def _xlsx(z: zipfile.ZipFile, t: Truth) -> None:
     sst = []
     root = _parse(z, "xl/sharedStrings.xml")
@@ -426,6 +429,12 @@ def _xlsx(z: zipfile.ZipFile, t: Truth) -> None:
                 val = "".join(x.text or "" for x in is_.iter(_q(S, "t"))) if is_ is not None else ""
             elif typ in ("str", "e") and v is not None:
                 val = v.text or "" if typ == "str" else ""
+                f = c.find(_q(S, "f"))
+                m = _DISPIMG.match(f.text or "") if f is not None else None
+                if m:  # a WPS in-cell picture (xl/cellimages.xml): an image, not text
+                    val = ""
+                    nonempty += 1
+                    t.add("images", f"{part} {c.get('r')} {m.group(1)}")
             elif typ == "b" and v is not None:
                 val = "TRUE" if (v.text or "").strip() == "1" else "FALSE"
             elif typ == "n" and v is not None and v.text:

@@ -22,7 +22,7 @@ bundle_app = typer.Typer(
 )
 
 MODEL_HELP = "Checkpoint directory or Hugging Face repo id (env MINERU_TUI_MODEL)."
-DEFAULT_MODEL = "opendatalab/MinerU2.5-Pro-2605-1.2B"
+from mineru_tui.reader.defaults import DEFAULT_MODEL, MODEL_ENV  # noqa: E402  (imports nothing)
 
 BUILD_HELP = """Convert a checkpoint to a Core ML bundle (no torch needed; runs on Linux too).
 
@@ -73,7 +73,7 @@ def _say(quiet: bool):
 
 @bundle_app.command("build", help=BUILD_HELP)
 def build(
-    model: str = typer.Option(DEFAULT_MODEL, "--model", "-m", envvar="MINERU_TUI_MODEL", metavar="DIR|REPO",
+    model: str = typer.Option(DEFAULT_MODEL, "--model", "-m", envvar=MODEL_ENV, metavar="DIR|REPO",
                               help=MODEL_HELP),
     out: Path | None = typer.Option(None, "--out", "-o", metavar="DIR",
                                        help="Bundle folder (default: the cache folder for this model)."),
@@ -108,7 +108,7 @@ def build(
 @bundle_app.command("verify", help=VERIFY_HELP, no_args_is_help=True)
 def verify(
     bundle: Path = typer.Argument(..., metavar="BUNDLE", help="Bundle folder."),
-    model: str = typer.Option(DEFAULT_MODEL, "--model", "-m", envvar="MINERU_TUI_MODEL", metavar="DIR|REPO",
+    model: str = typer.Option(DEFAULT_MODEL, "--model", "-m", envvar=MODEL_ENV, metavar="DIR|REPO",
                               help=MODEL_HELP),
     image: Path | None = typer.Option(None, "--image", "-i", metavar="FILE",
                                          help="Page image or crop (default: a built-in test page)."),

@@ -74,18 +74,10 @@ def serve(
 
 
 def _open(engine: str, model: Optional[str]):
-    """The engine; numpy falls back to the reader wrapper when its adapter is not installed."""
+    """The engine, through the engine registry (EngineError with one line)."""
     from mineru_tui.engines import EngineOptions, open_engine
-    from mineru_tui.engines.base import EngineError
 
-    try:
-        return open_engine(EngineOptions(engine=engine, model=model))
-    except EngineError as e:
-        if engine != "numpy" or "not available in this installation" not in str(e):
-            raise
-    from mineru_tui.serve.reader_engine import open_reader_engine
-
-    return open_reader_engine(model)
+    return open_engine(EngineOptions(engine=engine, model=model))
 
 
 def _display_name(spec: str) -> str:

@@ -14,16 +14,13 @@ counts multiplicity: a word the file has three times must appear three times in 
 Groundtruth recall counts distinct words, because the origins' outputs repeat text that we
 keep once (docling copies a merged cell's text into every cell it covers; unstructured's
 chunks overlap). The bars are per file, set from what the readers achieve (``OWN_BAR``,
-``GT_BAR``). A file is skipped only when the reader for its kind is not importable yet.
+``GT_BAR``).
 """
 
 from __future__ import annotations
 
-import functools
-import importlib
 import json
 import re
-import tempfile
 import unicodedata
 import zipfile
 from collections import Counter
@@ -41,33 +38,31 @@ GROUNDTRUTH = {p.name: CORPUS / "groundtruth" / (p.name + ext)
                for p in FILES for ext in (".md", ".native")
                if (CORPUS / "groundtruth" / (p.name + ext)).exists()}
 
-READER_MODULES = {"docx": "mineru_tui.office.docx", "pptx": "mineru_tui.office.pptx",
-                  "xlsx": "mineru_tui.office.xlsx"}
-
 # Measured with the readers of 2026-12-02: own-text recall is 1.000 on every file;
 # groundtruth recall 1.000 except handbook-1p (0.941: the groundtruth splits words at line
 # ends, "manage- ment") and equations (docling's LaTeX spells some operators differently).
 OWN_DEFAULT = 0.98
 GT_DEFAULT = 0.95
-OWN_BAR: dict[str, float] = {}
+# mineru__docx_01: the extraction here skips w:tab, so each table-of-contents line's title
+# and page number ("标题<tab>iii") make one word that our Markdown (which keeps the tab)
+# splits in two.
+OWN_BAR: dict[str, float] = {"mineru__docx_01.docx": 0.90}
 GT_BAR: dict[str, float] = {"unstructured__handbook-1p.docx": 0.92}
 
 
-def need_reader(path: Path) -> str:
-    kind = detect(path).kind
-    try:
-        importlib.import_module(READER_MODULES[kind])
-    except ImportError as e:
-        pytest.skip(f"the {kind} reader is not importable yet ({e})")
-    return kind
+@pytest.fixture(scope="session")
+def parsed(tmp_path_factory):
+    """Run the CLI once per file (in pytest's temp folder, removed with it):
+    ``parsed(path)`` gives (exit code, stderr, output folder)."""
+    done: dict[Path, tuple[int, str, Path]] = {}
 
-
-@functools.lru_cache(maxsize=None)
-def parsed(path: Path) -> tuple[int, str, Path]:
-    """Run the CLI once per file: (exit code, stderr, output folder)."""
-    out = Path(tempfile.mkdtemp(prefix="mineru-tui-corpus-"))
-    r = CliRunner().invoke(app, ["parse", str(path), "-o", str(out)])
-    return r.exit_code, r.stderr, out / path.stem
+    def run(path: Path) -> tuple[int, str, Path]:
+        if path not in done:
+            out = tmp_path_factory.mktemp("corpus")
+            r = CliRunner().invoke(app, ["parse", str(path), "-o", str(out)])
+            done[path] = (r.exit_code, r.stderr, out / path.stem)
+        return done[path]
+    return run
 
 
 # ---------------------------------------------------------------------------------------
@@ -172,6 +167,9 @@ def _by_paragraph(root, p_tag: str, t_tag: str) -> list[str]:
     return ["".join(v) for v in paras.values()]
 
 
+_DISPIMG = re.compile(r"\s*=?\s*(_xlfn\.)?DISPIMG\(", re.I)
+
+
 def _xlsx_strings(z: zipfile.ZipFile, names: list[str]) -> list[str]:
     shared: list[str] = []
     if "xl/sharedStrings.xml" in names:
@@ -193,8 +191,8 @@ def _xlsx_strings(z: zipfile.ZipFile, names: list[str]) -> list[str]:
                 out.append(shared[int(v.text)])
             elif t == "inlineStr":
                 out.append("".join(_texts(c, S + "t")))
-            elif t == "str" and v is not None:
-                out.append(v.text or "")
+            elif t == "str" and v is not None and not _DISPIMG.match(v.text or ""):
+                out.append(v.text or "")  # (a WPS DISPIMG formula shows a picture)
     return out
 
 
@@ -203,8 +201,7 @@ def _xlsx_strings(z: zipfile.ZipFile, names: list[str]) -> list[str]:
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
-def test_parses_through_the_cli(path):
-    need_reader(path)
+def test_parses_through_the_cli(path, parsed):
     code, stderr, folder = parsed(path)
     assert code == 0, stderr
     stem = path.stem
@@ -222,8 +219,8 @@ def test_parses_through_the_cli(path):
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
-def test_own_text_recall(path):
-    kind = need_reader(path)
+def test_own_text_recall(path, parsed):
+    kind = detect(path).kind
     code, stderr, folder = parsed(path)
     assert code == 0, stderr
     ours = words((folder / f"{path.stem}.md").read_text(encoding="utf-8"))
@@ -233,9 +230,8 @@ def test_own_text_recall(path):
 
 
 @pytest.mark.parametrize("name", sorted(GROUNDTRUTH), ids=str)
-def test_groundtruth_recall(name):
+def test_groundtruth_recall(name, parsed):
     path = CORPUS / name
-    need_reader(path)
     code, stderr, folder = parsed(path)
     assert code == 0, stderr
     gt_path = GROUNDTRUTH[name]

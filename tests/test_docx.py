@@ -27,6 +27,7 @@ def groundtruth_words(path: Path) -> list[str]:
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".native":  # pandoc AST: the Str leaves are the words
         text = " ".join(re.findall(r'Str "((?:[^"\\]|\\.)*)"', text))
+        text = re.sub(r"\\(\d+)", lambda m: chr(int(m.group(1))), text)  # "\160": U+00A0
     else:  # Markdown: drop math (LaTeX spelling is the OMML converter's business)
         text = re.sub(r"\$\$.*?\$\$|\$[^$\n]*\$", " ", text, flags=re.S)
         text = text.replace("<!-- image -->", " ")
@@ -213,3 +214,35 @@ def test_equations_latex_when_converter_present(parsed):
     md = to_markdown(parsed["docling__equations.docx"])
     assert re.search(r"\$A\s*=\s*\\pi\s*r\^\{2\}\s*\$", md)
     assert "\\frac" in md and "\\sum" in md
+
+
+def test_outline_levels_make_headings_as_in_words_navigation_pane():
+    # pandoc's test file sets w:outlineLvl="2" directly on its "Goal:" paragraphs (no
+    # heading style): Word lists them as level-3 headings, so do we.
+    doc = read_docx(CORPUS / "pandoc__lists_level_override.docx")
+    heads = [(b.level, plain_text(b)) for b in doc.iter_blocks() if b.type == BlockType.TITLE]
+    goals = [h for h in heads if h[1].startswith("Goal:")]
+    assert len(goals) >= 4 and {level for level, _ in goals} == {3}
+    # MinerU's CJK demo: numbered headings whose level comes from w:outlineLvl alone.
+    doc = read_docx(CORPUS / "mineru__docx_01.docx")
+    heads = [(b.level, plain_text(b)) for b in doc.iter_blocks() if b.type == BlockType.TITLE]
+    assert (2, "1. 有序列表构成的章节标题") in heads and (3, "1.1. 显式空白字符表示") in heads
+    # ...but its table-of-contents lines (same words, no outline level) stay text
+    assert not any("iii" in text for _, text in heads)
+
+
+def test_outline_level_rule_edges(tmp_path):
+    from docx_fixtures import build_docx, cell, p, table
+    styles = ('<w:style w:type="paragraph" w:styleId="Zag"><w:name w:val="Заголовок раздела"/>'
+              '<w:pPr><w:outlineLvl w:val="1"/></w:pPr></w:style>'
+              '<w:style w:type="paragraph" w:styleId="Sub"><w:name w:val="sub"/>'
+              '<w:basedOn w:val="Zag"/></w:style>')
+    body = (p("Direct", '<w:outlineLvl w:val="0"/>') + p("Styled", '<w:pStyle w:val="Zag"/>')
+            + p("Based on", '<w:pStyle w:val="Sub"/>') + p("Body text", '<w:outlineLvl w:val="9"/>')
+            + p("", '<w:outlineLvl w:val="0"/>')
+            + table([[cell(p("In a cell", '<w:outlineLvl w:val="0"/>')), cell(p("x"))]]))
+    path = tmp_path / "o.docx"
+    path.write_bytes(build_docx(body, {"styles": styles}))
+    doc = read_docx(path)
+    heads = [(b.level, plain_text(b)) for b in doc.iter_blocks() if b.type == BlockType.TITLE]
+    assert heads == [(1, "Direct"), (2, "Styled"), (2, "Based on")]

@@ -231,3 +231,18 @@ def test_the_per_server_limit_holds_across_concurrent_calls(stubs):
         t.join()
     assert [r.text for results in out for r in results] == ["ok"] * 12
     assert state["peak"] == 2  # 3 calls x 4 requests, never more than 2 at the server
+
+
+def test_a_server_taken_out_rejoins_when_its_health_check_answers(stubs):
+    flaky = stubs(lambda n, body: (500, {}, b"warming up") if n < 3 else (200, {}, good_stream("A")))
+
+    def slow(n, body):
+        time.sleep(0.3)
+        return 200, {}, good_stream("B")
+
+    steady = stubs(slow)
+    engine = connect([flaky.url, steady.url], concurrency=1, backoff=0.01)
+    engine.health_interval = 0.2
+    _, results = _run(engine, [Request(None, f"r{i}") for i in range(10)])
+    assert all(r.finish_reason == "stop" for r in results)
+    assert len(flaky.bodies) > 3 and "A" in [r.text for r in results]  # back in service after 3 faults

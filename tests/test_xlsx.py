@@ -849,3 +849,32 @@ def test_picture_placed_in_cell(tmp_path):
 def test_format_number(value, code, shown):
     from mineru_tui.office.numfmt import format_number
     assert format_number(value, code) == shown
+
+
+def test_wps_cell_images_become_pictures_in_their_cells(tmp_path):
+    # MinerU's demo workbook was saved by WPS Office: A9 holds =_xlfn.DISPIMG("ID_…",1), the
+    # picture is in xl/cellimages.xml; the sheets also carry an anchored picture and charts.
+    doc = read_xlsx(CORPUS / "mineru__xlsx_01.xlsx")
+    table = tables(doc)[0]
+    cell = table.rows[-1][0]
+    spans = [s for b in walk(cell.blocks) for line in b.lines for s in line.spans]
+    assert [s.type for s in spans] == [SpanType.IMAGE]
+    image = spans[0].image_path
+    assert doc.images[image][:3] == b"\xff\xd8\xff"  # the JPEG of xl/media/image2.jpeg
+    md = to_markdown(doc)
+    assert "DISPIMG" not in md and f'<img src="images/{image}" alt="20250807-172515">' in md
+    # the drawing-anchored picture and both charts still come out
+    assert sum(1 for b in doc.iter_blocks() if b.type == BlockType.IMAGE) == 1
+    assert sum(1 for b in doc.iter_blocks() if b.sub_type == "chart") == 2
+    assert len(doc.images) == 2
+
+
+def test_wps_cell_images_written_with_output(tmp_path):
+    from typer.testing import CliRunner
+    from mineru_tui.cli import app
+    r = CliRunner().invoke(app, ["parse", str(CORPUS / "mineru__xlsx_01.xlsx"), "-o", str(tmp_path)])
+    assert r.exit_code == 0, r.stderr
+    out = tmp_path / "mineru__xlsx_01"
+    md = (out / "mineru__xlsx_01.md").read_text(encoding="utf-8")
+    refs = re.findall(r'(?:src="|\]\()(images/[^")]+)', md)
+    assert len(refs) == 2 and all((out / ref).is_file() for ref in refs)

@@ -20,6 +20,7 @@ coremltools 9.0; the manifest records the version a bundle was built with.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Mapping
 from pathlib import Path
@@ -57,6 +58,7 @@ class ProgramEvaluator:
     def __init__(self, program):
         self.program = program
         self._consts: dict[int, np.ndarray] = {}  # id(op output var) -> value (fp32 for fp16 weights)
+        self._by_content: dict[tuple, np.ndarray] = {}  # the same weight seen by several functions
 
     @property
     def functions(self) -> list[str]:
@@ -72,7 +74,10 @@ class ProgramEvaluator:
                 val = op.materialized_val_inference()
                 val = val[0] if isinstance(val, (tuple, list)) else val
             val = np.asarray(val)
-            if val.dtype == np.float16 and val.size > 64:
+            if val.size > 4096:  # functions of one package share weights: keep one copy of each
+                digest = (val.dtype.str, val.shape, hashlib.blake2b(np.ascontiguousarray(val).data).digest())
+                val = self._by_content.setdefault(digest, val.astype(np.float32) if val.dtype == np.float16 else val)
+            elif val.dtype == np.float16 and val.size > 64:
                 val = val.astype(np.float32)  # weights are used in fp32 (rounded back per op)
             self._consts[key] = val
         return val

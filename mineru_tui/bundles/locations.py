@@ -15,7 +15,7 @@ import re
 import sys
 from pathlib import Path
 
-DEFAULT_MODEL = "opendatalab/MinerU2.5-Pro-2605-1.2B"  # same as reader.checkpoint.DEFAULT_MODEL
+from ..reader.defaults import DEFAULT_MODEL, MODEL_ENV
 
 
 def cache_root() -> Path:
@@ -30,7 +30,7 @@ def cache_root() -> Path:
 
 def default_bundle_dir(model: str | os.PathLike[str] | None) -> Path:
     """The bundle folder for ``--model`` (repo id → owner--name; a directory → its name + path hash)."""
-    spec = str(model) if model not in (None, "") else os.environ.get("MINERU_TUI_MODEL") or DEFAULT_MODEL
+    spec = str(model) if model not in (None, "") else os.environ.get(MODEL_ENV) or DEFAULT_MODEL
     path = Path(spec).expanduser()
     if path.is_dir():
         real = str(path.resolve())

@@ -274,10 +274,12 @@ class BundleTextForward:
 
 
 def open_bundle_model(bundle: str | os.PathLike[str], model: str | None, *, backend: str = "auto",
-                      vision_fallback: bool = True, compute_units: str = "ALL"):
+                      vision_fallback: bool = True, compute_units: str = "ALL", full_check: bool = False):
     """A ``reader.Model`` whose forward passes run in ``bundle`` (checked against the checkpoint).
 
     ``backend``: "coreml" (macOS), "evaluator" (any OS; slow) or "auto" (Core ML where it can run).
+    ``full_check`` also compares every file's sha256 with the manifest (else sizes only; Core ML
+    checks the sums once, before compiling).
     """
     from ..reader.checkpoint import load_checkpoint, resolve_model
     from ..reader.model import Model
@@ -288,7 +290,7 @@ def open_bundle_model(bundle: str | os.PathLike[str], model: str | None, *, back
     bundle = Path(bundle).expanduser()
     model_dir = resolve_model(model)
     checkpoint = load_checkpoint(model_dir)
-    manifest = check_bundle(bundle, checkpoint)
+    manifest = check_bundle(bundle, checkpoint, full=full_check)
     if backend == "auto":
         backend = "coreml" if can_predict() else "evaluator"
     if backend == "coreml":

@@ -30,7 +30,7 @@ DEFAULT_PROMPT = "\nText Recognition:"
 DEFAULT_TOKENS = 16
 
 
-def test_page(width: int = 224, height: int = 224):
+def builtin_page(width: int = 224, height: int = 224):
     """The built-in request image: a small page with a heading, text lines and a rule (PIL)."""
     from PIL import Image, ImageDraw
 
@@ -140,10 +140,10 @@ def verify_bundle(bundle, model, *, image=None, prompt: str = DEFAULT_PROMPT, ma
     from ..reader.model import load_model
 
     say = progress or (lambda s: None)
-    bundled = open_bundle_model(bundle, model, backend=backend, vision_fallback=False)
+    bundled = open_bundle_model(bundle, model, backend=backend, vision_fallback=False, full_check=True)
     weights = _weights_of(bundle)
     reference = load_model(model)
-    image = test_page() if image is None else image
+    image = builtin_page() if image is None else image
     knobs = dict(max_new_tokens=max_new_tokens, no_repeat_ngram_size=0)
     rec = _Recorder(reference.text)
     reference.text = rec

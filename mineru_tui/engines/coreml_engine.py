@@ -30,16 +30,18 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from mineru_tui.engines.base import Engine, EngineError, EngineOptions, Request
+from mineru_tui.engines.numpy_engine import (  # light: the model loads when opened
+    NumpyEngine,
+    model_spec,
+)
 from mineru_tui.reader.events import (
     CancelFlag,
-    Done,
     Event,
-    GenerationResult,
-    SequenceDone,
-    StageEvent,
-    Timing,
-    TokenEvent,
 )
+
+# Each decode step of a batch is one Core ML prediction per sequence (one state each), so batching
+# gains nothing and delays every row's first result: one request at a time by default.
+DEFAULT_MAX_BATCH = 1
 
 NOT_HERE = ("the coreml engine needs macOS 15+ on Apple silicon with coremltools; on this machine check a bundle "
             "with `mineru-tui bundle verify BUNDLE --model MODEL` (or use --engine numpy)")
@@ -87,8 +89,7 @@ def open_engine(options: EngineOptions) -> Engine:
             raise EngineError(NOT_HERE)
     bundle = bundle_dir(options)
     if not (bundle / "manifest.json").is_file():
-        model = options.model or os.environ.get("MINERU_TUI_MODEL") or "the default model"
-        raise EngineError(f"no Core ML bundle at {bundle}; build one with `mineru-tui bundle build --model {model}`")
+        raise EngineError(f"no Core ML bundle at {bundle}; build one with `mineru-tui bundle build --model {model_spec(options)}`")
     if extra.get("process", "1") != "0":
         return WorkerProcessEngine(options)
     return CoreMLEngine(options)
@@ -97,70 +98,31 @@ def open_engine(options: EngineOptions) -> Engine:
 # ----------------------------------------------------------------------------- in-process engine
 
 
-def _add_timing(total: Timing, t: Timing) -> None:
-    for name in ("preprocess_s", "vision_s", "vision_tokens", "prefill_s", "prefill_tokens", "decode_s",
-                 "decode_tokens", "decode_steps", "total_s"):
-        setattr(total, name, getattr(total, name) + getattr(t, name))
-    if not total.first_token_s:
-        total.first_token_s = t.first_token_s
-
-
-class CoreMLEngine:
-    """The engine in this process: a ``reader.Model`` over the bundle's forward passes."""
+class CoreMLEngine(NumpyEngine):
+    """The engine in this process: the numpy engine's request handling (per-request knobs and
+    limits, errors per request, event indices) over a ``reader.Model`` whose forward passes
+    run in the bundle."""
 
     name = "coreml"
-    max_batch = 1  # one state per sequence and no batched kernels: requests run one after another
 
     def __init__(self, options: EngineOptions):
         from mineru_tui.bundles.errors import BundleError
         from mineru_tui.bundles.runtime import open_bundle_model
+        from mineru_tui.console import one_line
         from mineru_tui.reader.errors import ModelError
 
         extra = _extra(options)
-        self.model_id = options.model or os.environ.get("MINERU_TUI_MODEL") or "opendatalab/MinerU2.5-Pro-2605-1.2B"
+        spec = model_spec(options)
         try:
-            self.model = open_bundle_model(bundle_dir(options), self.model_id, backend=extra.get("backend", "coreml"),
-                                           compute_units=extra.get("compute_units", "ALL"))
+            max_batch = int(extra.get("max_batch", DEFAULT_MAX_BATCH))
+        except ValueError:
+            raise EngineError(f"max_batch must be a whole number, got {extra['max_batch']!r}") from None
+        try:
+            model = open_bundle_model(bundle_dir(options), spec, backend=extra.get("backend", "coreml"),
+                                      compute_units=extra.get("compute_units", "ALL"))
         except (BundleError, ModelError) as e:
-            raise EngineError(str(e)) from None
-
-    def stream(self, requests: Sequence[Request], *, cancel: CancelFlag | None = None) -> Iterator[Event]:
-        """Each request in turn through the host loop; events re-indexed to the request list."""
-        from mineru_tui.bundles.errors import BundleError
-        from mineru_tui.reader.errors import ImageError, PromptError
-
-        results: list[GenerationResult] = []
-        total = Timing()
-        for i, req in enumerate(requests):
-            if cancel is not None and cancel.is_set():
-                res = GenerationResult([], "", "cancelled", Timing())
-                results.append(res)
-                yield SequenceDone(i, res)
-                continue
-            s = req.sampling
-            try:
-                for ev in self.model.stream(req.image, req.prompt, max_new_tokens=req.max_new_tokens,
-                                            no_repeat_ngram_size=s.no_repeat_ngram_size,
-                                            presence_penalty=s.presence_penalty,
-                                            frequency_penalty=s.frequency_penalty,
-                                            repetition_penalty=s.repetition_penalty, cancel=cancel):
-                    if isinstance(ev, TokenEvent):
-                        yield TokenEvent(i, ev.token_id, ev.text_delta, ev.n_generated, ev.elapsed)
-                    elif isinstance(ev, SequenceDone):
-                        results.append(ev.result)
-                        yield SequenceDone(i, ev.result)
-                    elif isinstance(ev, Done):
-                        _add_timing(total, ev.timings)
-                    elif isinstance(ev, StageEvent):
-                        yield ev
-            except (ImageError, PromptError, BundleError, ValueError) as e:
-                res = GenerationResult([], "", "error", Timing(), error=str(e))
-                results.append(res)
-                yield SequenceDone(i, res)
-        yield Done(results, total)
-
-    def close(self) -> None:
-        self.model = None
+            raise EngineError(one_line(str(e))) from None
+        super().__init__(model, spec, max_batch)
 
 
 # ----------------------------------------------------------------------------- worker process
@@ -199,12 +161,15 @@ class WorkerProcessEngine:
     """
 
     name = "coreml"
-    max_batch = CoreMLEngine.max_batch
 
     def __init__(self, options: EngineOptions, start_timeout: float = 600.0):
         import multiprocessing as mp
 
-        self.model_id = options.model or os.environ.get("MINERU_TUI_MODEL") or "opendatalab/MinerU2.5-Pro-2605-1.2B"
+        self.model_id = model_spec(options)
+        try:
+            self.max_batch = int(_extra(options).get("max_batch", DEFAULT_MAX_BATCH))
+        except ValueError:
+            raise EngineError(f"max_batch must be a whole number, got {_extra(options)['max_batch']!r}") from None
         ctx = mp.get_context("spawn")  # no fork: Core ML / Objective-C state must not be forked
         self._jobs, self._events, self._cancel = ctx.Queue(), ctx.Queue(), ctx.Event()
         self._proc = ctx.Process(target=_worker_main, args=(options, self._jobs, self._events, self._cancel),

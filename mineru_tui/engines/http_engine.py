@@ -41,10 +41,25 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mineru_tui.engines.base import EngineError, EngineOptions, Request
-from mineru_tui.engines.openai_wire import (EndTokenHoldBack, WireError, api_key, end_token,
-                                            parse_server_url, parse_sse_line, request_body)
-from mineru_tui.reader.events import (CancelFlag, Done, Event, GenerationResult, SequenceDone,
-                                      StageEvent, Timing, TokenEvent)
+from mineru_tui.engines.openai_wire import (
+    EndTokenHoldBack,
+    WireError,
+    api_key,
+    end_token,
+    parse_server_url,
+    parse_sse_line,
+    request_body,
+)
+from mineru_tui.reader.events import (
+    CancelFlag,
+    Done,
+    Event,
+    GenerationResult,
+    SequenceDone,
+    StageEvent,
+    Timing,
+    TokenEvent,
+)
 
 DEFAULT_CONCURRENCY = 8  # requests in flight per server (vLLM takes far more; llama.cpp: its slots)
 MAX_RETRY_AFTER_S = 60.0
@@ -74,6 +89,7 @@ class Server:
         self.reason = ""
         self.fails = 0
         self.checked_at = 0.0
+        self.checking = False
         self.lock = threading.Lock()
 
     def take_out(self, reason: str) -> None:
@@ -105,12 +121,15 @@ class Server:
 
     def check(self) -> bool:
         """Health check (``GET /v1/models``); brings the server back when it answers."""
+        self.checking = True
         try:
             self.models(timeout=3.0)
         except Exception as e:  # noqa: BLE001 - any failure means "not healthy"
             with self.lock:
                 self.alive, self.reason, self.checked_at = False, _why(e), time.monotonic()
             return False
+        finally:
+            self.checking = False
         with self.lock:
             self.alive, self.reason, self.fails, self.checked_at = True, "", 0, time.monotonic()
         return True
@@ -235,24 +254,23 @@ class HttpEngine:
                         yield StageEvent("decode", False, ev.elapsed)
                     last_token_at = ev.elapsed
                     yield ev
-                elif isinstance(ev, SequenceDone):
-                    if results[ev.seq_index] is None:
-                        results[ev.seq_index] = ev.result
-                        call.left -= 1
-                        yield ev
+                elif isinstance(ev, SequenceDone) and results[ev.seq_index] is None:
+                    results[ev.seq_index] = ev.result
+                    call.left -= 1
+                    yield ev
                 now = time.monotonic()
                 if not any(s.alive for s in self.servers):
                     self._recheck(force=True)
                     if not any(s.alive for s in self.servers):
                         raise EngineError(self._none_answers())
-                    for server in self.servers:
-                        if server.alive:
-                            start_workers(server)
-                elif now >= next_health:
+                elif now >= next_health:  # check the servers that are out, off this thread
                     next_health = now + self.health_interval
                     for server in self.servers:
-                        if not server.alive and server.check():
-                            start_workers(server)
+                        if not server.alive and not server.checking:
+                            threading.Thread(target=server.check, daemon=True).start()
+                for server in self.servers:  # a server that came back gets its workers again
+                    if server.alive and not any(t.is_alive() for t in workers.get(server, [])):
+                        start_workers(server)
         finally:
             with call.cv:
                 call.stop = True

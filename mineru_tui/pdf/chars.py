@@ -43,6 +43,7 @@ class Char:
     hyphen: bool = False
     map_error: bool = False
     visible: bool = True
+    text_object: int = 0  # address of the PDFium text object that draws it (0: none)
 
     @property
     def cx(self) -> float:
@@ -103,9 +104,8 @@ def _read_chars(page, limit: int) -> list[Char] | None:
         tight = rect(left.value, bottom.value, right.value, top.value)
         pdfium_c.FPDFText_GetLooseCharBox(tp, i, lrect)
         loose = rect(lrect.left, lrect.bottom, lrect.right, lrect.top)
-        if tight[2] - tight[0] <= 0 or tight[3] - tight[1] <= 0:
-            if not text.isspace():
-                tight = loose
+        if (tight[2] - tight[0] <= 0 or tight[3] - tight[1] <= 0) and not text.isspace():
+            tight = loose
         pdfium_c.FPDFText_GetCharOrigin(tp, i, left, bottom)
         ox, oy = left.value - x0, bottom.value - y0
         origin = (ua * ox + ub * oy, va * ox + vb * oy)
@@ -114,9 +114,9 @@ def _read_chars(page, limit: int) -> list[Char] | None:
         dx, dy = math.cos(a), math.sin(a)
         du, dv = ua * dx + ub * dy, va * dx + vb * dy  # v points down
         angle = math.degrees(math.atan2(-dv, du)) % 360
-        direction = int(round(angle / 90)) % 4 * 90
+        direction = round(angle / 90) % 4 * 90
         tilt = abs((angle - direction + 180) % 360 - 180)
-        visible = True
+        visible, key = True, 0
         obj = pdfium_c.FPDFText_GetTextObject(tp, i)
         if obj:
             key = ctypes.cast(obj, ctypes.c_void_p).value or 0
@@ -129,5 +129,6 @@ def _read_chars(page, limit: int) -> list[Char] | None:
             text=text, box=tight, loose=loose, origin=origin, direction=direction, tilt=tilt,
             size=pdfium_c.FPDFText_GetFontSize(tp, i), index=i, generated=generated,
             hyphen=bool(pdfium_c.FPDFText_IsHyphen(tp, i)) or code == 0x02,
-            map_error=pdfium_c.FPDFText_HasUnicodeMapError(tp, i) == 1, visible=visible))
+            map_error=pdfium_c.FPDFText_HasUnicodeMapError(tp, i) == 1, visible=visible,
+            text_object=key))
     return out

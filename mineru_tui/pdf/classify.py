@@ -10,7 +10,8 @@ Criteria (MinerU's thresholds; the first that fires sends the page to the model)
 aspect ratio over 10; more than 65,535 characters; fewer than 50 non-space characters;
 Unicode-map errors at 4 % or more; abnormal characters (controls, U+FFFD, private use) at
 3 % or more of at least 300; the U+7280-U+72DF garbling signature; cross-script noise;
-ASCII punctuation soup; most of the text an invisible layer over an image (an OCR layer).
+ASCII punctuation soup; most of the text a hidden layer (invisible, or covered) over an
+image (an OCR layer).
 Not checked (they need the fonts' dictionaries, which PDFium does not expose): CID fonts
 without ToUnicode and Latin fonts decoding to CJK; both usually also raise map errors or
 abnormal characters, which are checked.
@@ -73,7 +74,7 @@ class TextStats:
     punct: int = 0
     punct_in_runs: int = 0
 
-    def add(self, other: "TextStats") -> None:
+    def add(self, other: TextStats) -> None:
         for name in ("chars", "map_errors", "abnormal", "cjk", "garble", "punct",
                      "punct_in_runs"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
@@ -145,34 +146,53 @@ def _text_problem(s: TextStats, per_page: bool) -> str | None:
 
 def _image_rects(page) -> list[tuple[float, float, float, float]]:
     """Display-frame rectangles of the page's images (inside forms too)."""
+    return [rect for rect, _ in _images_in_paint_order(page)[0]]
+
+
+def _images_in_paint_order(page):
+    """([(display rect, paint position)] of the images, {text object address: position}):
+    positions in the order objects are painted, forms entered depth first."""
+    import ctypes
+
     import pypdfium2.raw as pdfium_c
 
-    rects = []
-    for obj in page.raw.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=4):
-        left, bottom, right, top = obj.get_bounds()
-        rects.append(page.rect_to_display(left, bottom, right, top))
-    return rects
+    images, texts = [], {}
+    for pos, obj in enumerate(page.raw.get_objects(max_depth=4)):
+        kind = obj.type
+        if kind == pdfium_c.FPDF_PAGEOBJ_IMAGE:
+            left, bottom, right, top = obj.get_bounds()
+            images.append((page.rect_to_display(left, bottom, right, top), pos))
+        elif kind == pdfium_c.FPDF_PAGEOBJ_TEXT:
+            texts[ctypes.cast(obj.raw, ctypes.c_void_p).value or 0] = pos
+    return images, texts
 
 
 def _ocr_layer_share(page, chars: list[Char]) -> tuple[int, int]:
-    """(characters lying over an image, of those the ones drawn invisibly)."""
+    """(characters lying over an image, of those the ones that paint nothing: drawn
+    invisibly, or drawn first and then covered by the image, as "text under image" OCR
+    output does). MinerU finds the same by rendering the page with and without its text."""
     solid = [c for c in chars if not c.text.isspace()]
-    rects = _image_rects(page) if solid else []
-    if not rects:
+    images, texts = _images_in_paint_order(page) if solid else ([], {})
+    if not images:
         return 0, 0
-    over = invisible = 0
+    over = hidden = 0
     for c in solid:
         x0, y0, x1, y1 = c.box
         area = (x1 - x0) * (y1 - y0)
-        if area > 0:
-            covered = max(max(0.0, min(x1, r[2]) - max(x0, r[0])) *
-                          max(0.0, min(y1, r[3]) - max(y0, r[1])) for r in rects) / area
-        else:
-            covered = float(any(r[0] <= c.cx <= r[2] and r[1] <= c.cy <= r[3] for r in rects))
-        if covered >= IMAGE_TEXT_OVERLAP:
+        best, best_pos = 0.0, -1
+        for r, pos in images:
+            if area > 0:
+                cover = (max(0.0, min(x1, r[2]) - max(x0, r[0])) *
+                         max(0.0, min(y1, r[3]) - max(y0, r[1]))) / area
+            else:
+                cover = float(r[0] <= c.cx <= r[2] and r[1] <= c.cy <= r[3])
+            if cover >= IMAGE_TEXT_OVERLAP:
+                best, best_pos = cover, max(best_pos, pos)
+        if best >= IMAGE_TEXT_OVERLAP:
             over += 1
-            invisible += not c.visible
-    return over, invisible
+            under = texts.get(c.text_object, best_pos) < best_pos
+            hidden += (not c.visible) or under
+    return over, hidden
 
 
 def classify_page(page, chars: list[Char] | None = None) -> PageDecision:
@@ -201,10 +221,10 @@ def classify_page(page, chars: list[Char] | None = None) -> PageDecision:
         problem = _text_problem(stats, per_page=True)
         if problem:
             return PageDecision(False, "The text layer is unreliable: " + problem)
-        over, invisible = _ocr_layer_share(page, chars)
+        over, hidden = _ocr_layer_share(page, chars)
         if (over >= max(IMAGE_TEXT_MIN, IMAGE_TEXT_RATIO * stats.chars)
-                and invisible >= IMAGE_TEXT_MIN and invisible >= IMAGE_TEXT_RATIO * stats.chars):
-            return PageDecision(False, "The text is an invisible layer over a scanned image "
+                and hidden >= IMAGE_TEXT_MIN and hidden >= IMAGE_TEXT_RATIO * stats.chars):
+            return PageDecision(False, "The text is a hidden layer behind a scanned image "
                                        "(an OCR layer).")
         return PageDecision(True, f"The page has a usable text layer ({stats.chars} characters).")
     except Exception as err:  # as MinerU: a text layer we cannot read is one we do not use

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import ctypes
 import io
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
 LINE_WIDTH = 1.0
 LABEL_SIZE = 7.0

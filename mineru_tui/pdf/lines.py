@@ -21,7 +21,7 @@ import statistics
 import unicodedata
 from dataclasses import dataclass
 
-from mineru_tui.pdf.chars import Box, Char, STANDARD_TOLERANCE
+from mineru_tui.pdf.chars import STANDARD_TOLERANCE, Box, Char
 
 LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
              "\ufb05": "ft", "\ufb06": "st"}
@@ -297,7 +297,7 @@ def _clean(text: str) -> str:
     return text.replace("\r\n", "")
 
 
-_URL_TAIL = re.compile(r"(?:https?://|www\.)\S*$", re.I)
+_URL_TAIL = re.compile(r"(?:https?://|www\.)\S*$", re.IGNORECASE)
 
 
 def join_lines(lines: list[str]) -> str:

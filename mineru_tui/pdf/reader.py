@@ -10,8 +10,8 @@ PDFium is not thread-safe: use a document (and every page of it) from one thread
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from mineru_tui.errors import InputError
 from mineru_tui.pdf.page_range import parse_pages
@@ -41,7 +41,7 @@ class PdfPage:
     ``index`` is the 0-based page number in the file; ``number`` the 1-based one.
     """
 
-    def __init__(self, doc: "PdfDocument", index: int):
+    def __init__(self, doc: PdfDocument, index: int):
         self.document = doc
         self.index = index
         self._page = None
@@ -78,8 +78,14 @@ class PdfPage:
         return self._textpage
 
     def close(self) -> None:
-        """Free the page's PDFium handles (text page first, then the page)."""
+        """Free the page's PDFium handles and its cached characters."""
         self.chars_cache = None
+        self.release()
+
+    def release(self) -> None:
+        """Free the PDFium handles (text page first, then the page), keeping the cached
+        characters: a page still held by its reader fills its blocks without reading them
+        again."""
         if self._textpage is not None:
             self._textpage.close()
             self._textpage = None
@@ -87,7 +93,7 @@ class PdfPage:
             self._page.close()
             self._page = None
 
-    def __enter__(self) -> "PdfPage":
+    def __enter__(self) -> PdfPage:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -116,8 +122,9 @@ class PdfPage:
         /Rotate are handled exactly as when rendering.
         """
         if self._matrix is None:
-            import pypdfium2.raw as pdfium_c
             import ctypes
+
+            import pypdfium2.raw as pdfium_c
 
             w, h = self.size_pt
             k = 64  # device units per point: integer device coordinates stay precise
@@ -185,8 +192,9 @@ class PdfDocument:
 
     ``len(doc)`` is the number of selected pages, ``doc.page_count_total`` the file's;
     ``doc.selected`` the 0-based indices; iterating yields :class:`PdfPage` objects in page
-    order, closing each one's PDFium handles when the next is taken, so a long document
-    never holds more than one page (and no bitmap: :meth:`PdfPage.render` returns a PIL image).
+    order, releasing each one's PDFium handles when the next is taken, so a long document
+    never holds more than one open page (and no bitmap: :meth:`PdfPage.render` returns a PIL
+    image). A page kept by the caller reopens itself if used again.
     """
 
     def __init__(self, path: Path, raw, selected: list[int]):
@@ -212,16 +220,16 @@ class PdfDocument:
         previous = None
         for index in self.selected:
             if previous is not None:
-                previous.close()
+                previous.release()
             previous = PdfPage(self, index)
             yield previous
         if previous is not None:
-            previous.close()
+            previous.release()
 
     def close(self) -> None:
         self.raw.close()
 
-    def __enter__(self) -> "PdfDocument":
+    def __enter__(self) -> PdfDocument:
         return self
 
     def __exit__(self, *exc) -> None:

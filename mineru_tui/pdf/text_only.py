@@ -14,11 +14,12 @@ scans or images, and only the model can read them.
 
 from __future__ import annotations
 
+import re
 import statistics
 from dataclasses import dataclass
 
 from mineru_tui.pdf.chars import Box, page_chars
-from mineru_tui.pdf.classify import classify_page, CHARS_THRESHOLD
+from mineru_tui.pdf.classify import classify_page
 from mineru_tui.pdf.lines import TextLine, build_lines, join_lines, upright
 
 COLUMN_GAP = 1.5  # a gap wider than this many line heights separates two columns
@@ -26,6 +27,9 @@ PARAGRAPH_GAP = 0.9  # a vertical gap above this many line heights starts a new 
 TITLE_SIZE = 1.25  # a paragraph this much larger than the body text is a title
 TITLE_MAX_LINES = 3
 IMAGE_PAGE_SHARE = 0.5  # a page this much covered by images is a scan, even with some text
+
+
+_BULLET = re.compile(r"^[\u2022\u25e6\u25aa\u2023\u2219\u00b7\u2013*-]\s")
 
 
 class NeedsModelError(Exception):
@@ -89,8 +93,10 @@ def text_only_page(page) -> list:
             else:
                 kind = BlockType.TEXT
             box = [round(v, 2) for v in para.display_box()]
+            # MinerU's angle turns the block counter-clockwise to upright: text reading
+            # downwards (direction 270, counter-clockwise) has angle 90
             block = Block(kind, lines=[Line(text_to_spans(text), bbox=list(box))], bbox=box,
-                          angle=direction or None)
+                          angle=(360 - direction) % 360 or None)
             if kind == BlockType.TITLE:
                 block.level = 1 if para.height >= 1.6 * body else 2
             blocks.append(block)
@@ -117,7 +123,7 @@ def _paragraphs(lines: list[TextLine], direction: int) -> list[_Para]:
         box = upright(ln.box, direction)
         height = ln.height or box[3] - box[1]
         home = None
-        for p in reversed(paras):
+        for p in ([] if _BULLET.match(ln.text) else reversed(paras)):  # an item starts anew
             gap = box[1] - p.box[3]
             if gap > PARAGRAPH_GAP * max(height, p.height):
                 continue

@@ -3,7 +3,7 @@
 :func:`read_drawing` lists what is anchored on the sheet — pictures, charts and text
 boxes — with the cell each is anchored at, so the sheet reader can put them in reading
 order among its tables. :func:`read_chart` reads a ``c:chartSpace`` part from its own
-XML (openpyxl loads charts poorly): the title, the chart type, and the series' names,
+XML: the title, the chart type, and the series' names,
 categories and values from their cached points (``c:strCache`` / ``c:numCache``).
 """
 
@@ -13,7 +13,7 @@ import posixpath
 from dataclasses import dataclass, field
 
 from mineru_tui.office.chart_kind import group_kind, kind_label
-from mineru_tui.office.numfmt import format_number
+from mineru_tui.office.charts import data_levels
 from mineru_tui.office.package import Package, local
 from mineru_tui.office.xlsx.parts import r_attr
 
@@ -126,7 +126,7 @@ def read_image(pkg: Package, part: str) -> bytes | None:
 
 def read_chart(pkg: Package, part: str, resolve=None) -> Chart | None:
     """A chart's title, type and series. ``resolve(ref)`` gives a reference's cell texts
-    when the chart has no cached points (openpyxl and some generators write none)."""
+    when the chart has no cached points (some generators, openpyxl among them, write none)."""
     root = pkg.xml_recovering(part)
     if root is None:
         return None
@@ -187,48 +187,7 @@ def _series(ser, resolve=None) -> tuple[str, list[str], list[str]]:
 
 
 def _cache_points(el, resolve=None) -> list[str]:
-    """The cached points of a data reference (str, num or multi-level), formatted.
-
-    Without a cache, the reference formula (``c:f``) is handed to ``resolve``.
-    """
-    for cache in el.iter("{*}strCache", "{*}numCache", "{*}strLit", "{*}numLit",
-                         "{*}multiLvlStrCache"):
-        if local(cache.tag) == "multiLvlStrCache":
-            lvl = next(cache.iter("{*}lvl"), None)  # the innermost level comes first
-            if lvl is None:
-                return []
-            cache_pts = lvl
-        else:
-            cache_pts = cache
-        code = next((k.text for k in cache if local(k.tag) == "formatCode"), None)
-        count = next((k.get("val") for k in cache if local(k.tag) == "ptCount"), None)
-        pts: dict[int, str] = {}
-        for pt in cache_pts:
-            if local(pt.tag) != "pt":
-                continue
-            try:
-                idx = int(pt.get("idx") or 0)
-            except ValueError:
-                continue
-            if idx >= MAX_CHART_POINTS:
-                continue
-            v = next((k.text for k in pt if local(k.tag) == "v"), None) or ""
-            pt_code = pt.get("formatCode") or code
-            if local(cache.tag) in ("numCache", "numLit") and v:
-                try:
-                    v = format_number(float(v), pt_code)
-                except ValueError:
-                    pass
-            pts[idx] = v
-        try:
-            n = min(int(count), MAX_CHART_POINTS) if count else 0
-        except ValueError:
-            n = 0
-        n = max(n, max(pts) + 1 if pts else 0)
-        if n:
-            return [pts.get(i, "") for i in range(n)]
-    if resolve is not None:
-        ref = next((f.text for f in el.iter("{*}f") if f.text), None)
-        if ref:
-            return (resolve(ref) or [])[:MAX_CHART_POINTS]
-    return []
+    """The cached points of a data reference (str, num or multi-level: its innermost
+    level), formatted; without a cache, ``resolve`` reads the reference's cells."""
+    levels = data_levels(el, resolve, MAX_CHART_POINTS)
+    return levels[-1] if levels else []

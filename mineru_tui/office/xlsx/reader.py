@@ -52,7 +52,7 @@ from mineru_tui.office.xlsx.drawing import (Anchored, image_ext, read_chart, rea
 from mineru_tui.office.package import Package, local
 from mineru_tui.office.xlsx.parts import (r_attr, read_shared_strings,
                                           read_styles, read_workbook)
-from mineru_tui.office.xlsx.richdata import read_cell_images
+from mineru_tui.office.xlsx.richdata import read_cell_images, read_wps_cell_images
 from mineru_tui.office.xlsx.sheet import CellValue, SheetData, read_sheet, split_range
 
 MAX_TABLE_CELLS = 250_000  # cells (empty ones included) emitted per table
@@ -87,6 +87,7 @@ def _read_xlsx(path: Path) -> Document:
         codes = read_styles(pkg, wb.part)
         shared = read_shared_strings(pkg, wb.part)
         cell_images = read_cell_images(pkg, wb.part)
+        wps_images = read_wps_cell_images(pkg, wb.part)
         sheet_names = {s.name for s in wb.sheets}
         resolver = _RefResolver(pkg, wb, shared, codes)
         read_any = False
@@ -99,7 +100,8 @@ def _read_xlsx(path: Path) -> Document:
             if ref.part is None:
                 doc.warnings.append(f"sheet {ref.name!r}: no part behind it, skipped")
             elif ref.kind in ("worksheet", "macrosheet"):
-                data = read_sheet(pkg, ref.part, shared, codes, wb.date1904, cell_images)
+                data = read_sheet(pkg, ref.part, shared, codes, wb.date1904, cell_images,
+                                  wps_images)
                 if data is not None:
                     read_any = True
                     resolver.sheets[ref.name] = data
@@ -108,7 +110,8 @@ def _read_xlsx(path: Path) -> Document:
                         doc.warnings.append(
                             f"sheet {ref.name!r}: {data.uncached_formulas} formulas have no "
                             "cached value; their formula text is shown")
-                    pictures = _load_pictures(pkg, data, doc) if cell_images else {}
+                    pictures = (_load_pictures(pkg, data, doc) if cell_images or wps_images
+                                else {})
                     items += _sheet_items(data, doc, ref.name, pictures)
                     items += _drawing_items(pkg, ref.part, data.drawing_ids, doc, resolver)
             elif ref.kind == "chartsheet":

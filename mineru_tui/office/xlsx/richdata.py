@@ -1,13 +1,21 @@
-"""Pictures placed in cells (Excel 365 "Place in Cell"), stored as rich values.
+"""Pictures placed in cells: Excel 365's rich values, and WPS Office's ``DISPIMG``.
 
-Such a cell reads ``<c t="e" vm="1"><v>#VALUE!</v></c>``: its value-metadata index
+**Excel** ("Place in Cell"): such a cell reads ``<c t="e" vm="1"><v>#VALUE!</v></c>``: its value-metadata index
 ``vm`` leads, through ``xl/metadata.xml`` (valueMetadata → futureMetadata XLRICHVALUE
 → ``rvb i``), to a rich value in ``xl/richData/rdrichvalue.xml``, whose
 ``_rvRel:LocalImageIdentifier`` key indexes ``richValueRel.xml``, whose relationship is
 the image part. :func:`read_cell_images` resolves the whole chain once per workbook.
+
+**WPS Office** keeps the pictures of a workbook's cells in ``xl/cellimages.xml`` (an
+``etc:cellImages`` list of ``xdr:pic``, each named ``ID_…`` in its ``cNvPr``, the picture
+through the part's own relationships) and a cell shows one with the formula
+``=_xlfn.DISPIMG("ID_…",1)``, whose cached value is the formula text.
+:func:`read_wps_cell_images` maps those names to image parts.
 """
 
 from __future__ import annotations
+
+import posixpath
 
 from mineru_tui.office.package import Package, local
 from mineru_tui.office.xlsx.parts import r_attr
@@ -39,6 +47,30 @@ def read_cell_images(pkg: Package, workbook_part: str) -> dict[int, tuple[str, s
         part = images[int(ref)]
         if part:
             out[vm] = (part, fields.get("Text", "") or "")
+    return out
+
+
+def read_wps_cell_images(pkg: Package, workbook_part: str) -> dict[str, tuple[str, str]]:
+    """WPS picture name (``ID_…``) → (image part, alt text) from ``xl/cellimages.xml``."""
+    part = next((r.target for r in pkg.rels(workbook_part).values()
+                 if not r.external and r.kind.lower() == "cellimage"), None)
+    if part is None or not pkg.has(part):
+        part = posixpath.join(posixpath.dirname(workbook_part), "cellimages.xml")
+        if not pkg.has(part):
+            return {}
+    root = pkg.xml_recovering(part)
+    if root is None:
+        return {}
+    rels = pkg.rels(part)
+    out: dict[str, tuple[str, str]] = {}
+    for pic in root.iter("{*}pic"):
+        props = next((el for el in pic.iter("{*}cNvPr")), None)
+        blip = next((el for el in pic.iter("{*}blip")), None)
+        rel = rels.get(r_attr(blip, "embed") or "") if blip is not None else None
+        name = props.get("name") if props is not None else None
+        if not name or rel is None or rel.external:
+            continue
+        out.setdefault(name, (rel.target, (props.get("descr") or "").strip()))
     return out
 
 

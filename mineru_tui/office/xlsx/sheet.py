@@ -26,6 +26,7 @@ from mineru_tui.office.xlsx.parts import Run, r_attr, rich_text
 MAX_CELLS = 100_000  # non-empty cells kept per sheet (~1 MB of Markdown)
 MAX_SCANNED = 1_000_000  # cell elements looked at per sheet (formatted empty cells count)
 
+_DISPIMG_F = re.compile(r'^\s*=?\s*(?:_xlfn\.)?DISPIMG\(\s*"([^"]+)"', re.I)
 _HYPERLINK_F = re.compile(r'^\s*=?\s*HYPERLINK\(\s*"([^"]+)"', re.I)
 
 
@@ -82,10 +83,12 @@ def split_range(ref: str) -> tuple[int, int, int, int] | None:
 
 
 def read_sheet(pkg: Package, part: str, shared: list, codes: list[str], date1904: bool,
-               cell_images: dict[int, tuple[str, str]] | None = None) -> SheetData | None:
+               cell_images: dict[int, tuple[str, str]] | None = None,
+               wps_images: dict[str, tuple[str, str]] | None = None) -> SheetData | None:
     """The cells, merges, links and drawings of one worksheet part (None if missing).
 
-    ``cell_images`` maps value-metadata indexes (``c/@vm``) to in-cell pictures.
+    ``cell_images`` maps value-metadata indexes (``c/@vm``) to in-cell pictures;
+    ``wps_images`` maps WPS picture names to the pictures ``DISPIMG`` formulas show.
     """
     stream = pkg.try_stream(part)
     if stream is None:
@@ -158,6 +161,12 @@ def read_sheet(pkg: Package, part: str, shared: list, codes: list[str], date1904
                         if value is _MISSING:
                             bad_shared += 1
                             continue
+                        if wps_images and f is not None and f.text and "DISPIMG" in f.text.upper():
+                            m = _DISPIMG_F.match(f.text)
+                            pic = wps_images.get(m.group(1)) if m else None
+                            if pic is not None:
+                                cells[(row_no, col_no)] = CellValue(pic[1], image=pic)
+                                continue
                         if f is not None and f.text and "HYPERLINK" in f.text.upper():
                             m = _HYPERLINK_F.match(f.text)
                             if m:
