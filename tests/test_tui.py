@@ -82,6 +82,7 @@ async def test_a_dropped_file_appears_is_read_and_its_markdown_shown(tmp_path):
         assert app.sel_path == path
         text = app.query_one(MarkdownPane).text
         assert "Quarterly report" in text and "Reading" not in text and "Queued" not in text
+        await until(pilot, lambda: len(app.query_one(MarkdownPane).query("MarkdownTable")) >= 1)
         assert str(tmp_path / "in-mineru") in app.sub_title  # the output folder is in the header
         assert (tmp_path / "in-mineru" / "report" / "report.md").is_file()
 
@@ -286,3 +287,29 @@ async def test_the_command_palette_offers_the_actions():
     for wanted in ("Re-read the selected file", "Pause / resume the queue",
                    "Cancel the file being read", "Show the output folder", "Keys"):
         assert wanted in titles
+
+
+
+async def test_a_restart_shows_finished_files_without_reading_them_and_rereads_changed(tmp_path):
+    root = tmp_path / "in"
+    root.mkdir()
+    drop(SAMPLE, root / "kept.docx")
+    (root / "edited.docx").write_bytes(build_docx(p("first draft")))
+    app = watch_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: len(app.board.files) == 2 and all(
+            r.status == "done" for r in app.board.files.values()))
+        await pilot.press("q")
+    (root / "edited.docx").write_bytes(build_docx(p("second draft")))
+    app = watch_app(root)
+    seen = record(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: len(app.board.files) == 2 and all(
+            r.status == "done" for r in app.board.files.values()))
+        await pilot.pause(0.2)
+        kept = app.board.files[str(root / "kept.docx")]
+        assert kept.note == "already read"
+        assert "already read" in cell_text(app.query_one(FilesTable), kept.path, "file")
+    queued = [e.path for e in seen if isinstance(e, FileQueued)]
+    assert queued == [str(root / "edited.docx")]
+    assert "second draft" in (tmp_path / "in-mineru" / "edited" / "edited.md").read_text()

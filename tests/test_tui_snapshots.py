@@ -66,3 +66,10 @@ def test_help_screen(snap_compare):
         await pilot.pause(0.3)
 
     assert snap_compare(fed_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_main_screen_in_a_small_terminal(snap_compare):
+    async def run_before(pilot):
+        await feed_story(pilot)
+
+    assert snap_compare(fed_app(), terminal_size=(80, 24), run_before=run_before)

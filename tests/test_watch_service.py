@@ -220,3 +220,58 @@ def test_a_page_is_read_with_the_real_engine_loaded_once(watched, tmp_path):
     assert len(ready) == 1 and ready[0].name == "numpy"  # loaded once, kept for the next file
     assert rec.of(je.PageStarted, path=str(watched / "one.png"))
     assert (tmp_path / "Scans-mineru" / "one" / "one.md").is_file()
+
+
+def test_a_reader_that_ignores_cancel_is_killed_and_the_file_cancelled(watched, monkeypatch):
+    scripted_env(monkeypatch, pages=1, token_delay=30)  # one token every 30 s: deaf to cancel
+    rec = Recorder()
+    service = start(watched, rec, converter=SCRIPTED)
+    service.lanes["pages"].kill_after = 1.0
+    try:
+        fake_pdf(watched / "stuck.pdf")
+        rec.wait(je.BlockStarted, path=str(watched / "stuck.pdf"))
+        t0 = time.monotonic()
+        assert service.cancel_current()
+        end = rec.wait(ev.FileFinished, path=str(watched / "stuck.pdf"))
+        took = time.monotonic() - t0
+        monkeypatch.setenv("MINERU_TEST_TOKEN_DELAY", "0")
+        drop(SAMPLE, watched / "after.docx")
+        rec.wait(ev.FileFinished, path=str(watched / "after.docx"), status="done")
+    finally:
+        service.stop()
+    assert end.status == "cancelled" and "restarted" in end.reason and took < 5
+
+
+def test_a_folder_moved_in_is_read_and_polling_sees_new_files(watched, tmp_path):
+    outside = tmp_path / "elsewhere"
+    (outside / "deep").mkdir(parents=True)
+    drop(SAMPLE, outside / "deep" / "moved.docx")
+    rec = Recorder()
+    service = start(watched, rec, poll=True)
+    try:
+        assert service.mode == "polling"
+        os.replace(outside, watched / "batch")  # a folder arrives whole: no events for its files
+        moved = rec.wait(ev.FileFinished, path=str(watched / "batch" / "deep" / "moved.docx"))
+        (watched / "new.docx").write_bytes(build_docx(p("polled")))
+        new = rec.wait(ev.FileFinished, path=str(watched / "new.docx"))
+    finally:
+        service.stop()
+    assert moved.status == "done" and new.status == "done"
+
+
+def test_output_folder_inside_the_tree_is_ignored_and_one_around_it_refused(watched, tmp_path):
+    from mineru_tui.watch.service import WatchError
+
+    with pytest.raises(WatchError, match="contains the watched folder"):
+        WatchService(WatchConfig(watched, output_dir=tmp_path), Recorder()).start()
+    rec = Recorder()
+    service = start(watched, rec, output_dir=watched / "results")
+    try:
+        drop(SAMPLE, watched / "a.docx")
+        done = rec.wait(ev.FileFinished, path=str(watched / "a.docx"))
+        time.sleep(1.0)  # time for the watcher to see the results folder being written
+    finally:
+        service.stop()
+    assert done.output == str(watched / "results" / "a")
+    assert {e.path for e in rec.of(ev.FileQueued)} == {str(watched / "a.docx")}
+    assert not [e for e in rec.of(ev.FileFinished) if "results" in e.path]

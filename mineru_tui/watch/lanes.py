@@ -56,6 +56,7 @@ class Lane:
         self._proc: subprocess.Popen | None = None
         self._write_lock = threading.Lock()
         self.current: Task | None = None
+        self.kill_after = KILL_AFTER
         self._current_job: Job | None = None
         self._thread = threading.Thread(target=self._dispatch, name=f"mineru-lane-{name}",
                                         daemon=True)
@@ -83,7 +84,7 @@ class Lane:
         if job is None:
             return False
         self._send(("cancel", job.id))
-        timer = threading.Timer(KILL_AFTER, self._kill_if_still, args=(job.id,))
+        timer = threading.Timer(self.kill_after, self._kill_if_still, args=(job.id,))
         timer.daemon = True
         timer.start()
         return True

@@ -1,7 +1,8 @@
 """The Markdown pane: the selected file's document, rendered.
 
 It is fed page by page: a page that finishes is appended (``Markdown.append`` re-parses only
-the tail), the whole text is set only when another file is selected. Tokens never reach this
+the tail), the whole text is set only when another file is selected. HTML tables are shown
+as pipe tables (:mod:`mineru_tui.tui.md_display`); the widget would drop them. Tokens never reach this
 pane (the live pane shows them), so rendering cost grows with pages, not tokens.
 """
 
@@ -10,6 +11,8 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
+
+from mineru_tui.tui.md_display import for_display
 
 MAX_CHARS = 400_000  # beyond this only the start is shown (Markdown widget cost)
 
@@ -37,7 +40,7 @@ class MarkdownPane(VerticalScroll):
         self.path, self.pages_shown = path, pages
         self.placeholder = pages == 0
         self.text = text[:MAX_CHARS]
-        self.markdown.update(self.text)
+        self.markdown.update(for_display(self.text))
         self.scroll_home(animate=False)
 
     def append_pages(self, parts: list[str]) -> None:
@@ -51,4 +54,4 @@ class MarkdownPane(VerticalScroll):
             return
         add = ("\n\n" if self.text else "") + add
         self.text += add
-        self.markdown.append(add)
+        self.markdown.append(for_display(add))
