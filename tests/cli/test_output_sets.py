@@ -20,7 +20,7 @@ import pytest
 from mineru_tui.document import Document, Page, text_block, text_span
 from mineru_tui.output import (MANIFEST, MAX_STEM_BYTES, OutputBusy, assign_stems,
                                output_stem, owned_set, write_outputs)
-from test_cli import ROOT, cli, docs, error_lines, fake_reader  # noqa: F401  (fixtures)
+from tests.cli_fixtures import ROOT, cli, error_lines
 
 
 def tree(root: Path) -> dict[str, bytes | None]:

@@ -16,7 +16,7 @@ from mineru_tui.office.omml import omml_to_latex
 M_NS = "http://schemas.openxmlformats.org/officeDocument/2006/math"
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 _M = "{%s}" % M_NS
-CORPUS = Path(__file__).parent / "corpus" / "office"
+CORPUS = Path(__file__).parents[1] / "corpus" / "office"
 
 
 # --- helpers ---------------------------------------------------------------------------

@@ -10,8 +10,8 @@ import pytest
 
 pytest.importorskip("coremltools")
 
-from bundle_fixtures import BUCKETS, CHUNK, CONTEXT, copy_bundle, tiny_bundle
-from tiny_checkpoint import REF_NPZ, TINY_DIR, rewrite_weights
+from tests.bundle_fixtures import BUCKETS, CHUNK, CONTEXT, copy_bundle, tiny_bundle
+from tests.tiny_checkpoint import REF_NPZ, TINY_DIR, rewrite_weights
 
 from mineru_tui.bundles.errors import BundleError
 from mineru_tui.bundles.evaluate import ProgramEvaluator, load_package_program

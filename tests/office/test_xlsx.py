@@ -23,7 +23,7 @@ from mineru_tui.office import read_office
 from mineru_tui.office.xlsx import sheet as xlsx_sheet
 from mineru_tui.office.xlsx import read_xlsx
 
-CORPUS = Path(__file__).parent / "corpus" / "office"
+CORPUS = Path(__file__).parents[1] / "corpus" / "office"
 XLSX_FILES = sorted(CORPUS.glob("*.xlsx"))
 
 

@@ -11,7 +11,7 @@ from mineru_tui.document import (BlockType, SpanType, plain_text, to_content_lis
                                  walk)
 from mineru_tui.office.docx import read_docx
 
-CORPUS = Path(__file__).parent / "corpus" / "office"
+CORPUS = Path(__file__).parents[1] / "corpus" / "office"
 DOCX = sorted(CORPUS.glob("*.docx"))
 WORD = re.compile(r"\w+", re.UNICODE)
 
