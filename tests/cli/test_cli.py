@@ -19,11 +19,9 @@ from typer.testing import CliRunner
 
 import mineru_tui.office
 from mineru_tui import __version__
-from mineru_tui.cli import app
-from mineru_tui.document import (Document, Page, image_block, text_block, text_span,
-                                 title_block, to_content_list)
+from mineru_tui.document import (to_content_list)
 from mineru_tui.errors import InputError
-from tests.cli_fixtures import (CT_DOCX, CT_PPTX, CT_XLSX, PNG, ROOT, cfb_bytes, cli, error_lines,
+from tests.cli_fixtures import (CT_XLSX, PNG, ROOT, cfb_bytes, cli, error_lines,
                                 fake_doc, ooxml_bytes, zip_with_declared_size)
 
 # ---------------------------------------------------------------------------------------

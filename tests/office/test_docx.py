@@ -232,7 +232,7 @@ def test_outline_levels_make_headings_as_in_words_navigation_pane():
 
 
 def test_outline_level_rule_edges(tmp_path):
-    from docx_fixtures import build_docx, cell, p, table
+    from tests.docx_fixtures import build_docx, cell, p, table
     styles = ('<w:style w:type="paragraph" w:styleId="Zag"><w:name w:val="Заголовок раздела"/>'
               '<w:pPr><w:outlineLvl w:val="1"/></w:pPr></w:style>'
               '<w:style w:type="paragraph" w:styleId="Sub"><w:name w:val="sub"/>'

@@ -137,7 +137,7 @@ def test_normal_text_runs():
     assert conv(r("s", "<m:nor/>")) == r"\mathrm{s}"
     assert conv(r("if x>0", "<m:nor/>")) == r"\text{if x>0}"
     assert conv(r("50% & $", "<m:nor/>")) == r"\text{50\% \& \$}"
-    text_run = f'<m:r><w:t xml:space="preserve">a b</w:t></m:r>'
+    text_run = '<m:r><w:t xml:space="preserve">a b</w:t></m:r>'
     assert conv(r("x") + text_run) == r"x\text{a b}"
 
 
