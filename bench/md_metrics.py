@@ -146,7 +146,7 @@ def _hs_unescape(s: str) -> str:
 _NATIVE_TOK = re.compile(r'\bStr\s+"((?:[^"\\]|\\.)*)"|"(?:[^"\\]|\\.)*"|\b([A-Z][A-Za-z]+)\b')
 # inline wrappers join their Str neighbours (H, Subscript [Str "2"], O → "H2O")
 _NATIVE_INLINE = {"Emph", "Strong", "Subscript", "Superscript", "Strikeout", "Underline", "SmallCaps",
-                  "Span", "Link", "Quoted", "SingleQuote", "DoubleQuote", "Underline"}
+                  "Span", "Link", "Quoted", "SingleQuote", "DoubleQuote"}
 
 
 def native_text(text: str) -> str:

@@ -161,7 +161,7 @@ def machine_facts() -> list[str]:
     except (OSError, ValueError, IndexError):
         pass
     versions = []
-    for mod, name in (("lxml", "lxml"), ("typer", "typer")):
+    for _mod, name in (("lxml", "lxml"), ("typer", "typer")):
         try:
             from importlib.metadata import version
             versions.append(f"{name} {version(name)}")

@@ -288,7 +288,7 @@ def worst_md(rows: list[dict], tools: list[str], k: int = 6) -> str:
             out.append(f"### {col}\n\nnothing missing.\n")
             continue
         out.append(f"### {col}\n")
-        for gap, ours, bv, bp, r in cand[:k]:
+        for _gap, ours, bv, bp, r in cand[:k]:
             cell = r["tools"]["ours"]
             if not cell["ok"]:
                 detail = "ours failed to parse"

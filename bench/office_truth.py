@@ -315,7 +315,7 @@ def _pptx(z: zipfile.ZipFile, t: Truth) -> None:
             if blip is not None and (blip.get(_q(R, "embed")) or blip.get(_q(R, "link"))):
                 t.add("images", slide)
         # speaker notes: body placeholder text only
-        for rid, (typ, tgt, _) in srels.items():
+        for _rid, (typ, tgt, _) in srels.items():
             if typ != "notesSlide":
                 continue
             nroot = _parse(z, tgt)
@@ -462,7 +462,7 @@ def _xlsx(z: zipfile.ZipFile, t: Truth) -> None:
             rid = h.get(_q(R, "id"))
             if rid and rid in srels and srels[rid][2] == "External":
                 t.add("links", f"{h.get('ref')} → {srels[rid][1]}")
-        for rid, (typ, tgt, _) in srels.items():
+        for _rid, (typ, tgt, _) in srels.items():
             if typ == "drawing":
                 droot = _parse(z, tgt)
                 if droot is None:

@@ -247,7 +247,7 @@ def _light_coercion() -> None:
     without (``parse --help`` 112 vs 258 ms, ``parse`` of a small .docx 279 vs 421 ms). Our parameters are bools, str/int/float, paths, a list of paths and
     Enums, so a plain conversion does. This hooks Typer's (private) coercion factory only when it
     has the expected shape; anything else, or another Typer, keeps Typer's own path.
-    pyproject.toml pins the Typer versions it was tested with (0.29.x); tests/test_cli.py
+    pyproject.toml pins the Typer versions it was tested with (0.29.x); tests/cli/test_cli.py
     checks that ``parse`` starts without importing Pydantic.
     """
     try:

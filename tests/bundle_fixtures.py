@@ -12,7 +12,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from tiny_checkpoint import TINY_DIR
+from tests.tiny_checkpoint import TINY_DIR
 
 CONTEXT, CHUNK, BUCKETS = 128, 16, (64, 128, 256)
 _ROOT = Path(tempfile.mkdtemp(prefix="mineru-tui-bundles-"))

@@ -5,6 +5,12 @@ from __future__ import annotations
 import io
 import struct
 import zipfile
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from mineru_tui.cli import app
+from mineru_tui.document import Document, Page, image_block, text_block, text_span, title_block
 
 CT_DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
 CT_DOCM = "application/vnd.ms-word.document.macroEnabled.main+xml"
@@ -97,3 +103,33 @@ def zip_with_declared_size(name: str, declared: int, payload: bytes = b"x" * 64,
                 struct.pack_into("<I", data, pos + off, declared)
             pos += 4
     return bytes(data)
+
+
+# ---------------------------------------------------------------------------------------
+# The CLI tests' fake document and runner (their fixtures are in tests/cli/conftest.py)
+
+ROOT = Path(__file__).resolve().parent.parent
+PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 24
+
+
+def fake_doc(path, kind) -> Document:
+    """A small document naming its source, with one image and one warning."""
+    doc = Document()
+    name = doc.add_image(PNG, "png")
+    doc.pages.append(Page(0, [
+        title_block([text_span(f"From {Path(path).name}")], 1),
+        text_block([text_span(f"A {kind} file.")]),
+        image_block(name, "picture"),
+    ]))
+    doc.warnings.append("skipped an odd part")
+    return doc
+
+
+def cli(*args: str):
+    """Run ``mineru-tui ARGS`` in-process (Typer's runner; stdout and stderr apart)."""
+    return CliRunner().invoke(app, [str(a) for a in args], prog_name="mineru-tui")
+
+
+def error_lines(stderr: str) -> list[str]:
+    """The ``error: ...`` lines of a run's stderr."""
+    return [line for line in stderr.splitlines() if line.startswith("error: ")]

@@ -83,7 +83,7 @@ def convert(path, options=None, *, detected=None, on_event=None, cancel=None) ->
                       for i, (t, box, _) in enumerate(BLOCKS))
         emit(je.LayoutDone(p, n, infos))
         blocks = []
-        for i, (kind, box, template) in enumerate(BLOCKS):
+        for i, (kind, _box, template) in enumerate(BLOCKS):
             text = template.format(n=n + 1)
             emit(je.BlockStarted(p, n, i, len(BLOCKS), kind))
             done = ""

@@ -67,7 +67,10 @@ def decoder_program(weights: Mapping[str, np.ndarray], cfg: TextConfig, *, chunk
         end_pos = b.add(x=pos, y=np.int32(S))
         for i in range(L):
             p = f"model.layers.{i}."
-            w = lambda n: np.asarray(weights[p + n], np.float32)
+
+            def w(n: str, p: str = p) -> np.ndarray:
+                return np.asarray(weights[p + n], np.float32)
+
             h = rms_norm(x, w("input_layernorm.weight"), cfg.rms_norm_eps)
             q = linear(h, w("self_attn.q_proj.weight"), w("self_attn.q_proj.bias"))
             k = linear(h, w("self_attn.k_proj.weight"), w("self_attn.k_proj.bias"))

@@ -363,7 +363,7 @@ class BodyReader:
             elif tag == PICT or tag == OBJECT:
                 self._graphic(child, items, "")
             elif tag == ALT:
-                self._alternate(child, items, lambda e: self._run_content(e, items, style, link))
+                self._alternate(child, items, lambda e: self._run_content(e, items, style, link))  # noqa: B023 (called at once)
             elif tag == RUBY:
                 base = child.find(RUBYBASE)
                 if base is not None:

@@ -10,8 +10,8 @@ import pytest
 
 pytest.importorskip("coremltools")
 
-from bundle_fixtures import BUCKETS, CHUNK, CONTEXT, copy_bundle, tiny_bundle
-from tiny_checkpoint import REF_NPZ, TINY_DIR, rewrite_weights
+from tests.bundle_fixtures import BUCKETS, CHUNK, CONTEXT, copy_bundle, tiny_bundle
+from tests.tiny_checkpoint import REF_NPZ, TINY_DIR, rewrite_weights
 
 from mineru_tui.bundles.errors import BundleError
 from mineru_tui.bundles.evaluate import ProgramEvaluator, load_package_program
@@ -298,7 +298,7 @@ def test_bundle_of_another_checkpoint_is_refused(tmp_path):
 def test_transformers5_and_sharded_layouts_have_the_same_identity(tmp_path, ckpt):
     """The identity is over parsed config and tensor bytes: a bundle serves the same weights in
     another file layout."""
-    from tiny_checkpoint import make_sharded_checkpoint, make_v5_checkpoint
+    from tests.tiny_checkpoint import make_sharded_checkpoint, make_v5_checkpoint
 
     from mineru_tui.bundles.manifest import checkpoint_identity
 

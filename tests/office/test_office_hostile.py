@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from docx_fixtures import RT, build_docx, p
+from tests.docx_fixtures import RT, build_docx, p
 from mineru_tui.document import plain_text, to_markdown
 from mineru_tui.errors import InputError, is_cut_warning
 from mineru_tui.office import package, read_office
 from mineru_tui.office.xlsx import sheet as xlsx_sheet
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHARTS = ROOT / "tests/corpus/office/pythonpptx__cht-charts.pptx"
 
 

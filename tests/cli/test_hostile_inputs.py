@@ -11,8 +11,8 @@ from pathlib import Path
 import mineru_tui.office
 from mineru_tui.console import line, shown
 from mineru_tui.errors import InputError, cut_warning
-from cli_fixtures import CT_DOCX, ooxml_bytes
-from test_cli import cli, docs, error_lines, fake_doc, fake_reader  # noqa: F401  (fixtures)
+from tests.cli_fixtures import CT_DOCX, ooxml_bytes
+from tests.cli_fixtures import cli, error_lines, fake_doc
 
 
 def test_symlink_loop_in_a_folder_is_one_line(fake_reader, docs, tmp_path):

@@ -10,8 +10,8 @@ import threading
 import time
 
 import pytest
-from docx_fixtures import build_docx, p
-from watch_helpers import ROOT, SAMPLE, drop
+from tests.docx_fixtures import build_docx, p
+from tests.watch_helpers import ROOT, SAMPLE, drop
 
 
 def spawn(*args: str) -> subprocess.Popen:

@@ -23,7 +23,7 @@ from mineru_tui.office import read_office
 from mineru_tui.office.xlsx import sheet as xlsx_sheet
 from mineru_tui.office.xlsx import read_xlsx
 
-CORPUS = Path(__file__).parent / "corpus" / "office"
+CORPUS = Path(__file__).parents[1] / "corpus" / "office"
 XLSX_FILES = sorted(CORPUS.glob("*.xlsx"))
 
 
@@ -86,7 +86,7 @@ def save(wb, path: Path) -> Path:
     return path
 
 
-def edit_zip(path: Path, replace: dict[str, bytes | None], add: dict[str, bytes] = {}) -> Path:
+def edit_zip(path: Path, replace: dict[str, bytes | None], add: dict[str, bytes] | None = None) -> Path:
     """Rewrite the zip with some parts replaced (None removes a part) or added."""
     with zipfile.ZipFile(path) as src:
         parts = [(i.filename, src.read(i.filename)) for i in src.infolist()]
@@ -96,7 +96,7 @@ def edit_zip(path: Path, replace: dict[str, bytes | None], add: dict[str, bytes]
             data = replace.get(name, data)
             if data is not None:
                 z.writestr(name, data)
-        for name, data in add.items():
+        for name, data in (add or {}).items():
             z.writestr(name, data)
     return out
 
@@ -106,7 +106,7 @@ MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 
 def raw_xlsx(path: Path, sheet_xml: str, shared: list[str] | None = None,
              styles: str | None = None, workbook_sheets: str | None = None,
-             extra: dict[str, str | bytes] = {}, workbook_rels: list[str] = ()) -> Path:
+             extra: dict[str, str | bytes] | None = None, workbook_rels: list[str] = ()) -> Path:
     """A minimal workbook from raw XML: one sheet (unless ``workbook_sheets`` says more)."""
     sheets = workbook_sheets or '<sheet name="Data" sheetId="1" r:id="rId1"/>'
     rels = ['<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/'
@@ -137,7 +137,7 @@ def raw_xlsx(path: Path, sheet_xml: str, shared: list[str] | None = None,
         "xl/styles.xml": styles or f'<?xml version="1.0"?><styleSheet xmlns="{MAIN}"><cellXfs>'
                                    f'<xf numFmtId="0"/></cellXfs></styleSheet>',
     }
-    parts.update(extra)
+    parts.update(extra or {})
     with zipfile.ZipFile(path, "w") as z:
         for name, data in parts.items():
             z.writestr(name, data)
@@ -640,7 +640,7 @@ def test_broken_styles_part_still_gives_cells(tmp_path):
     # Truncated after the second cell style: B2's style (index 1, "0.00") is still readable.
     broken = edit_zip(path, {"xl/styles.xml": b"<styleSheet><cellXfs><xf numFmtId='0'/>"
                                               b"<xf numFmtId='2'/><xf numFmtId='1"})
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017 (any error: openpyxl's vary)
         openpyxl.load_workbook(broken)  # the premise: openpyxl gives up on this workbook
     doc = read_xlsx(broken)
     assert grid(tables(doc)[0]) == [["name", "value"], ["pi", "3.14"]]  # recovered numFmt
@@ -668,7 +668,7 @@ def test_bogus_pivot_cache_still_gives_cells(tmp_path):
     broken = edit_zip(path, {"xl/workbook.xml": wbxml.encode(),
                              "xl/_rels/workbook.xml.rels": rels.encode()},
                       add={"xl/pivotCache/pivotCacheDefinition1.xml": b"<pivotCacheDefinition><oops"})
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017 (any error: openpyxl's vary)
         openpyxl.load_workbook(broken)
     doc = read_xlsx(broken)
     assert grid(tables(doc)[0]) == [["region"], ["north"]]

@@ -13,10 +13,10 @@ import pytest
 from mineru_tui.detect import (Detected, RecognisedError, ZipLimits, cfb_stream_names,
                                check_zip_limits, detect)
 from mineru_tui.errors import InputError
-from cli_fixtures import (CT_DOCM, CT_DOCX, CT_PPTX, CT_XLSM, CT_XLSX, cfb_bytes,
+from tests.cli_fixtures import (CT_DOCM, CT_DOCX, CT_PPTX, CT_XLSM, CT_XLSX, cfb_bytes,
                             ooxml_bytes, zip_with_declared_size)
 
-CORPUS = Path(__file__).parent / "corpus" / "office"
+CORPUS = Path(__file__).parents[1] / "corpus" / "office"
 CORPUS_FILES = sorted(p for p in CORPUS.iterdir() if p.is_file() and p.suffix != ".tsv")
 
 

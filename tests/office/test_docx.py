@@ -11,7 +11,7 @@ from mineru_tui.document import (BlockType, SpanType, plain_text, to_content_lis
                                  walk)
 from mineru_tui.office.docx import read_docx
 
-CORPUS = Path(__file__).parent / "corpus" / "office"
+CORPUS = Path(__file__).parents[1] / "corpus" / "office"
 DOCX = sorted(CORPUS.glob("*.docx"))
 WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -232,7 +232,7 @@ def test_outline_levels_make_headings_as_in_words_navigation_pane():
 
 
 def test_outline_level_rule_edges(tmp_path):
-    from docx_fixtures import build_docx, cell, p, table
+    from tests.docx_fixtures import build_docx, cell, p, table
     styles = ('<w:style w:type="paragraph" w:styleId="Zag"><w:name w:val="Заголовок раздела"/>'
               '<w:pPr><w:outlineLvl w:val="1"/></w:pPr></w:style>'
               '<w:style w:type="paragraph" w:styleId="Sub"><w:name w:val="sub"/>'

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from docx_fixtures import build_docx, run
+from tests.docx_fixtures import build_docx, run
 from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Page, Span, SpanType,
                                  Table, checkbox_span, equation_block, image_block, list_block,
                                  safe_url, table_block, text_block, text_span, title_block,

@@ -16,7 +16,7 @@ from mineru_tui.office.omml import omml_to_latex
 M_NS = "http://schemas.openxmlformats.org/officeDocument/2006/math"
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 _M = "{%s}" % M_NS
-CORPUS = Path(__file__).parent / "corpus" / "office"
+CORPUS = Path(__file__).parents[1] / "corpus" / "office"
 
 
 # --- helpers ---------------------------------------------------------------------------
@@ -137,7 +137,7 @@ def test_normal_text_runs():
     assert conv(r("s", "<m:nor/>")) == r"\mathrm{s}"
     assert conv(r("if x>0", "<m:nor/>")) == r"\text{if x>0}"
     assert conv(r("50% & $", "<m:nor/>")) == r"\text{50\% \& \$}"
-    text_run = f'<m:r><w:t xml:space="preserve">a b</w:t></m:r>'
+    text_run = '<m:r><w:t xml:space="preserve">a b</w:t></m:r>'
     assert conv(r("x") + text_run) == r"x\text{a b}"
 
 

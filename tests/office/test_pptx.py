@@ -20,7 +20,7 @@ from mineru_tui.office.pptx.order import reading_order
 from mineru_tui.office.pptx.smartart import diagram_items, read_diagram
 from mineru_tui.office.pptx.text import number_marker
 
-CORPUS = Path(__file__).parent / "corpus" / "office"
+CORPUS = Path(__file__).parents[1] / "corpus" / "office"
 GROUNDTRUTH = CORPUS / "groundtruth"
 PPTX_FILES = sorted(CORPUS.glob("*.pptx"))
 

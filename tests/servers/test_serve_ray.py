@@ -9,7 +9,7 @@ import pytest
 
 ray = pytest.importorskip("ray", reason="ray is not installed (the recipe is optional: pip install ray)")
 
-from tests.server_helpers import ROOT, ServeProcess
+from tests.server_helpers import ROOT, ServeProcess  # noqa: E402 (only when ray is there)
 
 
 def test_files_spread_over_one_actor_per_server():

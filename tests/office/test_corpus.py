@@ -32,7 +32,7 @@ from typer.testing import CliRunner
 from mineru_tui.cli import app
 from mineru_tui.detect import detect
 
-CORPUS = Path(__file__).parent / "corpus" / "office"
+CORPUS = Path(__file__).parents[1] / "corpus" / "office"
 FILES = sorted(p for p in CORPUS.iterdir() if p.is_file() and p.suffix != ".tsv")
 GROUNDTRUTH = {p.name: CORPUS / "groundtruth" / (p.name + ext)
                for p in FILES for ext in (".md", ".native")

@@ -19,7 +19,7 @@ from tests import pdf_fixtures as pf
 from tests import tiny_checkpoint as tc
 from tests.scripted_engine import layout_line
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CAP = "4"
 
 

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from docx_fixtures import (PNG, build_docx, cell, heading_styles, image_run, numbering, numpr,
+from tests.docx_fixtures import (PNG, build_docx, cell, heading_styles, image_run, numbering, numpr,
                            p, run, table)
 from mineru_tui.document import BlockType, SpanType, plain_text, to_markdown
 from mineru_tui.errors import InputError
@@ -458,7 +458,7 @@ def test_mutated_corpus_documents_never_crash(tmp_path):
     from lxml import etree
 
     rng = random.Random(3)
-    corpus = Path(__file__).parent / "corpus" / "office"
+    corpus = Path(__file__).parents[1] / "corpus" / "office"
     for name in ("docling__word_sample.docx", "docling__word_tables.docx", "docling__equations.docx",
                  "pandoc__notes.docx", "mammoth__text-box.docx"):
         src = zipfile.ZipFile(corpus / name)

@@ -16,13 +16,13 @@ import pytest
 
 pytest.importorskip("coremltools")
 
-from bundle_fixtures import CONTEXT, copy_bundle, tiny_bundle
-from tiny_checkpoint import REF_PNG, TINY_DIR
+from tests.bundle_fixtures import CONTEXT, copy_bundle, tiny_bundle
+from tests.tiny_checkpoint import REF_PNG, TINY_DIR
 
 from mineru_tui.bundles.runtime import open_bundle_model
 from mineru_tui.bundles.verify import AGREEMENT_FLOOR, verify_bundle
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MACOS = sys.platform == "darwin"
 
 

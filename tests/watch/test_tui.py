@@ -6,10 +6,10 @@ import io
 import time
 
 import pytest
-from docx_fixtures import build_docx, p
+from tests.docx_fixtures import build_docx, p
 from rich.console import Console
-from tui_script import ROOT, story
-from watch_helpers import (
+from tests.tui_script import ROOT, story
+from tests.watch_helpers import (
     FAST,
     SAMPLE,
     SCRIPTED,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mineru_tui.output import owned_set
-from test_cli import ROOT, docs  # noqa: F401  (fixture)
+from tests.cli_fixtures import ROOT
 
 ENV = dict(os.environ, PYTHONPATH=str(ROOT))
 
@@ -23,7 +23,7 @@ import sys, time
 from pathlib import Path
 sys.path[:0] = [%r, %r]
 import mineru_tui.office
-from test_cli import fake_doc
+from tests.cli_fixtures import fake_doc
 
 class Holder:  # like ZipFile.__del__: an exception raised in __del__ is dropped by Python
     def __del__(self):

@@ -1,7 +1,7 @@
 """The ``mineru-tui`` command: streams, exit codes, output layout, batches, bad inputs.
 
 Most tests replace the Office readers with a tiny fake (so they test the CLI, not the
-readers); tests/test_corpus.py runs the real readers through the same path.
+readers); tests/office/test_corpus.py runs the real readers through the same path.
 """
 
 from __future__ import annotations
@@ -19,58 +19,10 @@ from typer.testing import CliRunner
 
 import mineru_tui.office
 from mineru_tui import __version__
-from mineru_tui.cli import app
-from mineru_tui.document import (Document, Page, image_block, text_block, text_span,
-                                 title_block, to_content_list)
+from mineru_tui.document import (to_content_list)
 from mineru_tui.errors import InputError
-from cli_fixtures import CT_DOCX, CT_PPTX, CT_XLSX, cfb_bytes, ooxml_bytes, zip_with_declared_size
-
-ROOT = Path(__file__).resolve().parent.parent
-PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 24
-
-
-def fake_doc(path, kind) -> Document:
-    """A small document naming its source, with one image and one warning."""
-    doc = Document()
-    name = doc.add_image(PNG, "png")
-    doc.pages.append(Page(0, [
-        title_block([text_span(f"From {Path(path).name}")], 1),
-        text_block([text_span(f"A {kind} file.")]),
-        image_block(name, "picture"),
-    ]))
-    doc.warnings.append("skipped an odd part")
-    return doc
-
-
-@pytest.fixture
-def fake_reader(monkeypatch):
-    calls = []
-
-    def read(path, kind):
-        calls.append((Path(path).name, kind))
-        return fake_doc(path, kind)
-
-    monkeypatch.setattr(mineru_tui.office, "read_office", read)
-    return calls
-
-
-@pytest.fixture
-def docs(tmp_path) -> dict[str, Path]:
-    """A docx, a pptx and an xlsx (minimal packages; the fake reader does not look inside)."""
-    out = {}
-    for name, ct in (("a.docx", CT_DOCX), ("b.pptx", CT_PPTX), ("c.xlsx", CT_XLSX)):
-        out[name] = tmp_path / name
-        out[name].write_bytes(ooxml_bytes(ct))
-    return out
-
-
-def cli(*args: str):
-    return CliRunner().invoke(app, [str(a) for a in args], prog_name="mineru-tui")
-
-
-def error_lines(stderr: str) -> list[str]:
-    return [l for l in stderr.splitlines() if l.startswith("error: ")]
-
+from tests.cli_fixtures import (CT_XLSX, PNG, ROOT, cfb_bytes, cli, error_lines,
+                                fake_doc, ooxml_bytes, zip_with_declared_size)
 
 # ---------------------------------------------------------------------------------------
 # stdout modes
@@ -525,7 +477,7 @@ import sys, time
 from pathlib import Path
 sys.path[:0] = [%r, %r]
 import mineru_tui.office
-from test_cli import fake_doc
+from tests.cli_fixtures import fake_doc
 def slow(path, kind):
     if Path(path).name != "a.docx":
         print("READY", file=sys.stderr, flush=True)

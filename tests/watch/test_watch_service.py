@@ -8,8 +8,8 @@ import shutil
 import time
 
 import pytest
-from docx_fixtures import build_docx, p
-from watch_helpers import (
+from tests.docx_fixtures import build_docx, p
+from tests.watch_helpers import (
     FAST,
     ROOT,
     SAMPLE,

@@ -2,7 +2,7 @@
 
 The app is fed a fixed story of events (tests/tui_script.py): no service, no clock, no
 temporary paths, so the screens are the same on every machine. After an intended change of
-the look, regenerate with ``pytest tests/test_tui_snapshots.py --snapshot-update`` and look
+the look, regenerate with ``pytest tests/watch/test_tui_snapshots.py --snapshot-update`` and look
 at the SVGs before committing them.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 import textual
-from tui_script import story
+from tests.tui_script import story
 
 from mineru_tui.tui.app import WatchApp
 

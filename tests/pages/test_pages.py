@@ -403,7 +403,7 @@ def _parse(*args, cwd):
     import sys
     from pathlib import Path
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     return subprocess.run([sys.executable, "-m", "mineru_tui", "parse", *map(str, args)], cwd=cwd,
                           env=dict(os.environ, PYTHONPATH=str(root), HF_HUB_OFFLINE="1"),
                           capture_output=True, text=True, timeout=120)

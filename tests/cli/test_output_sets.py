@@ -20,7 +20,7 @@ import pytest
 from mineru_tui.document import Document, Page, text_block, text_span
 from mineru_tui.output import (MANIFEST, MAX_STEM_BYTES, OutputBusy, assign_stems,
                                output_stem, owned_set, write_outputs)
-from test_cli import ROOT, cli, docs, error_lines, fake_reader  # noqa: F401  (fixtures)
+from tests.cli_fixtures import ROOT, cli
 
 
 def tree(root: Path) -> dict[str, bytes | None]:
@@ -114,7 +114,7 @@ def test_output_folder_is_the_input_folder(fake_reader, docs, tmp_path):
     (d / "a" / "b.docx").write_bytes(docs["b.pptx"].read_bytes())
     (d / "a" / "readme.txt").write_text("the user's")
     before = tree(d)
-    for run in range(2):
+    for _run in range(2):
         fake_reader.clear()
         r = cli("parse", d, "-o", d)
         assert r.exit_code == 0, r.stderr
