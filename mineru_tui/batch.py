@@ -15,8 +15,10 @@ Rules the CLI documents:
   interrupt (:mod:`mineru_tui.interrupts`);
 * folders are walked recursively in sorted order; hidden entries, Office lock files
   (``~$...``), output sets this tool wrote and files that are not documents are skipped
-  quietly; PDF and image files are skipped with one note while page reading is not
-  available;
+  quietly;
+* ``workers`` > 1 reads that many files at once over the one engine (pages of different
+  files in flight together, so every server of ``--engine http`` stays busy), while the
+  results are still printed, written and reported in input order, exactly as with one;
 * while a PDF or image is read, the first Ctrl-C asks the page reader to stop between two
   tokens (a second one stops at once); with ``-o`` its finished pages are written.
 """
@@ -81,6 +83,7 @@ class Options:
     limits: ZipLimits = DEFAULT_LIMITS
     reading: Any = None  # ConvertOptions for every file (engine, mode, pages...); None: defaults
     live: bool = False  # draw the page reader's progress line (stderr is a terminal)
+    workers: int = 1  # files read at once (see _Prefetch)
 
 
 @dataclass
@@ -113,8 +116,6 @@ def gather(args: list[Path], opts: Options, note) -> list[Item]:
     items: list[Item] = []
     seen: set[str] = set()
     skip_dir = _key(opts.out_dir) if opts.out_dir else None
-    pages_ok = _page_reading_available()
-
     def add(item: Item) -> None:
         key = _key(item.path)
         if key not in seen:
@@ -125,24 +126,13 @@ def gather(args: list[Path], opts: Options, note) -> list[Item]:
         if not _is_dir(arg):
             add(Item(arg))
             continue
-        found, pages = _walk(arg, opts, skip_dir, pages_ok)
-        if pages and not opts.quiet:
-            note(f"note: {shown(arg)}: skipped {pages} PDF/image file{'s' * (pages != 1)} "
-                 f"(page reading is not available in this version yet)")
+        found = _walk(arg, opts, skip_dir)
         if not found:
-            items.append(Item(arg, error="no Office documents found (.docx, .pptx, .xlsx) "
-                                         "in this folder"))
+            items.append(Item(arg, error="no documents found in this folder (.docx, .pptx, "
+                                         ".xlsx, .pdf, page images)"))
         for item in found:
             add(item)
     return items
-
-
-def _page_reading_available() -> bool:
-    from importlib.util import find_spec
-    try:
-        return find_spec("mineru_tui.pages") is not None
-    except (ImportError, ValueError):
-        return False
 
 
 def _key(p: Path) -> str:
@@ -160,8 +150,7 @@ def _is_dir(p: Path) -> bool:
         return False
 
 
-def _walk(root: Path, opts: Options, skip_dir: str | None,
-          pages_ok: bool) -> tuple[list[Item], int]:
+def _walk(root: Path, opts: Options, skip_dir: str | None) -> list[Item]:
     from mineru_tui.output import MANIFEST
 
     files: list[tuple[tuple[str, ...], Path]] = []
@@ -185,7 +174,6 @@ def _walk(root: Path, opts: Options, skip_dir: str | None,
             files.append((path.relative_to(root).parts, path))
     files.sort()
     found: list[Item] = []
-    pages = 0
     for _, path in files:
         try:
             det = detect(path, opts.limits)
@@ -196,11 +184,9 @@ def _walk(root: Path, opts: Options, skip_dir: str | None,
             if path.suffix.lower() in _DOC_SUFFIXES:
                 found.append(Item(path, error=str(e), detail=e.detail))
             continue
-        if det.kind in OFFICE_KINDS or (det.kind in PAGE_KINDS and pages_ok):
+        if det.kind in OFFICE_KINDS or det.kind in PAGE_KINDS:
             found.append(Item(path, detected=det))
-        else:
-            pages += 1
-    return unreadable + found, pages
+    return unreadable + found
 
 
 def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
@@ -214,9 +200,13 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
 
     report = Report()
     items: list[Item] = []
-    live = _Live(stderr if opts.live else None)
+    # One file's progress line cannot show several files read at once: per-file lines only.
+    live = _Live(stderr if opts.live and opts.workers <= 1 else None)
+    ahead: _Prefetch | None = None
     try:
         items = gather(args, opts, err)
+        if opts.workers > 1 and len(items) > 1:
+            ahead = _Prefetch(items, opts)
         single = len(args) == 1 and len(items) == 1 and not _is_dir(args[0])
         stems = written = None
         if opts.out_dir is not None:
@@ -230,7 +220,7 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
             prefix = f"[{n + 1}/{len(items)}] " if len(items) > 1 else ""
             t0 = time.perf_counter()
             try:
-                doc, kind = _read(item, opts, live)
+                doc, kind = ahead.result(n) if ahead is not None else _read(item, opts, live)
                 interrupts.check()  # the result may be partial if a reader ate Ctrl-C
                 dt = time.perf_counter() - t0
                 where = ""
@@ -265,6 +255,11 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
             except (KeyboardInterrupt, Terminated) as e:
                 if stems is not None and written is not None:
                     _keep_finished_pages(e, item, opts, stems[n][0], written, err)
+                    if ahead is not None:  # this file's and the later ones' finished pages
+                        for m, stopped in ahead.stop(after=n):
+                            if m > n or getattr(e, "document", None) is None:
+                                _keep_finished_pages(stopped, items[m], opts, stems[m][0],
+                                                     written, err)
                 raise
             except _Failure as f:
                 interrupts.check()  # a failure caused by an interrupt is not the file's
@@ -302,6 +297,8 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
                 interrupted="terminated" if code == 143 else "interrupted")
         return code
     finally:
+        if ahead is not None:
+            ahead.stop()
         engine = getattr(opts.reading, "engine", None)
         if engine is not None:
             engine.close()
@@ -317,8 +314,12 @@ class _Failure(Exception):
         self.detail = detail
 
 
-def _read(item: Item, opts: Options, live=None):
-    """Convert one item; every failure becomes a :class:`_Failure` with one line."""
+def _read(item: Item, opts: Options, live=None, cancel=None):
+    """Convert one item; every failure becomes a :class:`_Failure` with one line.
+
+    ``cancel`` (for reads on a worker thread) stops a page read between two tokens; on the
+    main thread the first Ctrl-C sets ``live.cancel`` instead (:func:`interrupts.cancelling`).
+    """
     from dataclasses import replace
 
     from mineru_tui.convert import ConvertError, ConvertOptions, convert
@@ -336,9 +337,10 @@ def _read(item: Item, opts: Options, live=None):
 
     options = (replace(opts.reading, limits=opts.limits) if opts.reading is not None
                else ConvertOptions(limits=opts.limits))
-    cancel = live.cancel if live is not None else None
+    if live is not None:
+        cancel = live.cancel
     try:
-        with interrupts.cancelling(cancel) if cancel is not None else _nothing():
+        with interrupts.cancelling(cancel) if live is not None else _nothing():
             doc = convert(item.path, options, detected=item.detected, on_event=on_event,
                           cancel=cancel)
     except ConvertError as e:
@@ -347,6 +349,62 @@ def _read(item: Item, opts: Options, live=None):
         if live is not None:
             live.done()
     return doc, kinds[0]
+
+
+class _Prefetch:
+    """``--workers N``: files read ahead on N threads sharing the run's one engine.
+
+    The main thread still takes the results in input order (:meth:`result`) and does all
+    printing and writing, so the output does not depend on N. At most N files are read
+    ahead of the one being written, which bounds the documents held in memory. Engines are
+    safe to share: the http and llama-cpp engines cap requests per server across callers,
+    the numpy and Core ML engines run one call at a time.
+    """
+
+    def __init__(self, items: list[Item], opts: Options):
+        import threading
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.items = items
+        self.opts = opts
+        self.cancel = threading.Event()
+        self.pool = ThreadPoolExecutor(opts.workers, thread_name_prefix="mineru-tui-read")
+        self.futures: dict = {}
+        self.submitted = 0
+        self._fill(0)
+
+    def _fill(self, current: int) -> None:
+        while self.submitted < len(self.items) and self.submitted <= current + self.opts.workers:
+            item = self.items[self.submitted]
+            self.futures[self.submitted] = self.pool.submit(_read, item, self.opts, None, self.cancel)
+            self.submitted += 1
+
+    def result(self, n: int):
+        """Item ``n``'s ``(doc, kind)``, or its :class:`_Failure`, once it has been read."""
+        self._fill(n)
+        result = self.futures[n].result()  # kept until done: stop() looks at it
+        del self.futures[n]
+        return result
+
+    def stop(self, after: int | None = None) -> list[tuple[int, BaseException]]:
+        """Cancel what is queued and stop the reads in flight between two tokens. With
+        ``after``, wait for the files from ``after`` on that were being read and return the
+        interrupts that carry finished pages (a second Ctrl-C while waiting stops at once)."""
+        self.cancel.set()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        stopped = []
+        if after is not None:
+            try:
+                for m in sorted(self.futures):
+                    fut = self.futures[m]
+                    if m >= after and not fut.cancelled():
+                        e = fut.exception()
+                        if getattr(e, "document", None) is not None:
+                            stopped.append((m, e))
+            except (KeyboardInterrupt, Terminated):
+                pass
+        self.futures.clear()
+        return stopped
 
 
 class _nothing:

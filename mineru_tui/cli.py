@@ -1,8 +1,8 @@
 """The ``mineru-tui`` command (Typer).
 
 Only Typer is imported at startup; the batch runner, the document model and the readers
-(python-docx, python-pptx, openpyxl, lxml) load when ``parse`` actually runs, and Textual
-never does on this path.
+(lxml for Office files; numpy, Pillow, pypdfium2 and the engine for pages) load when ``parse``
+actually runs them, and Textual never does on this path.
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from mineru_tui.reader.defaults import DEFAULT_MODEL, MODEL_ENV, TASK_NAMES
 HELP = """Documents to Markdown and MinerU-compatible JSON, on your own machine.
 
 Nothing leaves the machine. Office files (.docx, .pptx, .xlsx and their macro/template
-variants) are read directly; PDF and image page reading comes with the MinerU2.5 model
-(`generate` already runs the model on one image).
+variants) are read directly from their XML; PDFs and page images are read by the MinerU2.5
+model (numpy here, Core ML on a Mac, or servers: --engine). `watch` reads every file dropped
+into a folder, live.
 """
 
 PARSE_HELP = """Parse FILEs (or folders of them) to Markdown or MinerU JSON.
@@ -149,12 +150,17 @@ def parse(
                                               "llama-server, mineru-tui serve); implies it."),
     concurrency: int = typer.Option(0, "--concurrency", metavar="N",
                                     help="Requests in flight per server (http: 8; llama-cpp: "
-                                         "its 4 slots)."),
+                                         "its 4 slots).", show_default=False),
+    workers: int = typer.Option(1, "--workers", metavar="N",
+                                help="Files read at once, sharing the engine: keeps several "
+                                     "servers busy (--engine http). Output order unchanged."),
 ) -> None:
     if verbose and quiet:
         raise typer.BadParameter("-v and -q cannot be used together", param_hint="-v/-q")
     if max_new_tokens is not None and max_new_tokens < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--max-new-tokens")
+    if workers < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--workers")
     from mineru_tui.batch import Options, out_dir_problem, run
     from mineru_tui.convert import ConvertOptions
     from mineru_tui.engines import EngineOptions, LazyEngine
@@ -168,7 +174,7 @@ def parse(
         extra={"max_new_tokens": max_new_tokens} if max_new_tokens else {})
     opts = Options(out_dir=output, fmt=fmt.value, verbose=verbose, quiet=quiet,
                    debug=debug, progress=not quiet and (verbose or isatty(sys.stderr)),
-                   reading=reading, live=not quiet and isatty(sys.stderr))
+                   reading=reading, live=not quiet and isatty(sys.stderr), workers=workers)
     raise typer.Exit(run(list(files), opts))
 
 

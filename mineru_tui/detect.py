@@ -12,7 +12,7 @@ as Excel, whatever the file is called.
 Zip limits (see :class:`ZipLimits`) are checked on the central directory before any reader
 decompresses anything: the sum of the declared uncompressed sizes, the number of members and
 the compression ratio of large members. The declared sizes are also what bounds reading:
-Python's :mod:`zipfile`, which python-docx, python-pptx and openpyxl read through, never
+Python's :mod:`zipfile`, which the Office readers (:mod:`mineru_tui.office.package`) read through, never
 returns more than a member's declared size and fails the CRC check when the data do not
 match, so a member that lies about its size cannot inflate past the limit.
 """
@@ -146,8 +146,8 @@ def detect(path: str | os.PathLike, limits: ZipLimits = DEFAULT_LIMITS) -> Detec
         return Detected(KIND_IMAGE, image)
     if head.startswith(b"{\\rtf"):
         raise RecognisedError("RTF document: not supported; save it as .docx first")
-    raise InputError("unknown file type (supported: .docx, .pptx, .xlsx; PDF and images "
-                     "need the page reader)")
+    raise InputError("unknown file type (supported: .docx, .pptx, .xlsx, PDF, PNG, JPEG, "
+                     "TIFF, WebP, BMP)")
 
 
 def _file_type(mode: int) -> str:

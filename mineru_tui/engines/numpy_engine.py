@@ -10,6 +10,7 @@ or prompt cannot be used (too thin a crop, a prompt longer than the context) end
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Iterator, Sequence
 
@@ -36,10 +37,18 @@ class NumpyEngine:
         self.model = model
         self.model_id = model_id
         self.max_batch = max(1, int(max_batch))
+        # One call at a time: the model's BLAS threads already use every core, and callers on
+        # several threads (parse --workers) would otherwise interleave two generations.
+        self._lock = threading.Lock()
 
     def stream(self, requests: Sequence[Request], *, cancel: CancelFlag | None = None) -> Iterator[Event]:
         """Preprocess every request, then generate the usable ones together (events in request
-        indices; ``Done`` last with a result per request)."""
+        indices; ``Done`` last with a result per request). Calls from several threads take
+        turns."""
+        with self._lock:
+            yield from self._stream(requests, cancel)
+
+    def _stream(self, requests: Sequence[Request], cancel: CancelFlag | None) -> Iterator[Event]:
         from mineru_tui.reader.errors import ImageError, PromptError
         from mineru_tui.reader.generate import run_generation
 

@@ -262,7 +262,7 @@ def test_folder_with_nothing_supported(fake_reader, tmp_path):
     r = cli("parse", root)
     assert r.exit_code == 1
     assert error_lines(r.stderr) == [
-        f"error: {root}: no Office documents found (.docx, .pptx, .xlsx) in this folder"]
+        f"error: {root}: no documents found in this folder (.docx, .pptx, .xlsx, .pdf, page images)"]
 
 
 def test_same_file_twice_is_parsed_once(fake_reader, docs):
