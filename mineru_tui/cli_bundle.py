@@ -87,7 +87,7 @@ def build(
     try:
         sizes = [int(s) for s in buckets.split(",") if s.strip()]
     except ValueError:
-        raise typer.BadParameter(f"{buckets!r} is not a comma-separated list of numbers", param_hint="--buckets")
+        raise typer.BadParameter(f"{buckets!r} is not a comma-separated list of numbers", param_hint="--buckets") from None
     from mineru_tui.bundles.errors import BundleError
     from mineru_tui.bundles.locations import default_bundle_dir
     from mineru_tui.reader.errors import ModelError
