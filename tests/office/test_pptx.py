@@ -741,8 +741,7 @@ def test_office2016_chart_in_alternate_content(tmp_path):
     assert "isn't available" not in text_of(doc)
 
 
-def test_omml_converter_when_present():
-    pytest.importorskip("mineru_tui.office.omml")
+def test_omml_in_a_slide_is_latex():
     from mineru_tui.office.pptx.text import _math_spans
     frac = etree.fromstring(
         '<a14:m xmlns:a14="http://schemas.microsoft.com/office/drawing/2010/main" '

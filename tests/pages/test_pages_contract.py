@@ -14,8 +14,6 @@ from mineru_tui.pages import pipeline, protocol
 from mineru_tui.pages.mapping import to_page
 from tests.scripted_engine import ScriptedEngine, layout_line
 
-pytest.importorskip("mineru_vl_utils")
-
 LAYOUT = "".join([
     layout_line(100, 10, 900, 30, "header"),
     layout_line(100, 40, 900, 70, "doc_title"),
