@@ -15,8 +15,12 @@ tokenizer.json is reused: only ids matter), then measures in a fresh process:
 When ``transformers`` is importable by ``--hf-python`` (a separate venv), the same page and
 decode steps are run through Hugging Face transformers on the same weights, and ratios printed.
 
-    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /work/venv/bin/python bench/engine.py \
-        [--hf-python VENV/bin/python] [--rounds 3] [--json out.json]
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/engine.py \
+        [--hf-python .hfvenv/bin/python] [--rounds 3] [--json out.json]
+
+(``.venv`` is the project's venv from the README; ``.hfvenv`` a separate one made with
+``python3 -m venv .hfvenv && .hfvenv/bin/pip install torch==2.13.0 transformers==5.24.0
+--extra-index-url https://download.pytorch.org/whl/cpu``.)
 
 With ``--rounds N`` the two engines take turns N times (order alternating) and each is scored by
 its best round: the shared cores make single runs swing by 10-40 %.

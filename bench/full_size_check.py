@@ -4,7 +4,10 @@ Needs the checkpoint left by ``bench/engine.py --keep`` and a Python with torch 
 (e.g. a separate venv); runs one small page (120 image tokens) for 6 greedy steps through both and
 prints the token ids and the max logit difference.
 
-    /work/hfvenv/bin/python bench/full_size_check.py [--ckpt /tmp/mineru-tui-bench-ckpt]
+    .hfvenv/bin/python bench/full_size_check.py [--ckpt CKPT]
+
+(``.hfvenv``: see ``bench/engine.py``; ``--ckpt`` defaults to ``mineru-tui-bench-ckpt`` in the
+system temp folder, where ``bench/engine.py --keep`` leaves it.)
 """
 
 from __future__ import annotations

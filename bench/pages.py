@@ -22,10 +22,12 @@ own crops, prompts and knobs (:mod:`mineru_tui.pages.protocol`):
 4. recognition at the default effort on a text PDF: text-like blocks come from the text
    layer, only the table and the equation go to the model.
 
-    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE flock /work/heavy.lock \\
-        python bench/pages.py --ckpt /tmp/mineru-tui-bench-ckpt --json pages-bench.json
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/pages.py [--quick] \\
+        [--ckpt CKPT] [--json pages-bench.json]
 
-(the checkpoint comes from ``bench/engine.py``; ``--quick`` skips run 3.)
+(the checkpoint comes from ``bench/engine.py --keep``, which leaves it as
+``mineru-tui-bench-ckpt`` in the system temp folder, the default of ``--ckpt``; ``--quick``
+skips run 3.)
 """
 
 from __future__ import annotations
@@ -172,6 +174,9 @@ def main() -> None:
     ap.add_argument("--json", type=Path, help="write the numbers here too")
     ap.add_argument("--quick", action="store_true", help="skip the batch-1 recognition run")
     args = ap.parse_args()
+    if not (args.ckpt / "config.json").is_file():
+        sys.exit(f"bench/pages.py: no checkpoint at {args.ckpt}: make one with "
+                 "`python bench/engine.py --keep` (or pass --ckpt DIR)")
 
     from mineru_tui.engines import EngineOptions
     from mineru_tui.engines.numpy_engine import open_engine
