@@ -33,14 +33,25 @@ def _captions(block: Block, type: str) -> list[str]:
     return [_lines_text(b) for b in block.blocks if b.type == type]
 
 
-def _bbox_key(entry: dict, block: Block) -> dict:
+def _bbox_key(entry: dict, block: Block, page_size: tuple[float, float] | None = None) -> dict:
+    """The block's box as MinerU writes it in the content list.
+
+    MinerU scales the middle JSON's page coordinates to 0-1000 per axis, truncating
+    (``int(x0 * 1000 / page_width)``); without a page size the box is kept as it is.
+    """
     if block.bbox is not None:
-        entry["bbox"] = [int(round(v)) for v in block.bbox]
+        if page_size and page_size[0] > 0 and page_size[1] > 0:
+            w, h = page_size
+            x0, y0, x1, y1 = block.bbox
+            entry["bbox"] = [int(x0 * 1000 / w), int(y0 * 1000 / h),
+                             int(x1 * 1000 / w), int(y1 * 1000 / h)]
+        else:
+            entry["bbox"] = [int(round(v)) for v in block.bbox]
     return entry
 
 
 def _content_entry(block: Block, page_idx: int, image_prefix: str,
-                   vlm: bool = False) -> dict | None:
+                   vlm: bool = False, page_size: tuple[float, float] | None = None) -> dict | None:
     t = block.type
     if t in (BlockType.TEXT, BlockType.TITLE, BlockType.REF_TEXT, BlockType.NOTES):
         text = _lines_text(block)
@@ -88,7 +99,7 @@ def _content_entry(block: Block, page_idx: int, image_prefix: str,
     if vlm:
         _as_mineru_vlm(entry, block)
     entry["page_idx"] = page_idx
-    return _bbox_key(entry, block)
+    return _bbox_key(entry, block, page_size)
 
 
 def _as_mineru_vlm(entry: dict, block: Block) -> None:
@@ -116,7 +127,8 @@ def to_content_list(doc: Document, image_prefix: str = "images/") -> list[dict]:
     out = []
     for page in doc.pages:
         for block in page.para_blocks + page.discarded_blocks:
-            entry = _content_entry(block, page.page_idx, image_prefix, doc.backend == "vlm")
+            entry = _content_entry(block, page.page_idx, image_prefix, doc.backend == "vlm",
+                                   page.page_size)
             if entry is not None:
                 out.append(entry)
     return out

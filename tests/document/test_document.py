@@ -442,3 +442,15 @@ def test_office_content_list_has_no_vlm_keys():
     ref, chart, code, _ = to_content_list(Document(pages=[Page(0, blocks)]))
     assert ref["type"] == "text" and "content" not in chart and "sub_type" not in chart
     assert code["code_body"] == "x = `1`\n```"
+
+
+def test_content_list_boxes_are_scaled_to_0_1000_as_mineru_does():
+    # MinerU: int(x * 1000 / page_width), truncated, per axis; the middle JSON keeps page units
+    b = text_block([text_span("x")])
+    b.bbox = [61.2, 79.2, 550.8, 712.79]
+    doc = Document(pages=[Page(0, [b], page_size=(612.0, 792.0))])
+    [entry] = to_content_list(doc)
+    assert entry["bbox"] == [100, 100, 900, 899]
+    assert to_middle_json(doc)["pdf_info"][0]["para_blocks"][0]["bbox"] == b.bbox
+    no_size = Document(pages=[Page(0, [b])])
+    assert to_content_list(no_size)[0]["bbox"] == [61, 79, 551, 713]
