@@ -205,6 +205,7 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
     ahead: _Prefetch | None = None
     try:
         items = gather(args, opts, err)
+        pages_note = _pages_note(opts)
         if opts.workers > 1 and len(items) > 1:
             ahead = _Prefetch(items, opts)
         single = len(args) == 1 and len(items) == 1 and not _is_dir(args[0])
@@ -272,6 +273,9 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
                     json_entries.append({"file": item.name, "error": f.reason})
                 continue
             report.ok += 1
+            if pages_note and kind in OFFICE_KINDS:
+                err(f"note: {item.display}: {pages_note}")
+                pages_note = None  # once per run
             if opts.progress:
                 facts = [f"{len(doc.pages)} {_unit(kind)}{'s' * (len(doc.pages) != 1)}"]
                 if doc.images:
@@ -481,6 +485,13 @@ def _guard(fn, what: str):
 
 def _comment_safe(text: str) -> str:
     return text.replace("--", "-\u2010")  # "--" may not appear inside an HTML comment
+
+
+def _pages_note(opts: Options) -> str | None:
+    """What to say the first time an Office file is read with ``--pages`` (it is read whole)."""
+    if opts.quiet or opts.reading is None or not getattr(opts.reading, "pages", None):
+        return None
+    return "read whole: --pages selects PDF pages and TIFF frames only"
 
 
 def _unit(kind: str) -> str:

@@ -161,6 +161,14 @@ def parse(
         raise typer.BadParameter("must be at least 1", param_hint="--max-new-tokens")
     if workers < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--workers")
+    if pages is not None:
+        from mineru_tui.errors import InputError
+        from mineru_tui.pdf.page_range import check_pages
+        try:
+            check_pages(pages)
+        except InputError as e:  # the message already names --pages and the bad part
+            raise typer.BadParameter(str(e).removeprefix(f"--pages {pages!r}: "),
+                                     param_hint="--pages") from None
     from mineru_tui.batch import Options, out_dir_problem, run
     from mineru_tui.convert import ConvertOptions
     from mineru_tui.engines import EngineOptions, LazyEngine

@@ -160,10 +160,7 @@ def _failed_page(item, reason: str, doc):
 
     size = getattr(item, "page_size", None)
     page = Page(item.ordinal, page_size=tuple(size) if size else None)
-    from mineru_tui.errors import cut_warning
-
-    set_extra(page, page_no=item.number, error=reason)
-    doc.warnings.append(cut_warning(f"page {item.number} was not read: {reason}"))
+    set_extra(page, page_no=item.number, error=reason)  # the warning: _warn_failed_pages
     return page, {"page_idx": item.ordinal, "page_no": item.number, "error": reason, "blocks": []}
 
 
@@ -177,7 +174,33 @@ def _page_markdown(doc, page) -> str:
     return to_markdown(one)
 
 
+def _warn_failed_pages(doc, records) -> None:
+    """One warning per reason, naming its pages: a 300-page scan read at effort low
+    says once that its pages need the model, not 300 times."""
+    from mineru_tui.errors import cut_warning
+
+    by_reason: dict[str, list[int]] = {}
+    for r in records:
+        if "error" in r:
+            by_reason.setdefault(r["error"], []).append(r["page_no"])
+    for reason, numbers in by_reason.items():
+        what = f"page {numbers[0]} was" if len(numbers) == 1 else f"pages {page_list(numbers)} were"
+        doc.warnings.append(cut_warning(f"{what} not read: {reason}"))
+
+
+def page_list(numbers: list[int]) -> str:
+    """``[1, 2, 3, 7]`` → ``"1-3, 7"``."""
+    runs: list[list[int]] = []
+    for n in sorted(numbers):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
 def _finish(doc, records, path, detected, settings, engine, merge):
+    _warn_failed_pages(doc, records)
     merge.merge_across_pages(doc)
     meta = {"_version_name": f"mineru-tui {__version__}", "file": Path(path).name, "kind": detected.kind,
             "engine": getattr(engine, "name", None), "model": getattr(engine, "model_id", None),

@@ -57,7 +57,9 @@ def text_only_page(page) -> list:
     except NeedsModelError as e:
         from mineru_tui.pages.pipeline import PageFailed
 
-        raise PageFailed(str(e)) from None
+        # the page number is in the warning that names the failed pages
+        reason = e.reason[:1].lower() + e.reason[1:]
+        raise PageFailed(f"the model is needed ({reason.rstrip('.')})") from None
 
 
 def write_layout_pdf(path_out: Path, pages: list[dict]) -> None:

@@ -9,6 +9,15 @@ from mineru_tui.errors import InputError
 _ITEM = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
 
 
+def check_pages(spec: str | None) -> None:
+    """Raise :class:`InputError` if ``spec`` is not valid ``--pages`` syntax.
+
+    Everything :func:`parse_pages` checks except what needs the page count, so a typo is
+    caught before any file is read.
+    """
+    list(_ranges(spec))
+
+
 def parse_pages(spec: str | None, total: int) -> list[int]:
     """The 0-based page indices ``spec`` selects, sorted and without duplicates.
 
@@ -16,9 +25,22 @@ def parse_pages(spec: str | None, total: int) -> list[int]:
     select every page. Bad syntax, a reversed range, page 0 and pages past the end raise
     :class:`InputError` with one line saying which part is wrong.
     """
-    if spec is None or not spec.strip() or spec.strip().lower() == "all":
-        return list(range(total))
     chosen: set[int] = set()
+    for first, last in _ranges(spec):
+        if last is None:  # "all"
+            return list(range(total))
+        if last > total:
+            raise InputError(f"--pages {spec!r}: page {last} is past the end "
+                             f"(the document has {total} page{'s' if total != 1 else ''})")
+        chosen.update(range(first - 1, last))
+    return sorted(chosen)
+
+
+def _ranges(spec: str | None):
+    """(first, last) per comma-separated part, 1-based; one ``(1, None)`` for every page."""
+    if spec is None or not spec.strip() or spec.strip().lower() == "all":
+        yield 1, None
+        return
     for part in spec.split(","):
         m = _ITEM.match(part)
         if not m:
@@ -30,8 +52,4 @@ def parse_pages(spec: str | None, total: int) -> list[int]:
             raise InputError(f"--pages {spec!r}: pages are numbered from 1")
         if last < first:
             raise InputError(f"--pages {spec!r}: the range {first}-{last} runs backwards")
-        if last > total:
-            raise InputError(f"--pages {spec!r}: page {last} is past the end "
-                             f"(the document has {total} page{'s' if total != 1 else ''})")
-        chosen.update(range(first - 1, last))
-    return sorted(chosen)
+        yield first, last

@@ -548,3 +548,14 @@ def test_unreadable_subfolder_is_a_failure_line(fake_reader, docs, tmp_path, mon
     assert error_lines(r.stderr) == [
         f"error: {docs['a.docx'].parent / 'locked'}: cannot read the folder: permission denied"]
     assert len(fake_reader) == 3  # the readable files were still parsed
+
+
+def test_pages_syntax_is_checked_before_reading_and_office_files_say_they_are_read_whole(tmp_path):
+    docx = ROOT / "examples" / "sample.docx"
+    r = cli("parse", docx, "--pages", "1-x")
+    assert r.exit_code == 2 and "'1-x' is not a page number" in r.stderr and r.stdout == ""
+    r = cli("parse", docx, docx, "--pages", "2")
+    assert r.exit_code == 0 and "# Quarterly report" in r.stdout
+    notes = [ln for ln in r.stderr.splitlines() if "--pages" in ln]
+    assert notes == ["note: " + str(docx) + ": read whole: --pages selects PDF pages and TIFF frames only"]
+    assert "--pages" not in cli("parse", docx, "--pages", "2", "-q").stderr

@@ -328,9 +328,19 @@ def test_pdf_pages_rotation_and_scanned_pages(tmp_path):
     assert info[1]["text_layer"]["use_text_layer"] is False  # the scanned page goes to the model
     assert info[1]["para_blocks"][0]["source"] == "model"
     doc, _ = read(pdf, None, effort="low")
-    assert any("page 3 was not read" in w and "needs the model" in w for w in doc.warnings)
+    assert any("page 3 was not read: the model is needed" in w for w in doc.warnings)
     with pytest.raises(ConvertError):
         read(tmp_path / "none.pdf" if False else pf.write_pdf(tmp_path / "s.pdf", [scan]), None, effort="low")
+
+
+def test_pages_failing_for_one_reason_give_one_warning(tmp_path):
+    text = pf.Page(items=list(pf.text_lines(LINES)))
+    scan = pf.Page(items=[pf.Image(0, 0, 612, 792)])
+    pdf = pf.write_pdf(tmp_path / "mostly-scanned.pdf", [text, scan, scan, scan, text, scan])
+    doc, _ = read(pdf, None, effort="low")
+    failed = [w for w in doc.warnings if "were not read" in w or "was not read" in w]
+    assert len(failed) == 1 and "pages 2-4, 6 were not read: the model is needed" in failed[0]
+    assert len(doc.pages) == 6 and "carries every word" in to_markdown(doc)
 
 
 def test_cross_page_paragraph_and_table_merge(tmp_path):
@@ -415,7 +425,9 @@ def test_cli_effort_low_pages_and_usage_errors(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.count("carries every word") == 2  # two pages, no model needed
     assert "effort low" in r.stderr  # marked on stderr too
-    r = _parse(pdf, "--pages", "4-2", "--effort", "low", cwd=tmp_path)
+    r = _parse(pdf, "--pages", "4-2", "--effort", "low", cwd=tmp_path)  # caught before reading
+    assert r.returncode == 2 and r.stdout == "" and "the range 4-2 runs backwards" in r.stderr
+    r = _parse(pdf, "--pages", "4", "--effort", "low", cwd=tmp_path)  # past the end: that file fails
     assert r.returncode == 1 and r.stdout == "" and len(r.stderr.strip().splitlines()) == 1
     r = _parse(pdf, "--effort", "max", cwd=tmp_path)
     assert r.returncode == 2 and "--effort" in r.stderr
