@@ -73,13 +73,21 @@ def register(app: typer.Typer) -> None:
                                             help="Also describe pictures and charts."),
         max_new_tokens: int | None = typer.Option(None, "--max-new-tokens", metavar="N",
                                                      help="Cap every model answer at N tokens."),
+        server_url: list[str] = typer.Option([], "--server-url", metavar="URL[,URL...]",
+                                             help="OpenAI-compatible servers for --engine http "
+                                                  "(vLLM, llama-server, mineru-tui serve); implies it."),
+        concurrency: int = typer.Option(0, "--concurrency", metavar="N",
+                                        help="Requests in flight per server (http: 8; llama-cpp: "
+                                             "its 4 slots).", show_default=False),
     ) -> None:
         if max_new_tokens is not None and max_new_tokens < 1:
             raise typer.BadParameter("must be at least 1", param_hint="--max-new-tokens")
         reading = {"mode": mode.value, "effort": effort.value, "image_analysis": image_analysis,
                    "extra": {"max_new_tokens": max_new_tokens} if max_new_tokens else {}}
         raise typer.Exit(run_watch(folder, output_dir, plain=plain, poll=poll,
-                                   engine={"engine": engine.value, "model": model},
+                                   engine={"engine": engine.value, "model": model,
+                                           "server_urls": tuple(server_url),
+                                           "concurrency": max(concurrency, 0)},
                                    reading=reading))
 
 

@@ -23,6 +23,7 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.widgets import DataTable, Footer, Header, Log, TabbedContent, TabPane
 
+from mineru_tui.reader.defaults import DEFAULT_MODEL
 from mineru_tui.tui.screens import HelpScreen, OutputScreen
 from mineru_tui.tui.state import Board, Changes, FileRow
 from mineru_tui.tui.widgets.live import LivePane
@@ -347,7 +348,7 @@ def _placeholder(row: FileRow) -> str:
     if row.status == ev.NEEDS_MODEL:
         reason = row.reason.split("; " + MODEL_HINT)[0]
         return (f"## Model needed\n\n{reason}\n\nGet the model:\n\n"
-                f"```sh\nhf download opendatalab/MinerU2.5-Pro-2605-1.2B\n```\n\n"
+                f"```sh\nhf download {DEFAULT_MODEL}\n```\n\n"
                 f"then restart with `--model DIR` if it is not in the Hugging Face cache, and "
                 f"press **r** on this file.")
     if row.status == ev.FAILED:

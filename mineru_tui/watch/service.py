@@ -30,11 +30,12 @@ from mineru_tui.watch.manifest import (
     Manifest,
     file_hash,
 )
+from mineru_tui.reader.defaults import DEFAULT_MODEL
 from mineru_tui.watch.settle import Settler
 from mineru_tui.watch.worker import Result, Setup
 
 OFFICE, PAGES = "office", "pages"
-MODEL_HINT = ("get the model with `hf download opendatalab/MinerU2.5-Pro-2605-1.2B` (or pass "
+MODEL_HINT = (f"get the model with `hf download {DEFAULT_MODEL}` (or pass "
               "--model DIR), then press r on the file")
 
 

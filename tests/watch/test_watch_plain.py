@@ -74,6 +74,27 @@ def test_plain_prints_a_line_per_event_and_stops_cleanly(tmp_path, sig):
     assert not any("Traceback" in line for line in err.lines)
 
 
+def test_server_url_reaches_the_page_reader(tmp_path):
+    # nobody listens on the port: the PNG waits for a model, naming the server it tried
+    from tests.server_helpers import free_port
+    from tests.watch_helpers import page_image
+
+    root = tmp_path / "in"
+    root.mkdir()
+    page_image(root / "scan.png")
+    url = f"http://127.0.0.1:{free_port()}"
+    proc = spawn(str(root), "--plain", "--server-url", url, "--concurrency", "2")
+    err = Lines(proc.stderr)
+    try:
+        line = err.wait_for("no server answers", timeout=60)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert "scan.png" in line and url in line
+
+
 def test_plain_on_a_missing_folder_is_one_error_line(tmp_path):
     proc = spawn(str(tmp_path / "nope"), "--plain")
     out, err = proc.communicate(timeout=30)
