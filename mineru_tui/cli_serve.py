@@ -59,18 +59,45 @@ def serve(
         raise typer.Exit(1)
     from mineru_tui.engines.base import EngineError
 
+    try:  # before the model loads: a busy port is known in a moment
+        sock = _bind(host, port)
+    except OSError as e:
+        print(f"error: cannot listen on {host}:{port}: {e.strerror or e}", file=sys.stderr)
+        raise typer.Exit(1) from None
     try:
-        eng = _open(engine, model)
-    except EngineError as e:
-        print(f"error: {e}", file=sys.stderr)
-        raise typer.Exit(1)
-    name = served_name or _display_name(model or eng.model_id)
-    print(f"serving {name} ({eng.name} engine) on http://{host}:{port}/v1", file=sys.stderr, flush=True)
-    try:
-        uvicorn.run(create_app(eng, name, max_tokens=max_tokens), host=host, port=port,
-                    log_level="warning", lifespan="on")
+        try:
+            eng = _open(engine, model)
+        except EngineError as e:
+            print(f"error: {e}", file=sys.stderr)
+            raise typer.Exit(1) from None
+        name = served_name or _display_name(model or eng.model_id)
+        print(f"serving {name} ({eng.name} engine) on http://{host}:{port}/v1", file=sys.stderr,
+              flush=True)
+        try:
+            config = uvicorn.Config(create_app(eng, name, max_tokens=max_tokens), host=host,
+                                    port=port, log_level="warning", lifespan="on")
+            uvicorn.Server(config).run(sockets=[sock])
+        finally:
+            eng.close()
     finally:
-        eng.close()
+        sock.close()
+
+
+def _bind(host: str, port: int):
+    """A listening socket on ``host:port``, as uvicorn would open it (OSError if taken)."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+        sock.set_inheritable(True)
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 def _open(engine: str, model: Optional[str]):

@@ -8,6 +8,7 @@ import base64
 import io
 import json
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -19,7 +20,7 @@ from PIL import Image
 from mineru_tui.engines import EngineOptions, Request, open_engine
 from mineru_tui.reader.events import Done, SequenceDone, TokenEvent
 from mineru_tui.reader.tasks import TASKS
-from tests.server_helpers import ROOT, TINY, ServeProcess
+from tests.server_helpers import ROOT, TINY, ServeProcess, free_port
 
 MAX_TOKENS = 12
 
@@ -186,10 +187,17 @@ def test_serve_usage_errors_are_one_line(tmp_path):
 
     bad = run("--engine", "bogus")
     assert bad.returncode == 2 and "choose numpy or coreml" in bad.stderr
-    missing = run("--model", str(tmp_path / "nowhere"), "--port", "1")
+    missing = run("--model", str(tmp_path / "nowhere"), "--port", str(free_port()))
     assert missing.returncode == 1
     assert missing.stderr.startswith("error: ") and missing.stderr.count("\n") == 1
     assert "Traceback" not in missing.stderr
+    with socket.socket() as taken:  # a busy port is said in one line, before the model loads
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        busy = run("--model", str(TINY), "--port", str(port))
+    assert busy.returncode == 1 and busy.stderr.count("\n") == 1
+    assert busy.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}: ")
 
 
 def test_one_of_two_servers_killed_mid_run_loses_nothing(model):
