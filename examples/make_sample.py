@@ -10,7 +10,6 @@ and the footnote part are added as raw WordprocessingML, which python-docx has n
 from __future__ import annotations
 
 import datetime as dt
-import sys
 from pathlib import Path
 
 import docx
@@ -123,6 +122,11 @@ def build(path: Path) -> None:
 
 
 if __name__ == "__main__":
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).with_name("sample.docx")
+    import argparse
+
+    ap = argparse.ArgumentParser(description="Build the sample Word file mineru-tui's docs use.")
+    ap.add_argument("out", nargs="?", type=Path, default=Path(__file__).with_name("sample.docx"),
+                    help="where to write it (default: examples/sample.docx)")
+    out = ap.parse_args().out
     build(out)
     print(out)

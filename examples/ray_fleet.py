@@ -56,6 +56,9 @@ def read_files(paths: list[str], server_urls: list[str]) -> list[dict]:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if args and args[0] in ("-h", "--help"):
+        print(__doc__)
+        sys.exit(0)
     if "--" not in args:
         sys.exit("usage: python examples/ray_fleet.py URL [URL...] -- FILE [FILE...]")
     cut = args.index("--")

@@ -56,4 +56,9 @@ async def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(ROOT / "docs" / "watch.svg"))
+    import argparse
+
+    ap = argparse.ArgumentParser(description="Save the watch app's screen as an SVG.")
+    ap.add_argument("out", nargs="?", type=Path, default=ROOT / "docs" / "watch.svg",
+                    help="where to write it (default: docs/watch.svg)")
+    asyncio.run(main(ap.parse_args().out))

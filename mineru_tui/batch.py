@@ -228,8 +228,8 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
                 if opts.out_dir is not None:
                     assert stems is not None and written is not None
                     stem, why = stems[n]
-                    done = _guard(lambda: _write(doc, opts.out_dir, stem, item.path, written),
-                                  "the output writer")
+                    done = _guard("the output writer", _write, doc, opts.out_dir, stem,
+                                  item.path, written)
                     written.add(done.path.name)
                     where = f" -> {shown(done.path)}{os.sep}"
                     whys = ([why] if why else []) + done.notes
@@ -238,14 +238,14 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
                             f"({line('; '.join(whys))})")
                 elif opts.fmt == "json":
                     from mineru_tui.output import content_list_for_stdout, dumps_json
-                    content = _guard(lambda: content_list_for_stdout(doc), "the renderer")
+                    content = _guard("the renderer", content_list_for_stdout, doc)
                     if single:
                         stdout.write(dumps_json(content))
                     else:
                         json_entries.append({"file": item.name, "content_list": content})
                 else:
                     from mineru_tui.output import markdown_for_stdout
-                    md = _guard(lambda: markdown_for_stdout(doc), "the renderer")
+                    md = _guard("the renderer", markdown_for_stdout, doc)
                     if not single:
                         if not first_md:
                             stdout.write("\n")
@@ -471,10 +471,10 @@ def _write(doc, out_dir: Path, stem: str, source: Path, written: set[str]):
                        detail=f"{type(e).__name__}: {e}") from None
 
 
-def _guard(fn, what: str):
-    """Run ``fn``; an unexpected exception becomes a one-line :class:`_Failure`."""
+def _guard(what: str, fn, *args):
+    """``fn(*args)``; an unexpected exception becomes a one-line :class:`_Failure`."""
     try:
-        return fn()
+        return fn(*args)
     except (_Failure, KeyboardInterrupt, Terminated):
         raise
     except Exception as e:

@@ -284,7 +284,7 @@ def _light_coercion() -> None:
                 try:
                     return v if isinstance(v, annotation) else annotation(v)
                 except ValueError:
-                    raise typer.BadParameter(f"{v!r} is not a valid {annotation.__name__}")
+                    raise typer.BadParameter(f"{v!r} is not a valid {annotation.__name__}") from None
             return to_scalar
         if isinstance(annotation, type) and issubclass(annotation, Enum):
             def to_enum(v):
@@ -292,7 +292,7 @@ def _light_coercion() -> None:
                     return v if isinstance(v, annotation) else annotation(v)
                 except ValueError:
                     raise typer.BadParameter(f"{v!r} is not one of "
-                                             f"{', '.join(m.value for m in annotation)}")
+                                             f"{', '.join(m.value for m in annotation)}") from None
             return to_enum
         return None
 

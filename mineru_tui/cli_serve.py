@@ -56,7 +56,7 @@ def serve(
     except ImportError as e:
         print(f"error: serve needs the 'serve' extra (pip install 'mineru-tui[serve]'): {e}",
               file=sys.stderr)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     from mineru_tui.engines.base import EngineError
 
     try:  # before the model loads: a busy port is known in a moment

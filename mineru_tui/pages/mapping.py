@@ -98,7 +98,7 @@ def to_page(blocks: list, page_idx: int, page_size, page_image, doc: Document) -
     page = Page(page_idx, page_size=tuple(page_size))
     mapped: list[tuple[dict, Block | None]] = []
     last_text: Block | None = None
-    for i, b in enumerate(blocks):
+    for b in blocks:
         t = b.get("type")
         content = b.get("content")
         block: Block | None

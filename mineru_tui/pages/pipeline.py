@@ -95,7 +95,7 @@ def _two_stage(inp, engine, settings, path, emit, cancel):
     blocks = protocol.parse_layout(layout.text)
     requests, indices = protocol.block_requests(inp.image, blocks, settings.image_analysis,
                                                 settings.max_new_tokens)
-    for i, b in enumerate(blocks):
+    for b in blocks:
         b["_source"] = "none"  # not read: containers, pictures without --image-analysis...
     for i in indices:
         blocks[i]["_source"] = "model"
