@@ -190,13 +190,15 @@ def main() -> None:
             if args.only and name not in args.only:
                 continue
             r = run(path, args.timeout)
+            r["stderr"] = r["stderr"].replace(str(work) + os.sep, "")  # no machine paths in docs
             row = (f"| {name} | {path.stat().st_size / MIB:.1f} MiB | {r['wall']:.1f} | "
                    f"{r['rss_mib']:.0f} | {r['rc']} | {r['stderr'].replace('|', '/')} |")
             print(row, flush=True)
             lines.append(row)
     if args.doc:
+        shown_args = [_relative(a) for a in sys.argv[1:]]
         cmd = ("env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/office_bombs.py "
-               + " ".join(shlex.quote(a) for a in sys.argv[1:]))
+               + " ".join(shlex.quote(a) for a in shown_args))
         block = "\n".join([
             "<!-- bombs:start -->", "## Crafted bombs (issue 9)", "",
             f"Written by `bench/office_bombs.py` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: "
@@ -214,6 +216,14 @@ def main() -> None:
         else:
             old = old.rstrip("\n") + "\n\n" + block + "\n"
         args.doc.write_text(old, encoding="utf-8")
+
+
+def _relative(arg: str) -> str:
+    """A path argument inside the repository, relative to it (the command is run from a clone)."""
+    try:
+        return str(Path(arg).resolve().relative_to(ROOT))
+    except ValueError:
+        return arg
 
 
 def _commit() -> str:
