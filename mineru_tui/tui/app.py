@@ -31,7 +31,7 @@ from mineru_tui.tui.widgets.markdown_pane import MarkdownPane
 from mineru_tui.tui.widgets.preview import PagePreview
 from mineru_tui.tui.widgets.tables import BlocksTable, FilesTable, PagesTable
 from mineru_tui.watch import events as ev
-from mineru_tui.watch.service import MODEL_HINT, WatchConfig, WatchError, WatchService
+from mineru_tui.watch.service import MODEL_HINT, SERVER_HINT, WatchConfig, WatchError, WatchService
 
 TICK = 0.05  # seconds between redraws (events in between are coalesced)
 MD_FILE_LIMIT = 2_000_000  # bytes of a finished file's .md read back for display
@@ -345,6 +345,10 @@ def _read_md(output: str) -> str:
 
 
 def _placeholder(row: FileRow) -> str:
+    if row.status == ev.NEEDS_MODEL and SERVER_HINT in row.reason:
+        reason = row.reason.split("; " + SERVER_HINT)[0]
+        return (f"## Server needed\n\n{reason}\n\nStart the server (or point `--server-url` "
+                f"at one that runs), then press **r** on this file.")
     if row.status == ev.NEEDS_MODEL:
         reason = row.reason.split("; " + MODEL_HINT)[0]
         return (f"## Model needed\n\n{reason}\n\nGet the model:\n\n"

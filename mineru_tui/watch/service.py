@@ -39,9 +39,20 @@ MODEL_HINT = (f"get the model with `hf download {DEFAULT_MODEL}` (or pass "
               "--model DIR), then press r on the file")
 
 
-def with_hint(reason: str) -> str:
-    """A "model needed" reason that says how to get the model (once)."""
-    return reason if "hf download" in reason else f"{reason}; {MODEL_HINT}"
+SERVER_HINT = "check that the server answers (--server-url), then press r on the file"
+
+
+def hint_for(engine: dict | None) -> str:
+    """What to do when the engine cannot be opened: get the model, or reach the server."""
+    fields = engine or {}
+    if fields.get("engine") == "http" or fields.get("server_urls"):
+        return SERVER_HINT
+    return MODEL_HINT
+
+
+def with_hint(reason: str, hint: str = MODEL_HINT) -> str:
+    """A "model needed" reason that says what to do about it (once)."""
+    return reason if hint in reason or "hf download" in reason else f"{reason}; {hint}"
 
 
 def default_output_dir(root: Path) -> Path:
@@ -249,7 +260,8 @@ class WatchService:
                 return
             if entry.status in (FAILED, NEEDS_MODEL):
                 status = ev.NEEDS_MODEL if entry.status == NEEDS_MODEL else ev.FAILED
-                reason = with_hint(entry.reason) if status == ev.NEEDS_MODEL else entry.reason
+                reason = (with_hint(entry.reason, hint_for(self.config.engine))
+                          if status == ev.NEEDS_MODEL else entry.reason)
                 self._emit(ev.FileFinished(key, status, reason, kind=entry.kind,
                                            note="failed before: read again when it changes, "
                                                 "or press r"))
@@ -309,7 +321,7 @@ class WatchService:
             self.manifest.record(task.sha, Entry(rel, status, kind=result.kind, reason=reason,
                                                  seconds=round(result.seconds, 3)))
             if status == NEEDS_MODEL:
-                reason = with_hint(reason)
+                reason = with_hint(reason, hint_for(self.config.engine))
         with self._lock:
             self._active.pop(task.path, None)
             again = task.path in self._dirty

@@ -93,6 +93,7 @@ def test_server_url_reaches_the_page_reader(tmp_path):
         if proc.poll() is None:
             proc.kill()
     assert "scan.png" in line and url in line
+    assert "check that the server answers" in line and "hf download" not in line
 
 
 def test_plain_on_a_missing_folder_is_one_error_line(tmp_path):

@@ -239,7 +239,7 @@ def test_a_reader_that_ignores_cancel_is_killed_and_the_file_cancelled(watched, 
         rec.wait(ev.FileFinished, path=str(watched / "after.docx"), status="done")
     finally:
         service.stop()
-    assert end.status == "cancelled" and "restarted" in end.reason and took < 5
+    assert end.status == "cancelled" and "restarted" in end.reason and took < 20  # well before the 30 s token: killed, not waited for
 
 
 def test_a_folder_moved_in_is_read_and_polling_sees_new_files(watched, tmp_path):
