@@ -108,6 +108,27 @@ def _root(
     """Documents to Markdown and MinerU-compatible JSON, on your own machine."""
 
 
+def server_url_option():
+    """``--server-url``, as ``parse`` and ``watch`` take it."""
+    return typer.Option([], "--server-url", metavar="URL[,URL...]",
+                        help="OpenAI-compatible servers for --engine http (vLLM, llama-server, "
+                             "mineru-tui serve); implies it.")
+
+
+def concurrency_option():
+    """``--concurrency``, as ``parse`` and ``watch`` take it."""
+    return typer.Option(0, "--concurrency", metavar="N",
+                        help="Requests in flight per server (http: 8; llama-cpp: its 4 slots).",
+                        show_default=False)
+
+
+def engine_fields(engine: EngineName, model: Optional[str], server_url: List[str],
+                  concurrency: int) -> dict:
+    """The ``EngineOptions`` fields the engine options give (``parse`` and ``watch`` alike)."""
+    return {"engine": engine.value, "model": model, "server_urls": tuple(server_url),
+            "concurrency": max(concurrency, 0)}
+
+
 @app.command(help=PARSE_HELP, no_args_is_help=True)
 def parse(
     files: List[Path] = typer.Argument(..., metavar="FILE",
@@ -145,12 +166,8 @@ def parse(
     max_new_tokens: Optional[int] = typer.Option(None, "--max-new-tokens", metavar="N",
                                                  help="Cap every model answer at N tokens "
                                                       "(quick trials; env MINERU_TUI_MAX_NEW_TOKENS)."),
-    server_url: List[str] = typer.Option([], "--server-url", metavar="URL[,URL...]",
-                                         help="OpenAI-compatible servers for --engine http (vLLM, "
-                                              "llama-server, mineru-tui serve); implies it."),
-    concurrency: int = typer.Option(0, "--concurrency", metavar="N",
-                                    help="Requests in flight per server (http: 8; llama-cpp: "
-                                         "its 4 slots).", show_default=False),
+    server_url: List[str] = server_url_option(),
+    concurrency: int = concurrency_option(),
     workers: int = typer.Option(1, "--workers", metavar="N",
                                 help="Files read at once, sharing the engine: keeps several "
                                      "servers busy (--engine http). Output order unchanged."),
@@ -176,8 +193,8 @@ def parse(
     if output is not None and (problem := out_dir_problem(output)):
         raise typer.BadParameter(problem, param_hint="-o/--output")
     reading = ConvertOptions(
-        engine=LazyEngine(EngineOptions(engine=engine.value, model=model, server_urls=tuple(server_url),
-                                        concurrency=max(concurrency, 0))), mode=mode.value,
+        engine=LazyEngine(EngineOptions(**engine_fields(engine, model, server_url, concurrency))),
+        mode=mode.value,
         effort=effort.value, pages=pages, image_analysis=image_analysis,
         extra={"max_new_tokens": max_new_tokens} if max_new_tokens else {})
     opts = Options(out_dir=output, fmt=fmt.value, verbose=verbose, quiet=quiet,

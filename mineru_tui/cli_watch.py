@@ -41,7 +41,8 @@ def register(app: typer.Typer) -> None:
     module has no ``from __future__ import annotations`` because Typer evaluates the
     annotations of the nested function against this module's globals.
     """
-    from mineru_tui.cli import Effort, EngineName, Mode
+    from mineru_tui.cli import (Effort, EngineName, Mode, concurrency_option, engine_fields,
+                                server_url_option)
     from mineru_tui.reader.defaults import DEFAULT_MODEL, MODEL_ENV
 
     @app.command(help=WATCH_HELP, no_args_is_help=True)
@@ -73,21 +74,15 @@ def register(app: typer.Typer) -> None:
                                             help="Also describe pictures and charts."),
         max_new_tokens: int | None = typer.Option(None, "--max-new-tokens", metavar="N",
                                                      help="Cap every model answer at N tokens."),
-        server_url: list[str] = typer.Option([], "--server-url", metavar="URL[,URL...]",
-                                             help="OpenAI-compatible servers for --engine http "
-                                                  "(vLLM, llama-server, mineru-tui serve); implies it."),
-        concurrency: int = typer.Option(0, "--concurrency", metavar="N",
-                                        help="Requests in flight per server (http: 8; llama-cpp: "
-                                             "its 4 slots).", show_default=False),
+        server_url: list[str] = server_url_option(),
+        concurrency: int = concurrency_option(),
     ) -> None:
         if max_new_tokens is not None and max_new_tokens < 1:
             raise typer.BadParameter("must be at least 1", param_hint="--max-new-tokens")
         reading = {"mode": mode.value, "effort": effort.value, "image_analysis": image_analysis,
                    "extra": {"max_new_tokens": max_new_tokens} if max_new_tokens else {}}
         raise typer.Exit(run_watch(folder, output_dir, plain=plain, poll=poll,
-                                   engine={"engine": engine.value, "model": model,
-                                           "server_urls": tuple(server_url),
-                                           "concurrency": max(concurrency, 0)},
+                                   engine=engine_fields(engine, model, server_url, concurrency),
                                    reading=reading))
 
 

@@ -178,25 +178,15 @@ def _warn_failed_pages(doc, records) -> None:
     """One warning per reason, naming its pages: a 300-page scan read at effort low
     says once that its pages need the model, not 300 times."""
     from mineru_tui.errors import cut_warning
+    from mineru_tui.pdf.page_range import format_pages
 
     by_reason: dict[str, list[int]] = {}
     for r in records:
         if "error" in r:
             by_reason.setdefault(r["error"], []).append(r["page_no"])
     for reason, numbers in by_reason.items():
-        what = f"page {numbers[0]} was" if len(numbers) == 1 else f"pages {page_list(numbers)} were"
+        what = f"page {numbers[0]} was" if len(numbers) == 1 else f"pages {format_pages(numbers)} were"
         doc.warnings.append(cut_warning(f"{what} not read: {reason}"))
-
-
-def page_list(numbers: list[int]) -> str:
-    """``[1, 2, 3, 7]`` → ``"1-3, 7"``."""
-    runs: list[list[int]] = []
-    for n in sorted(numbers):
-        if runs and n == runs[-1][1] + 1:
-            runs[-1][1] = n
-        else:
-            runs.append([n, n])
-    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
 def _finish(doc, records, path, detected, settings, engine, merge):

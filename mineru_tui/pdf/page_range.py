@@ -36,6 +36,17 @@ def parse_pages(spec: str | None, total: int) -> list[int]:
     return sorted(chosen)
 
 
+def format_pages(numbers: list[int]) -> str:
+    """Page numbers written back as ranges, the inverse of the syntax: ``[1, 2, 3, 7]`` → ``"1-3, 7"``."""
+    runs: list[list[int]] = []
+    for n in sorted(numbers):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
 def _ranges(spec: str | None):
     """(first, last) per comma-separated part, 1-based; one ``(1, None)`` for every page."""
     if spec is None or not spec.strip() or spec.strip().lower() == "all":
