@@ -15,7 +15,12 @@ def main() -> None:
     interrupts.install()
     try:
         from mineru_tui.cli import main as cli_main
-    except (KeyboardInterrupt, interrupts.Terminated):
+    except BaseException as e:
+        # A signal may come back wrapped: Python 3.11 turns an exception raised inside
+        # ``__set_name__`` (which creating a dataclass calls) into a RuntimeError.
+        if interrupts.received() is None and not isinstance(e, (KeyboardInterrupt,
+                                                                 interrupts.Terminated)):
+            raise
         interrupts.ignore()
         code = interrupts.exit_code() or 130
         print("terminated" if code == 143 else "interrupted", file=sys.stderr)

@@ -368,6 +368,10 @@ def main() -> None:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
     except (KeyboardInterrupt, interrupts.Terminated):
         code = 0
+    except Exception:
+        if interrupts.received() is None:
+            raise
+        code = 0  # the signal's exception, wrapped on the way (see mineru_tui.__main__)
     finally:
         interrupts.ignore()  # the run is over; a later signal changes nothing
     signalled = interrupts.exit_code()

@@ -200,3 +200,46 @@ def test_first_ctrl_c_while_reading_pages_cancels_and_is_remembered(handlers):
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(0.01)
     assert handlers.exit_code() == 130  # a reader that ignored the flag still ends the run
+
+
+# A signal arriving while a class is created: Python 3.11 wraps the handler's exception,
+# raised inside ``__set_name__``, in a RuntimeError (a dataclass's fields call it).
+_WRAPPED = r"""
+import os, signal, sys
+
+class Field:
+    def __set_name__(self, owner, name):
+        os.kill(os.getpid(), signal.SIGTERM)  # the handler raises here, inside __set_name__
+        for _ in range(1000):  # give it a bytecode boundary to run at
+            pass
+
+def make_class():
+    type("Made", (), {"field": Field()})
+
+if sys.argv[1] == "start-up":  # while the CLI module is imported
+    import importlib.abc
+
+    class Finder(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path, target=None):
+            if name == "mineru_tui.cli":
+                make_class()
+            return None
+
+    sys.meta_path.insert(0, Finder())
+    from mineru_tui.__main__ import main
+    main()
+else:  # while a command runs
+    from mineru_tui import cli, interrupts
+
+    interrupts.install()
+    cli.app = lambda **kw: make_class()
+    cli.main()
+"""
+
+
+@pytest.mark.parametrize("where", ["start-up", "command"])
+def test_an_interrupt_wrapped_by_python_still_ends_with_its_code(where):
+    r = subprocess.run([sys.executable, "-c", _WRAPPED, where], cwd=ROOT, env=ENV,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 143, r.stderr
+    assert r.stderr == "terminated\n"
