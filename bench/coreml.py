@@ -87,7 +87,7 @@ def main() -> None:
            "load_s": round(load_s, 2), "load_included_compile": cold, **bench(model, page, args.tokens)}
     print(json.dumps(row), flush=True)
     if args.numpy:
-        from mineru_tui.reader import load_model
+        from mineru_tui.engines.numpy import load_model
 
         ref = load_model(args.model)
         print(json.dumps({"engine": "numpy", **bench(ref, page, args.tokens)}), flush=True)

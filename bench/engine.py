@@ -174,8 +174,8 @@ def blas_info() -> list[dict]:
 
 def decode_steps(model, batch: int, context: int, steps: int) -> dict:
     """Time ``steps`` decode steps of ``batch`` rows at ``context`` cached tokens (random cache)."""
-    from mineru_tui.reader.rope import mrope_cos_sin
-    from mineru_tui.reader.sampling import LogitsProcessor, SamplingParams, greedy
+    from mineru_tui.engines.numpy.rope import mrope_cos_sin
+    from mineru_tui.engines.numpy.sampling import LogitsProcessor, SamplingParams, greedy
 
     tc = model.config.text
     text = model.text
@@ -207,8 +207,8 @@ def decode_steps(model, batch: int, context: int, steps: int) -> dict:
 def run(ckpt: Path, args) -> dict:
     """The measurements (in a fresh process, so peak RSS is the engine's own)."""
     sys.path.insert(0, str(REPO))
-    from mineru_tui.reader import load_model
-    from mineru_tui.reader.preprocess import preprocess_image
+    from mineru_tui.engines.numpy import load_model
+    from mineru_tui.engines.numpy.preprocess import preprocess_image
 
     res: dict = {"python": platform.python_version(), "numpy": np.__version__, "nproc": os.cpu_count()}
     with open("/proc/cpuinfo") as f:
@@ -271,8 +271,8 @@ def hf_run(ckpt: Path, args) -> dict:
     from transformers import DynamicCache, Qwen2VLForConditionalGeneration
 
     sys.path.insert(0, str(REPO))
-    from mineru_tui.reader.checkpoint import load_checkpoint
-    from mineru_tui.reader.preprocess import preprocess_image
+    from mineru_tui.engines.numpy.checkpoint import load_checkpoint
+    from mineru_tui.engines.numpy.preprocess import preprocess_image
 
     res: dict = {"transformers": transformers.__version__, "torch": torch.__version__, "torch_threads": torch.get_num_threads()}
     t = time.perf_counter()

@@ -27,9 +27,9 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
 from engine import page_image  # noqa: E402
-from mineru_tui.reader import load_model  # noqa: E402
-from mineru_tui.reader.decoder import NumpyTextForward  # noqa: E402
-from mineru_tui.reader.model import Model  # noqa: E402
+from mineru_tui.engines.numpy import load_model  # noqa: E402
+from mineru_tui.engines.numpy.decoder import NumpyTextForward  # noqa: E402
+from mineru_tui.engines.numpy.model import Model  # noqa: E402
 
 PROMPT = "\nText Recognition:"
 

@@ -13,8 +13,8 @@ argmax), so the token counts are those of a real page while the weights are rand
   forced ids are the text's ids cycled to those counts (the cost of a step does not depend
   on which id it is).
 
-Runs, all through :class:`mineru_tui.engines.numpy_engine.NumpyEngine` and the page reader's
-own crops, prompts and knobs (:mod:`mineru_tui.pages.protocol`):
+Runs, all through :class:`mineru_tui.engines.numpy.engine.NumpyEngine` and the page reader's
+own crops, prompts and knobs (:mod:`mineru_tui.reader.protocol`):
 
 1. layout: the 1036x1036 page image → vision, prefill, decode of the layout answer;
 2. recognition, every block (``--effort high`` on a text PDF; any scan), batched by 8;
@@ -136,8 +136,8 @@ class Forcer:
 def run_forced(engine, requests, schedules, max_batch):
     """Stream the requests through the engine in chunks, forcing each row's tokens; returns
     summed stage seconds and token counts."""
-    from mineru_tui.reader import generate
-    from mineru_tui.reader.events import Done
+    from mineru_tui.engines.numpy import generate
+    from mineru_tui.engines.events import Done
 
     totals = dict(preprocess_s=0.0, vision_s=0.0, vision_tokens=0, prefill_s=0.0, prefill_tokens=0,
                   decode_s=0.0, decode_tokens=0, decode_steps=0, generated=0, wall_s=0.0)
@@ -179,8 +179,8 @@ def main() -> None:
                  "`python bench/engine.py --keep` (or pass --ckpt DIR)")
 
     from mineru_tui.engines import EngineOptions
-    from mineru_tui.engines.numpy_engine import open_engine
-    from mineru_tui.pages import protocol
+    from mineru_tui.engines.numpy.engine import open_engine
+    from mineru_tui.reader import protocol
 
     t0 = time.perf_counter()
     engine = open_engine(EngineOptions(engine="numpy", model=str(args.ckpt)))

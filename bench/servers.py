@@ -42,7 +42,7 @@ sys.path.insert(0, str(REPO))
 
 from bench.engine import page_image, write_checkpoint
 from mineru_tui.engines import EngineOptions, Request, open_engine
-from mineru_tui.reader.events import Done
+from mineru_tui.engines.events import Done
 from mineru_tui.reader.tasks import TASKS
 
 CONFIGS = ("numpy", "serve1", "serve2", "llama1", "llama2")
@@ -86,7 +86,7 @@ def start_serve(ckpt: Path, threads: int | None) -> tuple[subprocess.Popen, str]
 
 
 def start_llama(gguf: Path, threads: int, slots: int):
-    from mineru_tui.engines.llama_cpp_engine import LlamaServer, find_gguf
+    from mineru_tui.engines.llama_cpp import LlamaServer, find_gguf
 
     model, proj = find_gguf(str(gguf))
     server = LlamaServer(model, proj, slots=slots, threads=threads, ctx_per_slot=4096)

@@ -30,7 +30,7 @@ from mineru_tui.events import FileDone, FileFailed, FileStarted, OnEvent, PageDo
 
 if TYPE_CHECKING:
     from mineru_tui.document import Document
-    from mineru_tui.reader.events import CancelFlag
+    from mineru_tui.engines.events import CancelFlag
 
 BUG_HINT = ("this is a bug in mineru-tui, please report it with the file if you can "
             "(rerun with --debug for the traceback)")
@@ -128,7 +128,7 @@ def _one_page(doc: Document, page) -> Document:
 def _read_pages(path: Path, det: Detected, options: ConvertOptions, emit: OnEvent,
                 cancel: CancelFlag | None) -> Document:
     try:
-        from mineru_tui.pages import read_pages  # type: ignore[import-not-found]
+        from mineru_tui.reader import read_pages  # type: ignore[import-not-found]
     except ImportError:
         raise ConvertError(NEEDS_MODEL[det.kind]) from None
     return read_pages(path, det, options, emit=emit, cancel=cancel)

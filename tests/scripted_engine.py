@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from mineru_tui.engines.base import EngineError, Request
-from mineru_tui.reader.events import (Done, Event, GenerationResult, SequenceDone, StageEvent, Timing,
+from mineru_tui.engines.events import (Done, Event, GenerationResult, SequenceDone, StageEvent, Timing,
                                       TokenEvent)
 
 _TOKEN_RE = re.compile(r"<\|[a-z_]+\|>|<[a-z]{2,4}>|\s*[^\s<]+|\s+|<")

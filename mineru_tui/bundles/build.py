@@ -33,8 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..reader.checkpoint import Checkpoint, load_checkpoint, resolve_model
-from ..reader.errors import ModelError
+from mineru_tui.engines.numpy.checkpoint import Checkpoint, load_checkpoint, resolve_model
+from mineru_tui.engines.errors import ModelError
 from .coremltools_import import coremltools
 from .errors import BundleError
 from .manifest import Manifest, checkpoint_identity, record_files

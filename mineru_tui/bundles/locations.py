@@ -15,7 +15,7 @@ import re
 import sys
 from pathlib import Path
 
-from ..reader.defaults import DEFAULT_MODEL, MODEL_ENV
+from mineru_tui.engines.defaults import DEFAULT_MODEL, MODEL_ENV
 
 
 def cache_root() -> Path:

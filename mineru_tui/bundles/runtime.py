@@ -26,9 +26,9 @@ from typing import Protocol
 
 import numpy as np
 
-from ..reader.config import TextConfig, VisionConfig
-from ..reader.decoder import LogitsWhich
-from ..reader.rope import vision_cos_sin
+from mineru_tui.engines.numpy.config import TextConfig, VisionConfig
+from mineru_tui.engines.numpy.decoder import LogitsWhich
+from mineru_tui.engines.numpy.rope import vision_cos_sin
 from .errors import BundleError
 from .locations import cache_root
 from .manifest import Manifest, check_bundle
@@ -281,10 +281,10 @@ def open_bundle_model(bundle: str | os.PathLike[str], model: str | None, *, back
     ``full_check`` also compares every file's sha256 with the manifest (else sizes only; Core ML
     checks the sums once, before compiling).
     """
-    from ..reader.checkpoint import load_checkpoint, resolve_model
-    from ..reader.model import Model
-    from ..reader.tokenizer import Tokenizer
-    from ..reader.vision import VisionTower
+    from mineru_tui.engines.numpy.checkpoint import load_checkpoint, resolve_model
+    from mineru_tui.engines.numpy.model import Model
+    from mineru_tui.engines.numpy.tokenizer import Tokenizer
+    from mineru_tui.engines.numpy.vision import VisionTower
     from .coremltools_import import can_predict
 
     bundle = Path(bundle).expanduser()

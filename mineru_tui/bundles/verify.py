@@ -137,7 +137,7 @@ def compare(ref: list[np.ndarray], got: list[np.ndarray], weights: str, decode=N
 def verify_bundle(bundle, model, *, image=None, prompt: str = DEFAULT_PROMPT, max_new_tokens: int = DEFAULT_TOKENS,
                   backend: str = "auto", progress=None) -> VerifyReport:
     """Run both engines on one request and compare (see the module docstring)."""
-    from ..reader.model import load_model
+    from mineru_tui.engines.numpy.model import load_model
 
     say = progress or (lambda s: None)
     bundled = open_bundle_model(bundle, model, backend=backend, vision_fallback=False, full_check=True)

@@ -18,17 +18,17 @@ import threading
 from collections.abc import Iterator, Sequence
 
 from mineru_tui.engines.base import Engine, EngineError, EngineOptions, ImageInput, Request
-from mineru_tui.reader.events import CancelFlag, Event
+from mineru_tui.engines.events import CancelFlag, Event
 
 __all__ = ["ENGINES", "Engine", "EngineError", "EngineOptions", "ImageInput", "LazyEngine",
            "Request", "open_engine"]
 
 # engine name -> module that provides ``open_engine(options)``
 ENGINES: dict[str, str] = {
-    "numpy": "mineru_tui.engines.numpy_engine",
-    "coreml": "mineru_tui.engines.coreml_engine",
-    "http": "mineru_tui.engines.http_engine",
-    "llama-cpp": "mineru_tui.engines.llama_cpp_engine",
+    "numpy": "mineru_tui.engines.numpy.engine",
+    "coreml": "mineru_tui.engines.coreml",
+    "http": "mineru_tui.engines.http",
+    "llama-cpp": "mineru_tui.engines.llama_cpp",
 }
 
 
@@ -39,7 +39,7 @@ def resolve_engine_name(options: EngineOptions) -> str:
     if options.server_urls:
         return "http"
     try:  # Core ML on Apple silicon when a bundle for the model exists
-        from mineru_tui.engines.coreml_engine import available_for  # type: ignore[import-not-found]
+        from mineru_tui.engines.coreml import available_for  # type: ignore[import-not-found]
     except ImportError:
         return "numpy"
     return "coreml" if available_for(options) else "numpy"

@@ -1,7 +1,7 @@
 """The engine interface: what the page reader needs from anything that runs MinerU2.5.
 
 An engine takes a batch of :class:`Request` (image, prompt, sampling knobs) and yields the
-event stream of :mod:`mineru_tui.reader.events`::
+event stream of :mod:`mineru_tui.engines.events`::
 
     StageEvent("preprocess" | "vision" | "prefill" | "decode", done, elapsed, seconds, tokens)
     TokenEvent(seq_index, token_id, text_delta, n_generated, elapsed)   # seq_index = request index
@@ -25,8 +25,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from mineru_tui.reader.events import CancelFlag, Event
-from mineru_tui.reader.params import SamplingParams
+from mineru_tui.engines.events import CancelFlag, Event
+from mineru_tui.engines.params import SamplingParams
 
 ImageInput = Any  # a PIL image, a path or encoded bytes; None for a text-only request
 

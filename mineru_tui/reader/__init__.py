@@ -1,46 +1,267 @@
-"""The page reader: MinerU2.5 (Qwen2-VL) inference in numpy.
+"""The page reader: images and PDFs read with MinerU2.5 into the document model (``_backend: "vlm"``).
 
-    from mineru_tui.reader import load_model
-    model = load_model()                      # or load_model("path/to/checkpoint" | "org/repo")
-    result = model.generate("page.png", "\\nText Recognition:", max_new_tokens=512)
+    from mineru_tui.reader import read_pages
+    doc = read_pages(path, detected, ConvertOptions(engine=engine), emit=print, cancel=flag)
 
-See ``docs/engine.md`` for the batch and streaming forms. Importing this package is cheap: the
-model code (and tokenizers / Pillow) load on first use of ``load_model`` / ``Model``.
+Pages are read one at a time (:mod:`.sources`), each through :func:`.pipeline.read_page`
+(layout, crops, recognition batched through the engine, ``mineru-vl-utils`` post-processing),
+mapped into a document page (:mod:`.mapping`); continuing paragraphs and tables are then joined
+across pages (:mod:`.merge`). A page that fails is kept as an empty page with its reason (and a
+warning); the file fails only when no page could be read, or when the engine itself cannot run.
+Cancelling raises :class:`PagesInterrupted`, which carries the pages finished so far.
+
+With ``-o``, two more files are written next to MinerU's output set: ``<stem>_model.json``
+(the raw model answers per page, from which :func:`rebuild` makes the same document without
+the model) and ``<stem>_layout.pdf`` (the boxes drawn over each page).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import json
+import time
+from pathlib import Path
 
-from .errors import ImageError, ModelError, PromptError
-from .events import Cancelled, Done, Event, GenerationResult, SequenceDone, StageEvent, Timing, TokenEvent
+from mineru_tui import __version__
+from mineru_tui.events import PageDone, PageStarted
 
-if TYPE_CHECKING:
-    from .model import Model, load_model
+__all__ = ["PagesInterrupted", "read_pages", "rebuild"]
 
-from .defaults import DEFAULT_MODEL
-
-__all__ = [
-    "DEFAULT_MODEL",
-    "Cancelled",
-    "Done",
-    "Event",
-    "GenerationResult",
-    "ImageError",
-    "Model",
-    "ModelError",
-    "PromptError",
-    "SequenceDone",
-    "StageEvent",
-    "Timing",
-    "TokenEvent",
-    "load_model",
-]
+MODEL_JSON = "_model.json"
+LAYOUT_PDF = "_layout.pdf"
 
 
-def __getattr__(name: str) -> Any:
-    if name in ("Model", "load_model"):
-        from . import model
+class PagesInterrupted(KeyboardInterrupt):
+    """Reading was cancelled; ``document`` holds the pages finished before (maybe none)."""
 
-        return getattr(model, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __init__(self, document):
+        super().__init__("interrupted")
+        self.document = document
+
+
+def read_pages(path, detected, options, *, emit=None, cancel=None):
+    """Read every selected page of an image or PDF file into a :class:`Document`."""
+    from mineru_tui.convert import ConvertError
+    from mineru_tui.engines.base import EngineError
+    from mineru_tui.errors import InputError
+    from mineru_tui.reader import pipeline, sources
+
+    emit = emit or (lambda event: None)
+    path = Path(path)
+    try:
+        settings = pipeline.Settings.from_options(options)
+    except pipeline.PageFailed as e:
+        raise ConvertError(str(e)) from None
+    if settings.effort not in pipeline.EFFORTS:
+        raise ConvertError(f"unknown effort {options.effort!r} (choose from {', '.join(pipeline.EFFORTS)})")
+    model_free = settings.effort == "low"
+    if model_free and detected.kind != "pdf":
+        raise ConvertError("this image needs the model (effort low reads only a PDF's own text)")
+    engine = options.engine
+    if engine is None and not model_free:
+        raise ConvertError("page reading needs the MinerU2.5 model: no engine was given")
+
+    total, pages, close = sources.open_source(path, detected.kind, options.pages, settings,
+                                              classify=detected.kind == "pdf" and settings.mode != "text")
+    from mineru_tui.document import Document  # after opening: a broken file loads no more
+    from mineru_tui.reader import merge
+
+    from mineru_tui.errors import cut_warning
+
+    doc = Document(backend="vlm")
+    records: list[dict] = []
+    if model_free:
+        doc.warnings.append(cut_warning("effort low: text read from the PDF's own text layer only, "
+                                        "without the model (tables, formulas and pictures not read)"))
+    failed: list[str] = []
+    try:
+        for item in pages:
+            if cancel is not None and cancel.is_set():
+                raise PagesInterrupted(_finish(doc, records, path, detected, settings, engine, merge))
+            emit(PageStarted(str(path), item.ordinal, total))
+            t0 = time.perf_counter()
+            try:
+                if isinstance(item, sources.PageError):
+                    raise pipeline.PageFailed(item.reason)
+                if model_free:
+                    page, record = _text_layer_page(item, doc)
+                else:
+                    record, blocks = pipeline.read_page(item, engine, settings, path=str(path), emit=emit,
+                                                        cancel=cancel)
+                    page = _map(blocks, item, doc)
+                    _note_record(page, record)
+                    _note_block_failures(doc, item.number, record)
+            except pipeline.PageCancelled:
+                raise PagesInterrupted(_finish(doc, records, path, detected, settings, engine, merge)) from None
+            except EngineError as e:
+                raise ConvertError(" ".join(str(e).split()) or "the engine failed") from None
+            except (pipeline.PageFailed, InputError) as e:
+                page, record = _failed_page(item, str(e), doc)
+                failed.append(str(e))
+            except (MemoryError, RecursionError) as e:
+                page, record = _failed_page(item, f"{type(e).__name__} while reading this page", doc)
+                failed.append(record["error"])
+            records.append(record)
+            doc.pages.append(page)
+            emit(PageDone(str(path), item.ordinal, total, _page_markdown(doc, page),
+                          time.perf_counter() - t0))
+    finally:
+        close()
+    if failed and len(failed) == len(doc.pages):
+        raise ConvertError(failed[0] if len(failed) == 1 else f"no page could be read ({failed[0]})")
+    return _finish(doc, records, path, detected, settings, engine, merge)
+
+
+def _map(blocks, item, doc):
+    from mineru_tui.reader.mapping import to_page
+
+    return to_page(blocks, item.ordinal, item.page_size, item.image, doc)
+
+
+def _note_record(page, record) -> None:
+    from mineru_tui.reader.mapping import set_extra
+
+    set_extra(page, page_no=record["page_no"], mode=record["mode"], text_layer=record.get("decision"))
+
+
+def _note_block_failures(doc, number: int, record: dict) -> None:
+    """Blocks the model did not finish (error, length limit, runaway) become warnings that
+    ``parse`` always shows; the blocks themselves carry ``finish_reason`` in the JSON."""
+    from mineru_tui.errors import cut_warning
+
+    words = {"length": "stopped at the length limit", "repetition": "ran away (repeating itself) "
+             "and was cut at the length limit", "error": "failed"}
+    for i, b in enumerate(record.get("blocks", [])):
+        why = words.get(b.get("_finish"))
+        if why:
+            extra = f" ({b['_error']})" if b.get("_error") else ""
+            doc.warnings.append(cut_warning(f"page {number}, block {i + 1} ({b['type']}): {why}{extra}"))
+
+
+def _text_layer_page(item, doc):
+    """Effort ``low``: the PDF's own text in reading order, no model (marked as such)."""
+    from mineru_tui.document import Page
+    from mineru_tui.reader import pdf_glue
+    from mineru_tui.reader.mapping import set_extra
+
+    page = Page(item.ordinal, page_size=tuple(item.page_size))
+    decision = item.decision or {}
+    page.para_blocks = pdf_glue.text_only_page(item.pdf_page)  # PageFailed: needs the model
+    for b in page.para_blocks:
+        set_extra(b, source="text_layer")
+    set_extra(page, page_no=item.number, mode="text-layer", text_layer=decision)
+    record = {"page_idx": item.ordinal, "page_no": item.number, "mode": "text-layer",
+              "decision": decision, "page_size": list(item.page_size), "blocks": []}
+    return page, record
+
+
+def _failed_page(item, reason: str, doc):
+    from mineru_tui.document import Page
+    from mineru_tui.reader.mapping import set_extra
+
+    size = getattr(item, "page_size", None)
+    page = Page(item.ordinal, page_size=tuple(size) if size else None)
+    set_extra(page, page_no=item.number, error=reason)  # the warning: _warn_failed_pages
+    return page, {"page_idx": item.ordinal, "page_no": item.number, "error": reason, "blocks": []}
+
+
+def _page_markdown(doc, page) -> str:
+    from copy import copy
+
+    from mineru_tui.document import to_markdown
+
+    one = copy(doc)
+    one.pages = [page]
+    return to_markdown(one)
+
+
+def _warn_failed_pages(doc, records) -> None:
+    """One warning per reason, naming its pages: a 300-page scan read at effort low
+    says once that its pages need the model, not 300 times."""
+    from mineru_tui.errors import cut_warning
+    from mineru_tui.pdf.page_range import format_pages
+
+    by_reason: dict[str, list[int]] = {}
+    for r in records:
+        if "error" in r:
+            by_reason.setdefault(r["error"], []).append(r["page_no"])
+    for reason, numbers in by_reason.items():
+        what = f"page {numbers[0]} was" if len(numbers) == 1 else f"pages {format_pages(numbers)} were"
+        doc.warnings.append(cut_warning(f"{what} not read: {reason}"))
+
+
+def _finish(doc, records, path, detected, settings, engine, merge):
+    _warn_failed_pages(doc, records)
+    merge.merge_across_pages(doc)
+    meta = {"_version_name": f"mineru-tui {__version__}", "file": Path(path).name, "kind": detected.kind,
+            "engine": getattr(engine, "name", None), "model": getattr(engine, "model_id", None),
+            "mode": settings.mode, "effort": settings.effort, "image_analysis": settings.image_analysis,
+            "max_new_tokens": settings.max_new_tokens, "pages": records}
+    outputs = {MODEL_JSON: lambda: _json_bytes(meta),
+               LAYOUT_PDF: lambda: _layout_bytes(Path(path), detected.kind, records)}
+    doc.extra_outputs = outputs
+    doc.model_output = meta
+    return doc
+
+
+def _json_bytes(data) -> bytes:
+    return (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+
+
+def _layout_bytes(source: Path, kind: str, records: list[dict]) -> bytes | None:
+    """``<stem>_layout.pdf``: each page with its layout boxes, drawn by the pdf module
+    (None when that module is not installed)."""
+    import tempfile
+
+    from mineru_tui.reader import pdf_glue
+
+    if not pdf_glue.available():
+        return None
+    pages = [{"source": str(source), "kind": kind, "index": r["page_no"] - 1,
+              "blocks": [(b["type"], tuple(b["bbox"]), i) for i, b in enumerate(r.get("blocks", []))]}
+             for r in records]
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "layout.pdf"
+        pdf_glue.write_layout_pdf(out, pages)
+        return out.read_bytes()
+
+
+def _page_image(source, kind: str | None, number: int):
+    """Page ``number`` (1-based) of the source file as the reader saw it (for picture crops)."""
+    if kind == "pdf":
+        from mineru_tui.reader import pdf_glue
+
+        with pdf_glue.open_pdf(Path(source), str(number)) as pdf:
+            for page in pdf:
+                return pdf_glue.render(page)
+        return None
+    from mineru_tui.reader.images import iter_image_pages
+
+    for page in iter_image_pages(Path(source), {number - 1}):
+        return page.image
+    return None
+
+
+def rebuild(model_json: dict | str | Path, source: str | Path | None = None):
+    """The document ``read_pages`` made, rebuilt from its ``<stem>_model.json`` without the model.
+
+    ``source`` (the original file) is needed only for the pictures of image blocks.
+    """
+    from mineru_tui.document import Document
+    from mineru_tui.reader import merge, pipeline
+
+    if not isinstance(model_json, dict):
+        model_json = json.loads(Path(model_json).read_text(encoding="utf-8"))
+    doc = Document(backend="vlm")
+    for record in model_json["pages"]:
+        image = _page_image(source, model_json.get("kind"), record["page_no"]) if source else None
+        item = pipeline.PageInput(record["page_idx"], record["page_no"], image,
+                                  tuple(record.get("page_size") or (0, 0)))
+        if record.get("error"):
+            page, _ = _failed_page(item, record["error"], doc)
+        else:
+            blocks = pipeline.rebuild_blocks(record)
+            page = _map(blocks, item, doc)
+            _note_record(page, record)
+        doc.pages.append(page)
+    merge.merge_across_pages(doc)
+    return doc

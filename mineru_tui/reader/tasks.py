@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .defaults import TASK_NAMES
-from .sampling import SamplingParams
+from mineru_tui.engines.defaults import TASK_NAMES
+from mineru_tui.engines.numpy.sampling import SamplingParams
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from mineru_tui.engines.base import Engine
-from mineru_tui.reader.events import GenerationResult
+from mineru_tui.engines.events import GenerationResult
 
 from .batcher import Batcher, Pending
 from .requests import BadRequest, parse_chat_request

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mineru_tui.engines.base import Engine, Request
-from mineru_tui.reader.events import GenerationResult, SequenceDone, Timing, TokenEvent
+from mineru_tui.engines.events import GenerationResult, SequenceDone, Timing, TokenEvent
 
 
 @dataclass(eq=False)

@@ -23,7 +23,7 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.widgets import DataTable, Footer, Header, Log, TabbedContent, TabPane
 
-from mineru_tui.reader.defaults import DEFAULT_MODEL
+from mineru_tui.engines.defaults import DEFAULT_MODEL
 from mineru_tui.tui.screens import HelpScreen, OutputScreen
 from mineru_tui.tui.state import Board, Changes, FileRow
 from mineru_tui.tui.widgets.live import LivePane

@@ -30,7 +30,7 @@ from mineru_tui.watch.manifest import (
     Manifest,
     file_hash,
 )
-from mineru_tui.reader.defaults import DEFAULT_MODEL
+from mineru_tui.engines.defaults import DEFAULT_MODEL
 from mineru_tui.watch.settle import Settler
 from mineru_tui.watch.worker import Result, Setup
 
@@ -283,7 +283,7 @@ class WatchService:
 
     def _lane_for(self, path: Path, key: str, sha: str, rel: str) -> str | None:
         """The lane for a document, or None after reporting a file that is not one."""
-        from mineru_tui.batch import _DOC_SUFFIXES
+        from mineru_tui.cli.batch import _DOC_SUFFIXES
         from mineru_tui.detect import OFFICE_KINDS, RecognisedError, detect
         from mineru_tui.errors import InputError
 

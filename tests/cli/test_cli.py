@@ -533,7 +533,7 @@ def test_light_coercion_leaves_other_parameters_to_typer(tmp_path):
 
 
 def test_unreadable_subfolder_is_a_failure_line(fake_reader, docs, tmp_path, monkeypatch):
-    import mineru_tui.batch as batch
+    import mineru_tui.cli.batch as batch
 
     real_walk = os.walk
 

@@ -198,7 +198,7 @@ def test_page_progress_line_and_watch_lines_escape_names():
     import io
 
     from mineru_tui import events as je
-    from mineru_tui.pages.progress import ProgressLine
+    from mineru_tui.cli.progress import ProgressLine
     from mineru_tui.watch.plain import describe
 
     line = ProgressLine(io.StringIO())

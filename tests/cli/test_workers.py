@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from mineru_tui.batch import Options, run
+from mineru_tui.cli.batch import Options, run
 from mineru_tui.convert import ConvertOptions
 from tests.cli_fixtures import cli
 from tests.scripted_engine import Answer, ScriptedEngine, layout_line

@@ -16,8 +16,8 @@ from tests.tiny_checkpoint import REF_NPZ, TINY_DIR, rewrite_weights
 from mineru_tui.bundles.errors import BundleError
 from mineru_tui.bundles.evaluate import ProgramEvaluator, load_package_program
 from mineru_tui.bundles.manifest import Manifest, check_bundle
-from mineru_tui.reader.checkpoint import load_checkpoint
-from mineru_tui.reader.rope import mrope_cos_sin, vision_cos_sin
+from mineru_tui.engines.numpy.checkpoint import load_checkpoint
+from mineru_tui.engines.numpy.rope import mrope_cos_sin, vision_cos_sin
 
 
 @pytest.fixture(scope="module")

@@ -50,7 +50,7 @@ KNOBS = dict(max_new_tokens=12, stop_ids=[], no_repeat_ngram_size=0)
 
 @pytest.fixture(scope="module")
 def reference():
-    from mineru_tui.reader import load_model
+    from mineru_tui.engines.numpy import load_model
 
     return load_model(TINY_DIR)
 
@@ -178,7 +178,7 @@ def test_cli_build_reports_a_bad_model_in_one_line(tmp_path):
 @pytest.mark.skipif(MACOS, reason="checks the message shown where Core ML cannot run")
 def test_coreml_engine_off_macos_fails_in_one_line():
     from mineru_tui.engines import EngineError, EngineOptions, open_engine
-    from mineru_tui.engines.coreml_engine import available_for
+    from mineru_tui.engines.coreml import available_for
 
     with pytest.raises(EngineError) as e:
         open_engine(EngineOptions(engine="coreml", model=str(TINY_DIR)))
@@ -199,9 +199,9 @@ def test_engine_worker_process_streams_the_numpy_engines_tokens_and_cancels(refe
     """The engine in its worker process (evaluator backend): same tokens as numpy, events indexed by
     request, a bad request fails alone, cancel reaches the worker, close ends the process."""
     from mineru_tui.engines import EngineOptions, Request, open_engine
-    from mineru_tui.engines.coreml_engine import WorkerProcessEngine
-    from mineru_tui.reader.events import Done, SequenceDone, TokenEvent
-    from mineru_tui.reader.sampling import SamplingParams
+    from mineru_tui.engines.coreml import WorkerProcessEngine
+    from mineru_tui.engines.events import Done, SequenceDone, TokenEvent
+    from mineru_tui.engines.numpy.sampling import SamplingParams
 
     opts = EngineOptions(engine="coreml", model=str(TINY_DIR),
                          extra=(("bundle", str(tiny_bundle("fp16"))), ("backend", "evaluator")))

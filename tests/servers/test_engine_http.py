@@ -14,9 +14,9 @@ import pytest
 from PIL import Image
 
 from mineru_tui.engines import EngineError, EngineOptions, Request, open_engine
-from mineru_tui.engines.http_engine import connect
+from mineru_tui.engines.http import connect
 from mineru_tui.engines.openai_wire import EndTokenHoldBack, parse_server_url
-from mineru_tui.reader.events import Done, SequenceDone, StageEvent, TokenEvent
+from mineru_tui.engines.events import Done, SequenceDone, StageEvent, TokenEvent
 from mineru_tui.reader.tasks import TASKS
 from tests.server_helpers import Stub, delta, free_port, good_stream, sse
 

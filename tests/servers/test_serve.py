@@ -18,7 +18,7 @@ import pytest
 from PIL import Image
 
 from mineru_tui.engines import EngineOptions, Request, open_engine
-from mineru_tui.reader.events import Done, SequenceDone, TokenEvent
+from mineru_tui.engines.events import Done, SequenceDone, TokenEvent
 from mineru_tui.reader.tasks import TASKS
 from tests.server_helpers import ROOT, TINY, ServeProcess, free_port
 
@@ -34,7 +34,7 @@ def server():
 
 @pytest.fixture(scope="module")
 def model():
-    from mineru_tui.reader import load_model
+    from mineru_tui.engines.numpy import load_model
 
     return load_model(TINY)
 

@@ -1,0 +1,135 @@
+"""``mineru-tui bundle build|verify``: Core ML bundles (Typer sub-app).
+
+Only Typer is imported here; numpy, coremltools and the model code load when a command runs,
+so ``mineru-tui parse`` never pays for them.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+
+import typer
+
+bundle_app = typer.Typer(
+    name="bundle",
+    help="Build and verify Core ML bundles of MinerU2.5 (for --engine coreml on a Mac).",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+MODEL_HELP = "Checkpoint directory or Hugging Face repo id (env MINERU_TUI_MODEL)."
+from mineru_tui.engines.defaults import DEFAULT_MODEL, MODEL_ENV  # noqa: E402  (imports nothing)
+
+BUILD_HELP = """Convert a checkpoint to a Core ML bundle (no torch needed; runs on Linux too).
+
+\b
+The bundle is a folder: vision.mlpackage (fp16 vision tower, fixed patch
+buckets), decoder.mlpackage (prefill / decode / embed sharing one copy of the
+weights, fp16 KV cache as Core ML state) and manifest.json. --weights sets the
+decoder's linear weights: int8 (default, per channel), int4 (per block of 32)
+or fp16. Without --out it goes to the cache folder where --engine coreml looks
+for it. Progress goes to stderr; the bundle's path is printed on stdout.
+Full size takes minutes and about 7 GB of memory.
+"""
+
+VERIFY_HELP = """Check a bundle against the numpy engine on the same request.
+
+\b
+Runs the built-in test page (or --image / --prompt) through both, the bundle
+teacher-forced on the numpy engine's tokens, and prints the first differing
+greedy token, the share of equal greedy tokens and the largest logit
+difference. Exit 0 when an fp16 bundle matches every token, or a quantised one
+stays within its measured agreement floor; 1 otherwise. On macOS the bundle
+runs in Core ML; elsewhere its saved program is evaluated in numpy with
+coremltools' own op implementations (slow: keep -n small at full size).
+"""
+
+
+class Weights(str, Enum):
+    int8 = "int8"
+    int4 = "int4"
+    fp16 = "fp16"
+
+
+class Backend(str, Enum):
+    auto = "auto"
+    coreml = "coreml"
+    evaluator = "evaluator"
+
+
+def _fail(message: str) -> None:
+    print(f"error: {message}", file=sys.stderr)
+    raise typer.Exit(1)
+
+
+def _say(quiet: bool):
+    """The progress printer (stderr), None when quiet."""
+    return None if quiet else (lambda s: print(s, file=sys.stderr, flush=True))
+
+
+@bundle_app.command("build", help=BUILD_HELP)
+def build(
+    model: str = typer.Option(DEFAULT_MODEL, "--model", "-m", envvar=MODEL_ENV, metavar="DIR|REPO",
+                              help=MODEL_HELP),
+    out: Path | None = typer.Option(None, "--out", "-o", metavar="DIR",
+                                       help="Bundle folder (default: the cache folder for this model)."),
+    weights: Weights = typer.Option(Weights.int8, "--weights", "-w", help="Decoder linear weights."),
+    context: int = typer.Option(4096, "--context", metavar="N", help="KV-cache slots per sequence."),
+    chunk: int = typer.Option(64, "--chunk", metavar="N", help="Prompt tokens per prefill call."),
+    buckets: str = typer.Option("256,576,1024,2304,4096,5476", "--buckets", metavar="N,N,...",
+                                help="Vision patch buckets (multiples of 4; 5476 = the 1036x1036 layout page)."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress lines."),
+) -> None:
+    try:
+        sizes = [int(s) for s in buckets.split(",") if s.strip()]
+    except ValueError:
+        raise typer.BadParameter(f"{buckets!r} is not a comma-separated list of numbers", param_hint="--buckets") from None
+    from mineru_tui.bundles.errors import BundleError
+    from mineru_tui.bundles.locations import default_bundle_dir
+    from mineru_tui.engines.errors import ModelError
+
+    target = out if out is not None else default_bundle_dir(model)
+    try:
+        from mineru_tui.bundles.build import build_bundle
+
+        build_bundle(model, target, weights=weights.value, context=context, prefill_chunk=chunk, buckets=sizes,
+                     progress=_say(quiet))
+    except (BundleError, ModelError) as e:
+        _fail(str(e))
+    except MemoryError:
+        _fail("out of memory while building the bundle (full size needs about 7 GB free)")
+    print(target)
+
+
+@bundle_app.command("verify", help=VERIFY_HELP, no_args_is_help=True)
+def verify(
+    bundle: Path = typer.Argument(..., metavar="BUNDLE", help="Bundle folder."),
+    model: str = typer.Option(DEFAULT_MODEL, "--model", "-m", envvar=MODEL_ENV, metavar="DIR|REPO",
+                              help=MODEL_HELP),
+    image: Path | None = typer.Option(None, "--image", "-i", metavar="FILE",
+                                         help="Page image or crop (default: a built-in test page)."),
+    prompt: str = typer.Option("\nText Recognition:", "--prompt", "-p", help="Prompt text."),
+    tokens: int = typer.Option(16, "--max-new-tokens", "-n", metavar="N", help="Tokens to compare."),
+    backend: Backend = typer.Option(Backend.auto, "--backend",
+                                    help="coreml (macOS), evaluator (numpy, any OS) or auto."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress lines."),
+) -> None:
+    if tokens < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--max-new-tokens")
+    from mineru_tui.bundles.errors import BundleError
+    from mineru_tui.engines.errors import ImageError, ModelError, PromptError
+
+    try:
+        from mineru_tui.bundles.verify import verify_bundle
+
+        report = verify_bundle(bundle, model, image=image, prompt=prompt, max_new_tokens=tokens,
+                               backend=backend.value, progress=_say(quiet))
+    except (BundleError, ModelError, ImageError, PromptError) as e:
+        _fail(str(e))
+    for line in report.lines():
+        print(line)
+    raise typer.Exit(0 if report.passed else 1)

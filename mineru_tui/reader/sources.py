@@ -1,0 +1,94 @@
+"""Where page images come from: image files (every frame) or PDF pages (rendered one at a time).
+
+:func:`open_source` returns the number of pages to read and an iterator of page inputs. An
+item is a :class:`~mineru_tui.reader.pipeline.PageInput`, or a :class:`PageError` for a page
+that could not even be rendered or decoded (it fails alone). A PDF page's bitmap lives only
+while that page is read, so a 1000-page PDF never holds 1000 bitmaps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from mineru_tui.errors import InputError
+from mineru_tui.reader.pipeline import PageInput
+
+
+@dataclass
+class PageError:
+    """A page that could not be prepared: its position and one line saying why."""
+
+    ordinal: int
+    number: int
+    reason: str
+    page_size: tuple[float, float] | None = None
+
+
+def open_source(path: Path, kind: str, pages: str | None, settings, *, classify: bool):
+    """(pages to read, iterator of PageInput | PageError, closer)."""
+    if kind == "pdf":
+        return _pdf_source(path, pages, classify)
+    return _image_source(path, pages)
+
+
+def _image_source(path: Path, pages: str | None):
+    from mineru_tui.reader import images
+
+    from mineru_tui.pdf.page_range import parse_pages  # the one --pages syntax (no pypdfium2)
+
+    total = images.count_pages(path)
+    wanted = parse_pages(pages, total)
+
+    def gen() -> Iterator[PageInput | PageError]:
+        it = images.iter_image_pages(path, set(wanted))
+        for ordinal, index in enumerate(wanted):
+            try:
+                page = next(it)
+            except InputError as e:
+                yield PageError(ordinal, index + 1, str(e))
+                continue
+            except StopIteration:
+                yield PageError(ordinal, index + 1, "frame missing (truncated file)")
+                continue
+            yield PageInput(ordinal, page.index + 1, page.image, tuple(page.image.size))
+
+    return len(wanted), gen(), lambda: None
+
+
+def _pdf_source(path: Path, pages: str | None, classify: bool):
+    from mineru_tui.reader import pdf_glue
+
+    if not pdf_glue.available():
+        raise InputError("PDF reading is not available in this installation (mineru_tui.pdf is missing)")
+    pdf = pdf_glue.open_pdf(path, pages)
+    n = len(pdf)
+
+    def gen() -> Iterator[PageInput | PageError]:
+        for ordinal, page in enumerate(pdf):
+            number = int(page.index) + 1
+            try:
+                image = pdf_glue.render(page)
+                decision = None
+                if classify:
+                    try:
+                        decision = pdf_glue.classify(page)
+                    except Exception as e:  # a page we cannot classify is read by the model
+                        decision = {"use_text_layer": False, "reason": f"classification failed ({type(e).__name__})"}
+                size = tuple(float(v) for v in page.size_pt)  # as displayed (after /Rotate)
+            except InputError as e:
+                yield PageError(ordinal, number, str(e))
+                page.close()
+                continue
+            except Exception as e:
+                yield PageError(ordinal, number, f"cannot render this page ({type(e).__name__}: {' '.join(str(e).split())[:160]})")
+                page.close()
+                continue
+            try:
+                yield PageInput(ordinal, number, image, size, page, decision)
+            finally:
+                page.close()
+
+    return n, gen(), pdf.close
+
