@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mineru_tui.engines.numpy.sampling import SamplingParams
+from mineru_tui.engines.params import SamplingParams
 
 SYSTEM_PROMPT = "You are a helpful assistant."  # mineru_vl_utils DEFAULT_SYSTEM_PROMPT
 END_TOKEN_ENV = "MINERU_VLM_END_TOKEN"  # MinerU's override of the stripped end token

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mineru_tui.engines.base import Request
-from mineru_tui.engines.numpy.sampling import SamplingParams
+from mineru_tui.engines.params import SamplingParams
 
 
 class BadRequest(ValueError):

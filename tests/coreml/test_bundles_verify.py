@@ -201,7 +201,7 @@ def test_engine_worker_process_streams_the_numpy_engines_tokens_and_cancels(refe
     from mineru_tui.engines import EngineOptions, Request, open_engine
     from mineru_tui.engines.coreml import WorkerProcessEngine
     from mineru_tui.engines.events import Done, SequenceDone, TokenEvent
-    from mineru_tui.engines.numpy.sampling import SamplingParams
+    from mineru_tui.engines.params import SamplingParams
 
     opts = EngineOptions(engine="coreml", model=str(TINY_DIR),
                          extra=(("bundle", str(tiny_bundle("fp16"))), ("backend", "evaluator")))

@@ -8,7 +8,7 @@ from PIL import Image
 
 from mineru_tui.engines import EngineError, EngineOptions, LazyEngine, Request, open_engine
 from mineru_tui.engines.events import Done, SequenceDone, StageEvent, TokenEvent
-from mineru_tui.engines.numpy.sampling import SamplingParams
+from mineru_tui.engines.params import SamplingParams
 from mineru_tui.reader.tasks import TASKS
 from tests import tiny_checkpoint as tc
 

@@ -21,7 +21,7 @@ from mineru_tui.engines import EngineError, EngineOptions, Request, open_engine
 from mineru_tui.engines.gguf_export import export
 from mineru_tui.engines.llama_cpp import find_gguf
 from mineru_tui.engines.events import Done, TokenEvent
-from mineru_tui.engines.numpy.sampling import SamplingParams
+from mineru_tui.engines.params import SamplingParams
 from tests.server_helpers import ROOT, TINY
 
 GREEDY = SamplingParams(100, 0.0, 0.0, 1.0)
