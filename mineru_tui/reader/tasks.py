@@ -1,8 +1,8 @@
-"""MinerU2.5's task prompts and their decoding knobs (``mineru-vl-protocol.md`` §1.1, §2.1).
+"""MinerU2.5's tasks for ``mineru-tui generate``: each task's prompt and decoding knobs.
 
-A recognition call sends one crop with the prompt of its block type; the layout call sends the
-whole page with the layout prompt. Every prompt starts with a newline (it follows
-``<|vision_end|>`` directly in the chat template).
+They are the page reader's own (:mod:`.protocol`, i.e. mineru-vl-utils' ``DEFAULT_PROMPTS`` and
+``DEFAULT_SAMPLING_PARAMS``), looked up under the library's key for the task, so ``generate``
+sends a crop exactly as ``parse`` would.
 """
 
 from __future__ import annotations
@@ -10,7 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mineru_tui.engines.defaults import TASK_NAMES
-from mineru_tui.engines.numpy.sampling import SamplingParams
+from mineru_tui.engines.params import SamplingParams
+
+# our task name -> the library's prompt key
+LIBRARY_KEYS = {"layout": "[layout]", "text": "[default]", "table": "table",
+                "formula": "equation", "image": "image"}
 
 
 @dataclass(frozen=True)
@@ -21,13 +25,15 @@ class Task:
     sampling: SamplingParams
 
 
-# MinerU's per-key overrides; temperature 0 / top_k 1 everywhere, i.e. greedy.
-TASKS: dict[str, Task] = {
-    "layout": Task("\nLayout Detection:", SamplingParams(100, 0.0, 0.0, 1.0)),
-    "text": Task("\nText Recognition:", SamplingParams(100, 1.0, 0.05, 1.0)),
-    "table": Task("\nTable Recognition:", SamplingParams(100, 1.0, 0.005, 1.0)),
-    "formula": Task("\nFormula Recognition:", SamplingParams(100, 1.0, 0.05, 1.0)),
-    "image": Task("\nImage Analysis:", SamplingParams(100, 1.0, 0.05, 1.0)),
-}
+def _from_library() -> dict[str, Task]:
+    from mineru_tui.reader.protocol import helper, knobs
 
-assert set(TASKS) == set(TASK_NAMES), "reader/defaults.py TASK_NAMES must list the TASKS keys"
+    h = helper(False)
+    return {name: Task(h.prompts[key], knobs(h.sampling_params.get(key)))
+            for name, key in LIBRARY_KEYS.items()}
+
+
+TASKS: dict[str, Task] = _from_library()
+
+
+assert set(LIBRARY_KEYS) == set(TASK_NAMES), "engines/defaults.py TASK_NAMES must list LIBRARY_KEYS"
