@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from enum import Enum
 from pathlib import Path
+from typing import Optional
 
 import typer
 
@@ -21,8 +22,8 @@ bundle_app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-MODEL_HELP = "Checkpoint directory or Hugging Face repo id (env MINERU_TUI_MODEL)."
-from mineru_tui.engines.defaults import DEFAULT_MODEL, MODEL_ENV  # noqa: E402  (imports nothing)
+from mineru_tui.cli.options import model_option  # noqa: E402  (Typer only)
+from mineru_tui.engines.defaults import DEFAULT_MODEL  # noqa: E402  (imports nothing)
 
 BUILD_HELP = """Convert a checkpoint to a Core ML bundle (no torch needed; runs on Linux too).
 
@@ -73,8 +74,7 @@ def _say(quiet: bool):
 
 @bundle_app.command("build", help=BUILD_HELP)
 def build(
-    model: str = typer.Option(DEFAULT_MODEL, "--model", "-m", envvar=MODEL_ENV, metavar="DIR|REPO",
-                              help=MODEL_HELP),
+    model: Optional[str] = model_option(),
     out: Path | None = typer.Option(None, "--out", "-o", metavar="DIR",
                                        help="Bundle folder (default: the cache folder for this model)."),
     weights: Weights = typer.Option(Weights.int8, "--weights", "-w", help="Decoder linear weights."),
@@ -92,6 +92,7 @@ def build(
     from mineru_tui.bundles.locations import default_bundle_dir
     from mineru_tui.engines.errors import ModelError
 
+    model = model or DEFAULT_MODEL
     target = out if out is not None else default_bundle_dir(model)
     try:
         from mineru_tui.bundles.build import build_bundle
@@ -108,8 +109,7 @@ def build(
 @bundle_app.command("verify", help=VERIFY_HELP, no_args_is_help=True)
 def verify(
     bundle: Path = typer.Argument(..., metavar="BUNDLE", help="Bundle folder."),
-    model: str = typer.Option(DEFAULT_MODEL, "--model", "-m", envvar=MODEL_ENV, metavar="DIR|REPO",
-                              help=MODEL_HELP),
+    model: Optional[str] = model_option(),
     image: Path | None = typer.Option(None, "--image", "-i", metavar="FILE",
                                          help="Page image or crop (default: a built-in test page)."),
     prompt: str = typer.Option("\nText Recognition:", "--prompt", "-p", help="Prompt text."),
@@ -126,7 +126,7 @@ def verify(
     try:
         from mineru_tui.bundles.verify import verify_bundle
 
-        report = verify_bundle(bundle, model, image=image, prompt=prompt, max_new_tokens=tokens,
+        report = verify_bundle(bundle, model or DEFAULT_MODEL, image=image, prompt=prompt, max_new_tokens=tokens,
                                backend=backend.value, progress=_say(quiet))
     except (BundleError, ModelError, ImageError, PromptError) as e:
         _fail(str(e))

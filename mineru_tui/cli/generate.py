@@ -2,7 +2,7 @@
 
 The model's text goes to stdout token by token; a progress line (stage timings, prompt tokens,
 tok/s) goes to stderr. Model, image and prompt problems are one ``error:`` line and exit 1.
-This is the engine's own command (the two-stage page reader will build on it in ``parse``).
+It runs the numpy engine with one of MinerU's tasks (:mod:`mineru_tui.reader.tasks`).
 """
 
 from __future__ import annotations
@@ -11,9 +11,70 @@ import sys
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import TextIO
+from enum import Enum
+from typing import Optional, TextIO
 
+import typer
+
+from mineru_tui.cli.options import check_max_new_tokens, model_option
 from mineru_tui.console import isatty, one_line
+from mineru_tui.engines.defaults import DEFAULT_MODEL, TASK_NAMES
+
+GENERATE_HELP = """Run the MinerU2.5 model on one IMAGE and print its raw output.
+
+\b
+The text streams to stdout as it is generated (layout tokens, OTSL/HTML,
+LaTeX as the model writes them); stage timings and tok/s go to stderr.
+--task picks MinerU's prompt and decoding knobs: text (default), table,
+formula, image, or layout (run it on the whole page). --prompt sends your
+own prompt text with the task's knobs.
+
+\b
+--model takes a checkpoint directory or a Hugging Face repo id (default
+{DEFAULT_MODEL}, looked up in the Hugging Face cache;
+set HF_HUB_OFFLINE=1 to never touch the network). Runs on the numpy engine.
+
+\b
+Exit codes: 0 ok, 1 model/image/prompt error (one "error:" line), 2 usage,
+130 interrupted.
+""".replace("{DEFAULT_MODEL}", DEFAULT_MODEL)
+
+
+# The task choices are reader/tasks.py's names (read from engines/defaults.py: no numpy here)
+Task = Enum("Task", {name: name for name in TASK_NAMES}, type=str)
+
+
+def generate(
+    image: Path = typer.Argument(..., metavar="IMAGE", help="A page image or crop (PNG, JPEG, ...)."),
+    task: Task = typer.Option(Task("text"), "--task", "-t", help="MinerU task: prompt and knobs."),
+    prompt: Optional[str] = typer.Option(None, "--prompt", "-p",
+                                         help="Your own prompt text instead of the task's."),
+    model: Optional[str] = model_option(),
+    max_new_tokens: Optional[int] = typer.Option(None, "--max-new-tokens", "-n", metavar="N",
+                                                 help="Stop after N tokens (default: the "
+                                                      "model's context)."),
+    no_repeat_ngram_size: Optional[int] = typer.Option(None, "--no-repeat-ngram-size", metavar="N",
+                                                       help="Ban repeating N-grams (task default 100)."),
+    presence_penalty: Optional[float] = typer.Option(None, "--presence-penalty", metavar="X"),
+    frequency_penalty: Optional[float] = typer.Option(None, "--frequency-penalty", metavar="X"),
+    repetition_penalty: Optional[float] = typer.Option(None, "--repetition-penalty", metavar="X"),
+    verbose: bool = typer.Option(False, "-v", "--verbose",
+                                 help="Timings on stderr even when it is not a terminal."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="Only errors on stderr."),
+) -> None:
+    if verbose and quiet:
+        raise typer.BadParameter("-v and -q cannot be used together", param_hint="-v/-q")
+    check_max_new_tokens(max_new_tokens)
+
+    knobs = dict(no_repeat_ngram_size=no_repeat_ngram_size, presence_penalty=presence_penalty,
+                 frequency_penalty=frequency_penalty, repetition_penalty=repetition_penalty)
+    raise typer.Exit(run_generate(image, prompt, task.value, model or DEFAULT_MODEL, max_new_tokens, knobs,
+                                  verbose=verbose, quiet=quiet))
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``generate`` to the ``mineru-tui`` command."""
+    app.command(help=GENERATE_HELP, no_args_is_help=True)(generate)
 
 
 class Progress:

@@ -11,6 +11,8 @@ from typing import Optional
 
 import typer
 
+from mineru_tui.cli.options import EngineName, check_max_new_tokens, engine_option, model_option
+
 SERVE_HELP = """Serve the MinerU2.5 model over an OpenAI-compatible HTTP API.
 
 \b
@@ -27,13 +29,13 @@ Needs the `serve` extra: pip install 'mineru-tui[serve]'.
 """
 
 
+# the engines serve runs in this process (a server engine would only forward requests)
+LOCAL_ENGINES = (EngineName.numpy, EngineName.coreml)
+
+
 def serve(
-    engine: str = typer.Option("numpy", "--engine", "-e", metavar="numpy|coreml",
-                               help="Engine that runs the model."),
-    model: Optional[str] = typer.Option(None, "--model", "-m", envvar="MINERU_TUI_MODEL",
-                                        metavar="DIR|REPO",
-                                        help="Checkpoint directory or Hugging Face repo id "
-                                             "(env MINERU_TUI_MODEL)."),
+    engine: EngineName = engine_option(EngineName.numpy, "-e"),
+    model: Optional[str] = model_option(),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
     port: int = typer.Option(30000, "--port", "-p", help="Port to listen on."),
     served_name: Optional[str] = typer.Option(None, "--served-model-name", metavar="NAME",
@@ -43,10 +45,10 @@ def serve(
                                              help="Cap every answer at N tokens (default: "
                                                   "the model's context)."),
 ) -> None:
-    if engine not in ("numpy", "coreml"):
-        raise typer.BadParameter("choose numpy or coreml", param_hint="--engine")
-    if max_tokens is not None and max_tokens < 1:
-        raise typer.BadParameter("must be at least 1", param_hint="--max-tokens")
+    if engine not in LOCAL_ENGINES:
+        raise typer.BadParameter(f"choose {' or '.join(e.value for e in LOCAL_ENGINES)}",
+                                 param_hint="--engine")
+    check_max_new_tokens(max_tokens, "--max-tokens")
     if not 0 < port < 65536:
         raise typer.BadParameter("must be 1-65535", param_hint="--port")
     try:
@@ -66,7 +68,7 @@ def serve(
         raise typer.Exit(1) from None
     try:
         try:
-            eng = _open(engine, model)
+            eng = _open(engine.value, model)
         except EngineError as e:
             print(f"error: {e}", file=sys.stderr)
             raise typer.Exit(1) from None

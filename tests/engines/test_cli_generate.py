@@ -105,11 +105,12 @@ def test_generate_help_starts_without_numpy():
 
 
 def test_cli_choices_and_default_follow_the_reader():
-    """cli.py spells the task names and the default model out (it must not import numpy at
-    start-up); they have to stay those of reader/tasks.py and reader/checkpoint.py."""
-    from mineru_tui import cli
+    """cli/generate.py takes the task names and the default model from engines/defaults.py (it
+    must not import numpy at start-up); they have to stay those of reader/tasks.py and the
+    numpy engine's checkpoint loader."""
+    from mineru_tui.cli import generate
     from mineru_tui.engines.numpy.checkpoint import DEFAULT_MODEL
 
-    assert {t.value for t in cli.Task} == set(TASKS)
+    assert {t.value for t in generate.Task} == set(TASKS)
     res = _run("--help")
     assert res.exit_code == 0 and DEFAULT_MODEL in res.stdout

@@ -1,0 +1,115 @@
+"""The options several commands share (``parse``, ``watch``, ``serve``, ``bundle``, ``generate``).
+
+Each is defined once here: its flag, its type and its help. A command module takes them as
+defaults of its parameters (``model: Optional[str] = model_option()``). Only Typer and the
+engine names (which import nothing) are imported.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import List, Optional
+
+import typer
+
+from mineru_tui.engines.defaults import DEFAULT_MODEL, MODEL_ENV
+
+
+class Format(str, Enum):
+    md = "md"
+    json = "json"
+
+
+class EngineName(str, Enum):
+    auto = "auto"
+    numpy = "numpy"
+    coreml = "coreml"
+    http = "http"
+    llama_cpp = "llama-cpp"
+
+
+class Mode(str, Enum):
+    two_stage = "two-stage"
+    text = "text"
+
+
+class Effort(str, Enum):
+    low = "low"
+    medium = "medium"
+    high = "high"
+
+
+def engine_option(default: EngineName = EngineName.auto, *flags: str):
+    """``--engine``: what runs the model."""
+    return typer.Option(default, "--engine", *flags,
+                        help="What runs the MinerU2.5 model for PDFs and images "
+                             "(auto: numpy on this machine).")
+
+
+def model_option():
+    """``--model`` / ``-m`` (env ``MINERU_TUI_MODEL``): a checkpoint folder or a hub repo id."""
+    return typer.Option(None, "--model", "-m", envvar=MODEL_ENV, metavar="DIR|REPO",
+                        help=f"Checkpoint directory or Hugging Face repo id (env {MODEL_ENV}; "
+                             f"default {DEFAULT_MODEL}).")
+
+
+def mode_option():
+    """``--mode``: MinerU's two stages, or one plain-text pass per page."""
+    return typer.Option(Mode.two_stage, "--mode",
+                        help="two-stage: layout, then every block read (MinerU's way); "
+                             "text: one plain-text pass per page, faster.")
+
+
+def effort_option():
+    """``--effort``: how much of a PDF the model reads."""
+    return typer.Option(Effort.medium, "--effort",
+                        help="PDFs: medium uses a page's own text layer for text blocks when it "
+                             "is usable; high has the model read every block; low reads only the "
+                             "text layer (no model).")
+
+
+def image_analysis_option():
+    """``--image-analysis``."""
+    return typer.Option(False, "--image-analysis",
+                        help="Also describe pictures and charts with the model.")
+
+
+def max_new_tokens_option():
+    """``--max-new-tokens``: a cap on every model answer."""
+    return typer.Option(None, "--max-new-tokens", metavar="N",
+                        help="Cap every model answer at N tokens (quick trials; env "
+                             "MINERU_TUI_MAX_NEW_TOKENS).")
+
+
+def server_url_option():
+    """``--server-url``, as ``parse`` and ``watch`` take it."""
+    return typer.Option([], "--server-url", metavar="URL[,URL...]",
+                        help="OpenAI-compatible servers for --engine http (vLLM, llama-server, "
+                             "mineru-tui serve); implies it.")
+
+
+def concurrency_option():
+    """``--concurrency``, as ``parse`` and ``watch`` take it."""
+    return typer.Option(0, "--concurrency", metavar="N",
+                        help="Requests in flight per server (http: 8; llama-cpp: its 4 slots).",
+                        show_default=False)
+
+
+def check_max_new_tokens(value: Optional[int], flag: str = "--max-new-tokens") -> None:
+    """A usage error (exit 2) for a cap below 1."""
+    if value is not None and value < 1:
+        raise typer.BadParameter("must be at least 1", param_hint=flag)
+
+
+def engine_fields(engine: EngineName, model: Optional[str], server_url: List[str],
+                  concurrency: int) -> dict:
+    """The ``EngineOptions`` fields the engine options give (``parse`` and ``watch`` alike)."""
+    return {"engine": engine.value, "model": model, "server_urls": tuple(server_url),
+            "concurrency": max(concurrency, 0)}
+
+
+def reading_fields(mode: Mode, effort: Effort, image_analysis: bool,
+                   max_new_tokens: Optional[int]) -> dict:
+    """The ``ConvertOptions`` fields the reading options give (``parse`` and ``watch`` alike)."""
+    return {"mode": mode.value, "effort": effort.value, "image_analysis": image_analysis,
+            "extra": {"max_new_tokens": max_new_tokens} if max_new_tokens else {}}
