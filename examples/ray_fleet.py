@@ -30,7 +30,8 @@ def make_actor_class():
             self.server_url = server_url
 
         def read(self, path: str) -> dict:
-            from mineru_tui.convert import ConvertError, ConvertOptions, convert
+            from mineru_tui.convert import ConvertOptions, convert
+            from mineru_tui.errors import ConvertError
             from mineru_tui.document import to_markdown
 
             try:

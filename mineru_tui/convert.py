@@ -8,7 +8,7 @@ It detects the file type from the bytes, then reads it with the Office reader or
 reader, emitting the job events of :mod:`mineru_tui.events` on the way. ``parse``, the
 ``watch`` app and library users all call it; nothing else dispatches on the file type.
 
-Every failure is a :class:`ConvertError` whose ``reason`` is one sentence for the user;
+Every failure is a :class:`~mineru_tui.errors.ConvertError` whose ``reason`` is one sentence for the user;
 ``detail`` keeps the technical message (shown with ``-v``) and ``trace`` the traceback of
 an internal error (shown with ``--debug``).
 """
@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mineru_tui.console import one_line
-from mineru_tui.detect import (DEFAULT_LIMITS, KIND_IMAGE, KIND_PDF, OFFICE_KINDS, Detected,
+from mineru_tui.detect import (DEFAULT_LIMITS, OFFICE_KINDS, Detected,
                                ZipLimits, detect)
-from mineru_tui.errors import InputError, os_reason
+from mineru_tui.errors import ConvertError, InputError, os_reason
 from mineru_tui.events import FileDone, FileFailed, FileStarted, OnEvent, PageDone
 
 if TYPE_CHECKING:
@@ -34,25 +34,6 @@ if TYPE_CHECKING:
 
 BUG_HINT = ("this is a bug in mineru-tui, please report it with the file if you can "
             "(rerun with --debug for the traceback)")
-
-NEEDS_MODEL = {
-    KIND_PDF: "PDF page reading needs the MinerU2.5 model; it is not available in this "
-              "version yet",
-    KIND_IMAGE: "image page reading needs the MinerU2.5 model; it is not available in this "
-                "version yet (`mineru-tui generate FILE` prints the model's raw output for one "
-                "image)",
-}
-
-
-class ConvertError(Exception):
-    """A file that could not be converted: ``reason`` is one line for the user."""
-
-    def __init__(self, reason: str, detail: str | None = None, trace: str | None = None):
-        super().__init__(reason)
-        self.reason = reason
-        self.detail = detail  # the underlying technical message, for -v
-        self.trace = trace  # a traceback, for internal errors (--debug)
-
 
 @dataclass
 class ConvertOptions:
@@ -127,10 +108,8 @@ def _one_page(doc: Document, page) -> Document:
 
 def _read_pages(path: Path, det: Detected, options: ConvertOptions, emit: OnEvent,
                 cancel: CancelFlag | None) -> Document:
-    try:
-        from mineru_tui.reader import read_pages  # type: ignore[import-not-found]
-    except ImportError:
-        raise ConvertError(NEEDS_MODEL[det.kind]) from None
+    from mineru_tui.reader import read_pages
+
     return read_pages(path, det, options, emit=emit, cancel=cancel)
 
 

@@ -19,6 +19,23 @@ class InputError(Exception):
         self.detail = detail
 
 
+class ConvertError(Exception):
+    """A file that could not be converted: ``reason`` is one line for the user.
+
+    ``needs_model`` is the typed cause "no model to read it with" (the engine could not be
+    opened: no checkpoint, no server answering): the watcher shows such a file as "model
+    needed" and reads it again once the model is there, instead of calling the file broken.
+    """
+
+    def __init__(self, reason: str, detail: str | None = None, trace: str | None = None, *,
+                 needs_model: bool = False):
+        super().__init__(reason)
+        self.reason = reason
+        self.detail = detail  # the underlying technical message, for -v
+        self.trace = trace  # a traceback, for internal errors (--debug)
+        self.needs_model = needs_model
+
+
 # Warnings (``Document.warnings``) are plain strings. One that reports content left out
 # because a limit was hit starts with CUT; ``parse`` prints those on stderr every time,
 # not only with -v, and they stay in the middle JSON like every warning.

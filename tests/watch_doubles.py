@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from mineru_tui import events as je
-from mineru_tui.convert import ConvertError
+from mineru_tui.errors import ConvertError
 from mineru_tui.convert import convert as real_convert
 from mineru_tui.detect import OFFICE_KINDS, detect
 from mineru_tui.document import Document, Page, text_block, text_span, title_block

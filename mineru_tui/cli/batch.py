@@ -326,7 +326,8 @@ def _read(item: Item, opts: Options, live=None, cancel=None):
     """
     from dataclasses import replace
 
-    from mineru_tui.convert import ConvertError, ConvertOptions, convert
+    from mineru_tui.convert import ConvertOptions, convert
+    from mineru_tui.errors import ConvertError
     from mineru_tui.events import FileStarted
 
     if item.error:

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from mineru_tui import __version__
+from mineru_tui.errors import ConvertError
 from mineru_tui.events import PageDone, PageStarted
 
 __all__ = ["PagesInterrupted", "read_pages", "rebuild"]
@@ -40,7 +41,6 @@ class PagesInterrupted(KeyboardInterrupt):
 
 def read_pages(path, detected, options, *, emit=None, cancel=None):
     """Read every selected page of an image or PDF file into a :class:`Document`."""
-    from mineru_tui.convert import ConvertError
     from mineru_tui.engines.base import EngineError
     from mineru_tui.errors import InputError
     from mineru_tui.reader import pipeline, sources
@@ -58,7 +58,8 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
         raise ConvertError("this image needs the model (effort low reads only a PDF's own text)")
     engine = options.engine
     if engine is None and not model_free:
-        raise ConvertError("page reading needs the MinerU2.5 model: no engine was given")
+        raise ConvertError("page reading needs the MinerU2.5 model: no engine was given",
+                           needs_model=True)
 
     total, pages, close = sources.open_source(path, detected.kind, options.pages, settings,
                                               classify=detected.kind == "pdf" and settings.mode != "text")
@@ -92,8 +93,9 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
                     _note_block_failures(doc, item.number, record)
             except pipeline.PageCancelled:
                 raise PagesInterrupted(_finish(doc, records, path, detected, settings, engine, merge)) from None
-            except EngineError as e:
-                raise ConvertError(" ".join(str(e).split()) or "the engine failed") from None
+            except EngineError as e:  # the engine cannot run at all: no model, no server
+                raise ConvertError(" ".join(str(e).split()) or "the engine failed",
+                                   needs_model=True) from None
             except (pipeline.PageFailed, InputError) as e:
                 page, record = _failed_page(item, str(e), doc)
                 failed.append(str(e))

@@ -31,7 +31,7 @@ from mineru_tui.tui.widgets.markdown_pane import MarkdownPane
 from mineru_tui.tui.widgets.preview import PagePreview
 from mineru_tui.tui.widgets.tables import BlocksTable, FilesTable, PagesTable
 from mineru_tui.watch import events as ev
-from mineru_tui.watch.service import MODEL_HINT, SERVER_HINT, WatchConfig, WatchError, WatchService
+from mineru_tui.watch.service import SERVER_HINT, WatchConfig, WatchError, WatchService, hint_for
 
 TICK = 0.05  # seconds between redraws (events in between are coalesced)
 MD_FILE_LIMIT = 2_000_000  # bytes of a finished file's .md read back for display
@@ -210,7 +210,7 @@ class WatchApp(App[int]):
         if not text and row.status == "done" and row.output:
             text = _read_md(row.output)
         if not text:
-            text = _placeholder(row)
+            text = _placeholder(row, hint_for(self.config.engine if self.config else None))
         pane.show(row.path, text, len(done))
 
     # -- selection -----------------------------------------------------------------------------
@@ -344,13 +344,14 @@ def _read_md(output: str) -> str:
         return ""
 
 
-def _placeholder(row: FileRow) -> str:
-    if row.status == ev.NEEDS_MODEL and SERVER_HINT in row.reason:
-        reason = row.reason.split("; " + SERVER_HINT)[0]
+def _placeholder(row: FileRow, hint: str) -> str:
+    """The Markdown pane of a file that has no Markdown (yet); ``hint`` is the watcher's
+    advice for a file that needs the model (:func:`~mineru_tui.watch.service.hint_for`)."""
+    reason = row.reason.removesuffix("; " + hint)  # the pane says what to do at length
+    if row.status == ev.NEEDS_MODEL and hint == SERVER_HINT:
         return (f"## Server needed\n\n{reason}\n\nStart the server (or point `--server-url` "
                 f"at one that runs), then press **r** on this file.")
     if row.status == ev.NEEDS_MODEL:
-        reason = row.reason.split("; " + MODEL_HINT)[0]
         return (f"## Model needed\n\n{reason}\n\nGet the model:\n\n"
                 f"```sh\nhf download {DEFAULT_MODEL}\n```\n\n"
                 f"then restart with `--model DIR` if it is not in the Hugging Face cache, and "

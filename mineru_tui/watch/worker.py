@@ -62,16 +62,6 @@ def load_callable(spec: str):
     return getattr(importlib.import_module(module), name)
 
 
-def model_missing(kind: str, reason: str) -> bool:
-    """True when a page file failed only because no model is available."""
-    from mineru_tui.detect import PAGE_KINDS
-
-    low = reason.lower()
-    return kind in PAGE_KINDS and ("needs the mineru2.5 model" in low
-                                   or "hf download" in low or "no model" in low
-                                   or "model not found" in low)
-
-
 def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
     proto = os.fdopen(os.dup(1), "wb")
@@ -148,7 +138,7 @@ def _make_engine(fields: dict[str, Any] | None):
 
 
 def _run(job: Job, convert, options, cancel: threading.Event, emit) -> Result:
-    from mineru_tui.convert import ConvertError
+    from mineru_tui.errors import ConvertError
     from mineru_tui.events import FileStarted
 
     kinds: list[str] = []
@@ -170,7 +160,7 @@ def _run(job: Job, convert, options, cancel: threading.Event, emit) -> Result:
         if cancel.is_set():
             return Result("cancelled", kind, reason="cancelled")
         no_engine = getattr(options.engine, "open_error", None) is not None
-        status = "needs-model" if no_engine or model_missing(kind, e.reason) else "failed"
+        status = "needs-model" if no_engine or e.needs_model else "failed"
         return Result(status, kind, reason=e.reason, seconds=time.perf_counter() - t0)
     except Exception as e:  # a converter that breaks its contract: still one line
         return Result("failed", kinds[0] if kinds else "",

@@ -12,7 +12,8 @@ from PIL import Image, ImageDraw
 
 from mineru_tui import interrupts
 from mineru_tui.cli.batch import Options, run
-from mineru_tui.convert import ConvertError, ConvertOptions, convert
+from mineru_tui.convert import ConvertOptions, convert
+from mineru_tui.errors import ConvertError
 from mineru_tui.document import to_content_list, to_markdown, to_middle_json
 from mineru_tui.engines.base import EngineError
 from mineru_tui.events import (BlockDone, BlockStarted, BlockTokens, FileDone, LayoutDone, PageDone,
