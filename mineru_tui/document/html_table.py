@@ -15,7 +15,7 @@ from html.parser import HTMLParser
 
 from mineru_tui.document.escaping import ORDERED_MARKER, list_marker, unify_newlines
 from mineru_tui.document.links import safe_image_name, safe_url
-from mineru_tui.document.model import Block, BlockType, Cell, Span, SpanType, merge_spans, walk
+from mineru_tui.document.model import Block, BlockType, Cell, Span, SpanType, Table, merge_spans, walk
 
 
 def _text(text: str) -> str:
@@ -115,7 +115,7 @@ def table_span(block: Block) -> Span | None:
 def span_table_html(span: Span, image_prefix: str) -> str:
     """The HTML of a table span: built from its :class:`Table`, or its ready HTML cleaned."""
     if span.table is not None:
-        return span.table.to_html(image_prefix)
+        return table_html(span.table, image_prefix)
     return clean_table_html(span.html or "")
 
 
@@ -208,4 +208,22 @@ def clean_table_html(markup: str) -> str:
     cleaner.feed(markup)
     cleaner.close()
     out = cleaner.out + [f"</{t}>" for t in reversed(cleaner.open)]
+    return "".join(out)
+
+
+def table_html(table: Table, image_prefix: str = "") -> str:
+    """The table as one line of HTML, with colspan/rowspan and nested tables kept."""
+    out = ["<table>"]
+    for row in table.rows:
+        out.append("<tr>")
+        for cell in row:
+            tag = "th" if cell.header else "td"
+            attrs = ""
+            if int(cell.colspan) > 1:
+                attrs += f' colspan="{int(cell.colspan)}"'
+            if int(cell.rowspan) > 1:
+                attrs += f' rowspan="{int(cell.rowspan)}"'
+            out.append(f"<{tag}{attrs}>{cell_html(cell, image_prefix)}</{tag}>")
+        out.append("</tr>")
+    out.append("</table>")
     return "".join(out)

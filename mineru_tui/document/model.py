@@ -158,27 +158,6 @@ class Table:
                     return False
         return True
 
-    def to_html(self, image_prefix: str = "") -> str:
-        """The table as one line of HTML, with colspan/rowspan and nested tables kept."""
-        from mineru_tui.document.html_table import (
-            cell_html,  # the renderer needs the model
-        )
-
-        out = ["<table>"]
-        for row in self.rows:
-            out.append("<tr>")
-            for cell in row:
-                tag = "th" if cell.header else "td"
-                attrs = ""
-                if int(cell.colspan) > 1:
-                    attrs += f' colspan="{int(cell.colspan)}"'
-                if int(cell.rowspan) > 1:
-                    attrs += f' rowspan="{int(cell.rowspan)}"'
-                out.append(f"<{tag}{attrs}>{cell_html(cell, image_prefix)}</{tag}>")
-            out.append("</tr>")
-        out.append("</table>")
-        return "".join(out)
-
 
 @dataclass
 class Page:

@@ -12,6 +12,7 @@ from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Page, S
                                  image_block, list_block, number_blocks, plain_text,
                                  safe_url, spans_to_md, table_block, text_block, text_span,
                                  title_block, to_content_list, to_markdown, to_middle_json)
+from mineru_tui.document.html_table import table_html
 
 
 def cell(text: str, **kw) -> Cell:
@@ -60,7 +61,7 @@ def test_table_html_escapes_text_and_keeps_safe_links_only():
                 Cell([text_block([text_span("bad", link="javascript:alert(1)")])])],
                [cell("1"), cell("2")]])
     t.rows[0][0].colspan = 1
-    html = t.to_html()
+    html = table_html(t)
     assert '<a href="https://x.org/?a=1&amp;b=2">&lt;b&gt;&amp;</a>' in html
     assert "javascript" not in html and "<td>bad</td>" in html
 
@@ -190,7 +191,7 @@ def test_image_paths_relative_for_folders_and_bare_for_stdout():
 
 def test_image_inside_a_table_cell():
     t = Table([[Cell([image_block("image_001.png", 'say "hi"')]), cell("x")]], )
-    html = t.to_html("images/")
+    html = table_html(t, "images/")
     assert '<img src="images/image_001.png" alt="say &quot;hi&quot;">' in html
 
 
