@@ -211,7 +211,9 @@ def main() -> None:
     results["recognition_b8"] = run_forced(engine, requests, sched, 8)
     print("recognition batch 8", results["recognition_b8"], flush=True)
     # 4. default effort on a text PDF: only the non-text-like blocks go to the model
-    model_only = [k for k, i in enumerate(indices) if blocks[i]["type"] not in protocol.TEXT_LAYER_TYPES]
+    from mineru_tui.pdf.blocks_text import TEXT_LAYER_TYPES
+
+    model_only = [k for k, i in enumerate(indices) if blocks[i]["type"] not in TEXT_LAYER_TYPES]
     results["recognition_default_effort_blocks"] = [blocks[indices[k]]["type"] for k in model_only]
     results["recognition_default_effort_b8"] = run_forced(engine, [requests[k] for k in model_only],
                                                           [sched[k] for k in model_only], 8)

@@ -18,7 +18,7 @@ _EXPORTS = {
     "text_for_blocks": "blocks_text", "TEXT_LAYER_TYPES": "blocks_text",
     "text_to_spans": "blocks_text",
     "text_only_page": "text_only", "NeedsModelError": "text_only",
-    "write_layout_pdf": "layout_pdf", "LayoutPage": "layout_pdf", "LAYOUT_COLOURS": "layout_pdf",
+    "write_layout_pdf": "layout_pdf", "layout_pdf_bytes": "layout_pdf", "LayoutPage": "layout_pdf", "LAYOUT_COLOURS": "layout_pdf",
 }
 
 __all__ = list(_EXPORTS)

@@ -79,9 +79,21 @@ class LayoutPage:
 
 def write_layout_pdf(path_out, pages: Iterable[LayoutPage]) -> Path:
     """Write the layout drawing of ``pages`` (taken one at a time) to ``path_out``."""
+    path_out = Path(path_out)
+    data = layout_pdf_bytes(pages)
+    path_out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path_out.with_name(path_out.name + ".part")
+    tmp.write_bytes(data)
+    tmp.replace(path_out)  # a reader never sees a half-written file
+    return path_out
+
+
+def layout_pdf_bytes(pages: Iterable[LayoutPage]) -> bytes:
+    """The layout drawing of ``pages`` (taken one at a time) as the bytes of a PDF file."""
+    import io
+
     import pypdfium2 as pdfium
 
-    path_out = Path(path_out)
     out = pdfium.PdfDocument.new()
     sources: dict[Path, object] = {}  # open source PDFs, by path
     try:
@@ -96,15 +108,13 @@ def write_layout_pdf(path_out, pages: Iterable[LayoutPage]) -> Path:
                 _draw_block(out, page, kind, box, order, w, h)
             page.gen_content()
             page.close()
-        path_out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path_out.with_name(path_out.name + ".part")
-        out.save(tmp)
-        tmp.replace(path_out)  # a reader never sees a half-written file
+        buffer = io.BytesIO()
+        out.save(buffer)
+        return buffer.getvalue()
     finally:
         out.close()
         for src in sources.values():
             src.close()
-    return path_out
 
 
 def _copy_pdf_page(out, sources: dict, path: Path, index: int):

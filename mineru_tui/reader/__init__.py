@@ -142,12 +142,17 @@ def _note_block_failures(doc, number: int, record: dict) -> None:
 def _text_layer_page(item, doc):
     """Effort ``low``: the PDF's own text in reading order, no model (marked as such)."""
     from mineru_tui.document import Page
-    from mineru_tui.reader import pdf_glue
+    from mineru_tui.pdf import NeedsModelError, text_only_page
     from mineru_tui.reader.mapping import set_extra
+    from mineru_tui.reader.pipeline import PageFailed
 
     page = Page(item.ordinal, page_size=tuple(item.page_size))
     decision = item.decision or {}
-    page.para_blocks = pdf_glue.text_only_page(item.pdf_page)  # PageFailed: needs the model
+    try:
+        page.para_blocks = list(text_only_page(item.pdf_page))
+    except NeedsModelError as e:  # the page number is in the warning that names failed pages
+        reason = e.reason[:1].lower() + e.reason[1:]
+        raise PageFailed(f"the model is needed ({reason.rstrip('.')})") from None
     for b in page.para_blocks:
         set_extra(b, source="text_layer")
     set_extra(page, page_no=item.number, mode="text-layer", text_layer=decision)
@@ -209,32 +214,26 @@ def _json_bytes(data) -> bytes:
     return (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
 
 
-def _layout_bytes(source: Path, kind: str, records: list[dict]) -> bytes | None:
-    """``<stem>_layout.pdf``: each page with its layout boxes, drawn by the pdf module
-    (None when that module is not installed)."""
-    import tempfile
+def _layout_bytes(source: Path, kind: str, records: list[dict]) -> bytes:
+    """``<stem>_layout.pdf``: each page with its layout boxes, drawn by the pdf module."""
+    from mineru_tui.pdf import LayoutPage, layout_pdf_bytes
 
-    from mineru_tui.reader import pdf_glue
-
-    if not pdf_glue.available():
-        return None
-    pages = [{"source": str(source), "kind": kind, "index": r["page_no"] - 1,
-              "blocks": [(b["type"], tuple(b["bbox"]), i) for i, b in enumerate(r.get("blocks", []))]}
-             for r in records]
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "layout.pdf"
-        pdf_glue.write_layout_pdf(out, pages)
-        return out.read_bytes()
+    pdf = kind == "pdf"
+    return layout_pdf_bytes(
+        LayoutPage([(b["type"], tuple(b["bbox"]), i) for i, b in enumerate(r.get("blocks", []))],
+                   pdf_path=str(source) if pdf else None, page_index=r["page_no"] - 1,
+                   image=None if pdf else str(source))
+        for r in records)
 
 
 def _page_image(source, kind: str | None, number: int):
     """Page ``number`` (1-based) of the source file as the reader saw it (for picture crops)."""
     if kind == "pdf":
-        from mineru_tui.reader import pdf_glue
+        from mineru_tui.pdf import open_pdf
 
-        with pdf_glue.open_pdf(Path(source), str(number)) as pdf:
+        with open_pdf(Path(source), str(number)) as pdf:
             for page in pdf:
-                return pdf_glue.render(page)
+                return page.render()
         return None
     from mineru_tui.reader.images import iter_image_pages
 

@@ -127,12 +127,12 @@ def _two_stage(inp, engine, settings, path, emit, cancel):
 
 def _fill_from_text_layer(inp, blocks, requests, indices):
     """Text-like blocks take the PDF's characters; those without usable text stay with the model."""
-    from mineru_tui.reader import pdf_glue
+    from mineru_tui.pdf.blocks_text import TEXT_LAYER_TYPES, text_for_blocks
 
-    wanted = [k for k, i in enumerate(indices) if blocks[i]["type"] in protocol.TEXT_LAYER_TYPES]
+    wanted = [k for k, i in enumerate(indices) if blocks[i]["type"] in TEXT_LAYER_TYPES]
     if not wanted:
         return requests, indices
-    texts = pdf_glue.text_for_blocks(inp.pdf_page, [(blocks[indices[k]]["type"], list(blocks[indices[k]]["bbox"]))
+    texts = text_for_blocks(inp.pdf_page, [(blocks[indices[k]]["type"], list(blocks[indices[k]]["bbox"]))
                                                     for k in wanted], inp.image.size)
     filled = set()
     for k, text in zip(wanted, texts):

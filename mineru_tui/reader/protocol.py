@@ -25,13 +25,6 @@ from mineru_tui.engines.params import SamplingParams
 LAYOUT_PROMPT_KEY = "[layout]"
 TEXT_RECOGNITION = "\nText Recognition:"
 
-# Types whose text a usable PDF text layer gives (MinerU 4.0.12 ``NOT_EXTRACT_TYPES``).
-TEXT_LAYER_TYPES = frozenset({
-    "text", "title", "doc_title", "paragraph_title", "header", "footer", "page_number",
-    "page_footnote", "ref_text", "table_caption", "image_caption", "caption", "table_footnote",
-    "image_footnote", "footnote", "code_caption", "phonetic",
-})
-
 # MinerUClient's post-processing settings (its constructor defaults); the contract test builds
 # the library's own client with the same ones.
 CLIENT_SETTINGS: dict[str, Any] = dict(

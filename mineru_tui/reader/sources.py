@@ -58,22 +58,21 @@ def _image_source(path: Path, pages: str | None):
 
 
 def _pdf_source(path: Path, pages: str | None, classify: bool):
-    from mineru_tui.reader import pdf_glue
+    from mineru_tui.pdf import classify_page, open_pdf
 
-    if not pdf_glue.available():
-        raise InputError("PDF reading is not available in this installation (mineru_tui.pdf is missing)")
-    pdf = pdf_glue.open_pdf(path, pages)
+    pdf = open_pdf(path, pages)
     n = len(pdf)
 
     def gen() -> Iterator[PageInput | PageError]:
         for ordinal, page in enumerate(pdf):
             number = int(page.index) + 1
             try:
-                image = pdf_glue.render(page)
+                image = page.render()  # MinerU's size: 200 dpi, long edge at most 3500 px
                 decision = None
                 if classify:
                     try:
-                        decision = pdf_glue.classify(page)
+                        d = classify_page(page)
+                        decision = {"use_text_layer": bool(d.use_text_layer), "reason": str(d.reason)}
                     except Exception as e:  # a page we cannot classify is read by the model
                         decision = {"use_text_layer": False, "reason": f"classification failed ({type(e).__name__})"}
                 size = tuple(float(v) for v in page.size_pt)  # as displayed (after /Rotate)
