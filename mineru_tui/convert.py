@@ -25,15 +25,12 @@ from typing import TYPE_CHECKING, Any
 from mineru_tui.console import one_line
 from mineru_tui.detect import (DEFAULT_LIMITS, OFFICE_KINDS, Detected,
                                ZipLimits, detect)
-from mineru_tui.errors import ConvertError, InputError, os_reason
+from mineru_tui.errors import DEBUG_HINT, ConvertError, InputError, internal_error, os_reason
 from mineru_tui.events import FileDone, FileFailed, FileStarted, OnEvent, PageDone
 
 if TYPE_CHECKING:
     from mineru_tui.document import Document
     from mineru_tui.engines.events import CancelFlag
-
-BUG_HINT = ("this is a bug in mineru-tui, please report it with the file if you can "
-            "(rerun with --debug for the traceback)")
 
 @dataclass
 class ConvertOptions:
@@ -45,6 +42,9 @@ class ConvertOptions:
     effort: str = "default"  # PDF text layer use: see the README's "Effort"
     pages: str | None = None  # PDF page ranges, 1-based ("1-3,7")
     image_analysis: bool = False  # also describe images and charts with the model
+    # each page's Markdown in its PageDone event (the watch app shows it); off by default:
+    # rendering every page costs time that a run writing the whole document does not need
+    page_markdown: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -69,7 +69,7 @@ def convert(path: str | Path, options: ConvertOptions | None = None, *,
         kind = det.kind
         emit(FileStarted(str(path), kind))
         if det.kind in OFFICE_KINDS:
-            doc = _read_office(path, det, emit)
+            doc = _read_office(path, det, options, emit)
         else:
             doc = _read_pages(path, det, options, emit, cancel)
     except ConvertError as e:
@@ -85,7 +85,7 @@ def convert(path: str | Path, options: ConvertOptions | None = None, *,
     return doc
 
 
-def _read_office(path: Path, det: Detected, emit: OnEvent) -> Document:
+def _read_office(path: Path, det: Detected, options: ConvertOptions, emit: OnEvent) -> Document:
     from mineru_tui.document import to_markdown
     from mineru_tui.office import read_office
 
@@ -94,7 +94,8 @@ def _read_office(path: Path, det: Detected, emit: OnEvent) -> Document:
     seconds = time.perf_counter() - t0
     n = len(doc.pages)
     for page in doc.pages:
-        emit(PageDone(str(path), page.page_idx, n, to_markdown(_one_page(doc, page)), seconds / max(n, 1)))
+        markdown = to_markdown(_one_page(doc, page)) if options.page_markdown else None
+        emit(PageDone(str(path), page.page_idx, n, markdown, seconds / max(n, 1)))
     return doc
 
 
@@ -134,8 +135,8 @@ def _as_convert_error(e: Exception, kind: str, name: str) -> ConvertError:
         return ConvertError("its structure is nested too deeply to read")
     if isinstance(e, OSError):
         return ConvertError(f"cannot read the file: {os_reason(e)}", _detail(e))
-    return ConvertError(f"internal error in the {kind} reader ({type(e).__name__}: "
-                        f"{one_line(str(e))[:200]}); {BUG_HINT}", trace=traceback.format_exc())
+    return ConvertError(internal_error(f"the {kind} reader", e, DEBUG_HINT),
+                        trace=traceback.format_exc())
 
 
 _BRACKETED = re.compile(r"(?P<head>.+?) \((?P<tail>.+)\)")

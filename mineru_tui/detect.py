@@ -45,6 +45,22 @@ class RecognisedError(InputError):
     skipping them quietly."""
 
 
+# Names that mark a file as meant to be a document, so that a broken one found in a folder
+# is reported rather than skipped. Only a hint for reporting: the type comes from the bytes.
+DOCUMENT_SUFFIXES = frozenset({
+    ".docx", ".docm", ".dotx", ".dotm", ".pptx", ".pptm", ".ppsx", ".ppsm", ".potx", ".potm",
+    ".xlsx", ".xlsm", ".xltx", ".xltm", ".xlsb", ".doc", ".dot", ".xls", ".xlt", ".ppt", ".pps",
+    ".pot", ".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp", ".odt", ".ods",
+    ".odp", ".rtf"})
+
+
+def is_reported(path: Path, error: InputError) -> bool:
+    """Whether a folder walk (``parse DIR``, ``watch``) reports a file that ``detect`` refused
+    with ``error``, instead of skipping it quietly as "not a document": a file recognised as a
+    document, or one named like one."""
+    return isinstance(error, RecognisedError) or path.suffix.lower() in DOCUMENT_SUFFIXES
+
+
 @dataclass(frozen=True)
 class Detected:
     """What a file is: ``kind`` is one of docx/pptx/xlsx/pdf/image; ``subtype`` refines it

@@ -36,6 +36,18 @@ class ConvertError(Exception):
         self.needs_model = needs_model
 
 
+BUG_HINT = "this is a bug in mineru-tui, please report it with the file if you can"
+DEBUG_HINT = "rerun with --debug for the traceback"  # the CLI's way to see it
+
+
+def internal_error(where: str, e: BaseException, hint: str = "") -> str:
+    """The one wording of an unexpected exception in our code, as one line for the user:
+    ``internal error in the pptx reader (KeyError: 'x'); this is a bug ... (HINT)``."""
+    text = " ".join(str(e).split())[:200]
+    cause = f"{type(e).__name__}: {text}" if text else type(e).__name__
+    return f"internal error in {where} ({cause}); {BUG_HINT}" + (f" ({hint})" if hint else "")
+
+
 # Warnings (``Document.warnings``) are plain strings. One that reports content left out
 # because a limit was hit starts with CUT; ``parse`` prints those on stderr every time,
 # not only with -v, and they stay in the middle JSON like every warning.

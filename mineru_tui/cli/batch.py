@@ -37,19 +37,10 @@ from typing import Any, TextIO
 from mineru_tui import interrupts
 from mineru_tui.console import line, shown
 from mineru_tui.detect import (DEFAULT_LIMITS, OFFICE_KINDS, PAGE_KINDS, Detected,
-                               RecognisedError, ZipLimits, detect)
-from mineru_tui.errors import InputError, is_cut_warning, os_reason
+                               ZipLimits, detect, is_reported)
+from mineru_tui.errors import DEBUG_HINT, InputError, internal_error, is_cut_warning, os_reason
 from mineru_tui.interrupts import Terminated  # noqa: F401  (re-exported for the CLI)
 
-# Names that mark a file as meant to be a document, so that a broken one found in a folder
-# is reported rather than skipped. Only a hint for reporting: the type comes from the bytes.
-_DOC_SUFFIXES = {".docx", ".docm", ".dotx", ".dotm", ".pptx", ".pptm", ".ppsx", ".ppsm",
-                 ".potx", ".potm", ".xlsx", ".xlsm", ".xltx", ".xltm", ".xlsb", ".doc",
-                 ".dot", ".xls", ".xlt", ".ppt", ".pps", ".pot", ".pdf", ".png", ".jpg",
-                 ".jpeg", ".tif", ".tiff", ".webp", ".bmp", ".odt", ".ods", ".odp", ".rtf"}
-
-BUG_HINT = ("this is a bug in mineru-tui, please report it with the file if you can "
-            "(rerun with --debug for the traceback)")
 
 
 @dataclass
@@ -177,11 +168,8 @@ def _walk(root: Path, opts: Options, skip_dir: str | None) -> list[Item]:
     for _, path in files:
         try:
             det = detect(path, opts.limits)
-        except RecognisedError as e:
-            found.append(Item(path, error=str(e), detail=e.detail))
-            continue
         except InputError as e:
-            if path.suffix.lower() in _DOC_SUFFIXES:
+            if is_reported(path, e):
                 found.append(Item(path, error=str(e), detail=e.detail))
             continue
         if det.kind in OFFICE_KINDS or det.kind in PAGE_KINDS:
@@ -479,9 +467,7 @@ def _guard(what: str, fn, *args):
     except (_Failure, KeyboardInterrupt, Terminated):
         raise
     except Exception as e:
-        reason = (f"internal error in {what} ({type(e).__name__}: "
-                  f"{line(str(e))[:200]}); {BUG_HINT}")
-        raise _Failure(reason, traceback.format_exc()) from None
+        raise _Failure(internal_error(what, e, DEBUG_HINT), traceback.format_exc()) from None
 
 
 def _comment_safe(text: str) -> str:

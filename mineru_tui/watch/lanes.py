@@ -23,6 +23,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mineru_tui.errors import internal_error
 from mineru_tui.watch.worker import Job, Result, Setup
 
 KILL_AFTER = 5.0  # seconds a cancelled job may take to stop before its process is killed
@@ -119,8 +120,7 @@ class Lane:
             try:
                 result = self._run(task)
             except Exception as e:  # never let the lane die
-                result = Result("failed", reason=f"internal error in the {self.name} lane "
-                                                 f"({type(e).__name__}: {e})")
+                result = Result("failed", reason=internal_error(f"the {self.name} lane", e))
             self.current = None
             self._current_job = None
             try:

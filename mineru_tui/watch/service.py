@@ -283,17 +283,13 @@ class WatchService:
 
     def _lane_for(self, path: Path, key: str, sha: str, rel: str) -> str | None:
         """The lane for a document, or None after reporting a file that is not one."""
-        from mineru_tui.cli.batch import _DOC_SUFFIXES
-        from mineru_tui.detect import OFFICE_KINDS, RecognisedError, detect
+        from mineru_tui.detect import OFFICE_KINDS, detect, is_reported
         from mineru_tui.errors import InputError
 
         try:
             det = detect(path)
-        except RecognisedError as e:
-            self._fail(key, sha, rel, str(e))
-            return None
         except InputError as e:
-            if path.suffix.lower() in _DOC_SUFFIXES:
+            if is_reported(path, e):
                 self._fail(key, sha, rel, str(e))
             else:
                 self._emit(ev.FileFinished(key, ev.SKIPPED, f"not a document ({e})"))

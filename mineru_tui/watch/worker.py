@@ -101,7 +101,7 @@ def main() -> None:
 
     convert = load_callable(setup.converter)
     engine = _make_engine(setup.engine)
-    options = ConvertOptions(engine=engine, **(setup.reading or {}))
+    options = ConvertOptions(engine=engine, page_markdown=True, **(setup.reading or {}))
     announced = False
     while (job := jobs.get()) is not None:
         cancel.clear()
@@ -138,7 +138,7 @@ def _make_engine(fields: dict[str, Any] | None):
 
 
 def _run(job: Job, convert, options, cancel: threading.Event, emit) -> Result:
-    from mineru_tui.errors import ConvertError
+    from mineru_tui.errors import ConvertError, internal_error
     from mineru_tui.events import FileStarted
 
     kinds: list[str] = []
@@ -164,7 +164,7 @@ def _run(job: Job, convert, options, cancel: threading.Event, emit) -> Result:
         return Result(status, kind, reason=e.reason, seconds=time.perf_counter() - t0)
     except Exception as e:  # a converter that breaks its contract: still one line
         return Result("failed", kinds[0] if kinds else "",
-                      reason=f"internal error ({type(e).__name__}: {e})",
+                      reason=internal_error("the converter", e),
                       seconds=time.perf_counter() - t0)
     kind = kinds[0] if kinds else ""
     if cancel.is_set():
@@ -177,8 +177,7 @@ def _run(job: Job, convert, options, cancel: threading.Event, emit) -> Result:
                                              f"{e.strerror or e}")
     except Exception as e:
         traceback.print_exc()
-        return Result("failed", kind, reason=f"internal error in the output writer "
-                                             f"({type(e).__name__}: {e})")
+        return Result("failed", kind, reason=internal_error("the output writer", e))
     return Result("done", kind, len(doc.pages), time.perf_counter() - t0,
                   output=str(written.path), warnings=tuple(doc.warnings),
                   notes=tuple(written.notes))
