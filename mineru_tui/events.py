@@ -11,7 +11,7 @@ such as the Textual app, must hand them over itself, e.g. with ``call_from_threa
           BlockStarted(path, page, block, blocks, type)
           BlockTokens(path, page, block, text_delta, n_generated, tokens_per_s)
           BlockDone(path, page, block, type, text, source, finish_reason)
-      PageDone(path, page, pages, markdown, seconds)
+      PageDone(path, page, pages, markdown, seconds)       # markdown: only if asked (page_markdown)
     FileDone(path, kind, pages, seconds, warnings)  |  FileFailed(path, reason)
 
 Office files have no model stages: they emit FileStarted, one PageDone per page (sheet,
@@ -104,7 +104,7 @@ class PageDone:
     path: str
     page: int
     pages: int
-    markdown: str
+    markdown: str | None  # None unless ConvertOptions.page_markdown asked for it
     seconds: float
 
 

@@ -104,8 +104,8 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
                 failed.append(record["error"])
             records.append(record)
             doc.pages.append(page)
-            emit(PageDone(str(path), item.ordinal, total, _page_markdown(doc, page),
-                          time.perf_counter() - t0))
+            markdown = _page_markdown(doc, page) if options.page_markdown else None
+            emit(PageDone(str(path), item.ordinal, total, markdown, time.perf_counter() - t0))
     finally:
         close()
     if failed and len(failed) == len(doc.pages):

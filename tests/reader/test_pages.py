@@ -57,7 +57,7 @@ def read(path, engine, **kw):
 
 def test_image_page_every_step(tmp_path):
     engine = ScriptedEngine(script(), max_batch=3)
-    doc, events = read(page_png(tmp_path / "scan.png"), engine)
+    doc, events = read(page_png(tmp_path / "scan.png"), engine, page_markdown=True)
     assert doc.backend == "vlm" and len(doc.pages) == 1
     md = to_markdown(doc)
     assert md.startswith("# Intro\n\nSome text $x^2$ here continued\n\n$$\nE = mc^2\n$$\n\n<table>")
@@ -95,6 +95,12 @@ def test_image_page_every_step(tmp_path):
     pd = next(e for e in events if isinstance(e, PageDone))
     assert pd.markdown.strip() == md.strip() and pd.pages == 1
     assert next(e for e in events if isinstance(e, FileDone)).pages == 1
+
+
+def test_page_markdown_is_rendered_only_when_asked(tmp_path):
+    """parse writes the whole document; only the watch app reads each page's Markdown."""
+    _, events = read(page_png(tmp_path / "scan.png"), ScriptedEngine(script(), max_batch=3))
+    assert [e.markdown for e in events if isinstance(e, PageDone)] == [None]
 
 
 def test_failing_and_runaway_blocks_are_marked_and_the_page_renders(tmp_path):

@@ -223,23 +223,24 @@ def test_a_page_is_read_with_the_real_engine_loaded_once(watched, tmp_path):
 
 
 def test_a_reader_that_ignores_cancel_is_killed_and_the_file_cancelled(watched, monkeypatch):
-    scripted_env(monkeypatch, pages=1, token_delay=30)  # one token every 30 s: deaf to cancel
+    # deaf to cancel, one token every 10 min: only the kill can end this file (before, the
+    # double checked the flag first and a quick cancel ended it the polite way: a race)
+    scripted_env(monkeypatch, pages=1, token_delay=600, deaf=1)
     rec = Recorder()
     service = start(watched, rec, converter=SCRIPTED)
     service.lanes["pages"].kill_after = 1.0
     try:
         fake_pdf(watched / "stuck.pdf")
         rec.wait(je.BlockStarted, path=str(watched / "stuck.pdf"))
-        t0 = time.monotonic()
         assert service.cancel_current()
-        end = rec.wait(ev.FileFinished, path=str(watched / "stuck.pdf"))
-        took = time.monotonic() - t0
+        end = rec.wait(ev.FileFinished, path=str(watched / "stuck.pdf"), timeout=120)
         monkeypatch.setenv("MINERU_TEST_TOKEN_DELAY", "0")
+        monkeypatch.setenv("MINERU_TEST_DEAF", "0")
         drop(SAMPLE, watched / "after.docx")
         rec.wait(ev.FileFinished, path=str(watched / "after.docx"), status="done")
     finally:
         service.stop()
-    assert end.status == "cancelled" and "restarted" in end.reason and took < 20  # well before the 30 s token: killed, not waited for
+    assert end.status == "cancelled" and "restarted" in end.reason  # killed: the reader was restarted
 
 
 def test_a_folder_moved_in_is_read_and_polling_sees_new_files(watched, tmp_path):
