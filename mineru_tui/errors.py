@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import re
 
 
 class InputError(Exception):
@@ -59,13 +58,9 @@ def cut_warning(text: str) -> str:
     return CUT + text
 
 
-# Readers written before CUT existed say "too large ... kept/skipped"; counted as cuts too.
-_OLD_CUT = re.compile(r"\btoo large\b.*\b(kept|skipped)\b")
-
-
 def is_cut_warning(warning: str) -> bool:
     """Whether ``warning`` reports content left out (see :func:`cut_warning`)."""
-    return warning.startswith(CUT) or bool(_OLD_CUT.search(warning))
+    return warning.startswith(CUT)
 
 
 def os_reason(e: OSError) -> str:

@@ -25,6 +25,7 @@ Rules the CLI documents:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import sys
@@ -102,7 +103,7 @@ def out_dir_problem(out_dir: Path) -> str | None:
         return f"{shown(out_dir)} {what}"
 
 
-def gather(args: list[Path], opts: Options, note) -> list[Item]:
+def gather(args: list[Path], opts: Options) -> list[Item]:
     """Expand the command-line paths into items, in order, each file once."""
     items: list[Item] = []
     seen: set[str] = set()
@@ -192,7 +193,7 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
     live = _Live(stderr if opts.live and opts.workers <= 1 else None)
     ahead: _Prefetch | None = None
     try:
-        items = gather(args, opts, err)
+        items = gather(args, opts)
         pages_note = _pages_note(opts)
         if opts.workers > 1 and len(items) > 1:
             ahead = _Prefetch(items, opts)
@@ -333,7 +334,7 @@ def _read(item: Item, opts: Options, live=None, cancel=None):
     if live is not None:
         cancel = live.cancel
     try:
-        with interrupts.cancelling(cancel) if live is not None else _nothing():
+        with interrupts.cancelling(cancel) if live is not None else contextlib.nullcontext():
             doc = convert(item.path, options, detected=item.detected, on_event=on_event,
                           cancel=cancel)
     except ConvertError as e:
@@ -398,14 +399,6 @@ class _Prefetch:
                 pass
         self.futures.clear()
         return stopped
-
-
-class _nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 class _Live:

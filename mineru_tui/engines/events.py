@@ -1,7 +1,9 @@
-"""Plain data emitted while generating: timings, streaming events, results.
+"""What every engine emits while it generates: timings, streaming events, results.
 
-Nothing here knows about the CLI, Textual or HTTP. A consumer gets events through
-``on_event: Callable[[Event], None]`` or by iterating ``Model.stream(...)``:
+The words all engines share (numpy, Core ML, the http and llama.cpp clients): each
+``Engine.stream(requests)`` yields these, and the page reader, ``serve``, ``generate`` and the
+app read them without knowing which engine ran. Nothing here knows about the CLI, Textual or
+HTTP, and nothing imports numpy::
 
     StageEvent("preprocess" | "vision" | "prefill" | "decode", done=False/True, ...)
     TokenEvent(seq_index, token_id, text_delta, n_generated, elapsed)   # one per generated token

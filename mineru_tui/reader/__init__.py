@@ -206,7 +206,6 @@ def _finish(doc, records, path, detected, settings, engine, merge):
     outputs = {MODEL_JSON: lambda: _json_bytes(meta),
                LAYOUT_PDF: lambda: _layout_bytes(Path(path), detected.kind, records)}
     doc.extra_outputs = outputs
-    doc.model_output = meta
     return doc
 
 
