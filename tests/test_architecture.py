@@ -1,0 +1,159 @@
+"""The package's plan, checked from the code's own imports (every import, also those inside
+functions): no import circle, no import from a lower floor to a higher one, and the numpy model
+imported only by the code that runs it."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "mineru_tui"
+
+# The words every engine speaks: they import nothing heavy and sit on the ground floor.
+ENGINE_WORDS = {"base", "events", "params", "defaults", "errors"}
+
+# Each wing's floor: a module may import its own wing and any lower floor, nothing higher.
+FLOORS = {
+    "root": 0, "errors": 0, "console": 0, "interrupts": 0, "events": 0, "engines.words": 0,
+    "document": 1, "detect": 1,
+    "office": 2, "pdf": 2, "engines.numpy": 2,
+    "bundles": 3,               # compiled bundles, checked against the numpy model
+    "engines.impl": 4,          # numpy adapter, Core ML, http, llama.cpp
+    "engines.registry": 5,      # engines/__init__: the lazy name -> engine table
+    "reader": 6,                # the page reader: MinerU2.5's two stages over any engine
+    "convert": 7, "output": 7,
+    "watch": 8, "serve": 8,
+    "tui": 9,
+    "cli": 10,
+    "__main__": 11,
+}
+
+# Modules outside engines/numpy that import it, and why: they run the numpy model itself
+# (not one of them may import it for a word: those live in engines/).
+RUNS_THE_NUMPY_MODEL = {
+    "mineru_tui.bundles": "builds Core ML programs from the checkpoint and checks them against it",
+    "mineru_tui.engines.coreml": "drives the numpy host loop with Core ML forward passes",
+    "mineru_tui.engines.gguf_export": "reads the checkpoint to write GGUF files",
+    "mineru_tui.cli.generate": "the command that runs the numpy engine on one image",
+}
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = path
+    return out
+
+
+def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            for alias in node.names:
+                full = f"{target}.{alias.name}"
+                found.add(full if full in modules else target)
+    return {m for m in found if m in modules and m != name}
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    return {name: _imports(name, path, modules) for name, path in modules.items()}
+
+
+def _wing(module: str) -> str:
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "root"
+    if parts[1] != "engines":
+        return parts[1]
+    if len(parts) == 2:
+        return "engines.registry"
+    if parts[2] in ENGINE_WORDS:
+        return "engines.words"
+    return "engines.numpy" if parts[2] == "numpy" else "engines.impl"
+
+
+def test_every_wing_has_a_floor():
+    assert {_wing(m) for m in _graph()} <= set(FLOORS)
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of ``graph``: Tarjan's strongly connected components of 2+ modules."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return circles
+
+
+def _upward(graph: dict[str, set[str]]) -> list[str]:
+    return [f"{m} -> {t}" for m, targets in sorted(graph.items()) for t in sorted(targets)
+            if FLOORS[_wing(t)] > FLOORS[_wing(m)]]
+
+
+def test_no_import_circle():
+    assert _circles(_graph()) == []
+
+
+def test_no_import_from_a_lower_floor_to_a_higher_one():
+    assert _upward(_graph()) == []
+
+
+def test_only_code_that_runs_the_numpy_model_imports_it():
+    users = sorted(m for m, targets in _graph().items()
+                   if not m.startswith("mineru_tui.engines.numpy")
+                   and any(t.startswith("mineru_tui.engines.numpy") for t in targets))
+    unexplained = [m for m in users
+                   if not any(m == k or m.startswith(k + ".") for k in RUNS_THE_NUMPY_MODEL)]
+    assert unexplained == []
+
+
+def test_the_checks_see_a_circle_and_an_upward_import(tmp_path, monkeypatch):
+    """The graph is read from the code: a circle or an upward import written into a copy of
+    two modules is found."""
+    pkg = tmp_path / "mineru_tui"
+    (pkg / "document").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "errors.py").write_text("from mineru_tui.document import model\n")
+    (pkg / "document" / "__init__.py").write_text("")
+    (pkg / "document" / "model.py").write_text("def f():\n    from mineru_tui import errors\n")
+    monkeypatch.setitem(globals(), "PACKAGE", pkg)
+    graph = _graph()
+    assert _circles(graph) == [["mineru_tui.document.model", "mineru_tui.errors"]]
+    assert _upward(graph) == ["mineru_tui.errors -> mineru_tui.document.model"]
