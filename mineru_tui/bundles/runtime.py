@@ -5,7 +5,7 @@ numpy evaluator.
     model.generate(image, "\\nText Recognition:")
 
 :class:`BundleVision` is a ``VisionTower``-like callable, :class:`BundleTextForward` a
-``TextForward`` (``reader/decoder.py``); ``reader.Model(checkpoint, tokenizer, vision=, text=)``
+``TextForward`` (``engines/numpy/decoder.py``); ``reader.Model(checkpoint, tokenizer, vision=, text=)``
 does preprocessing, prompt, M-RoPE, masks, sampling, streaming, cancel and batching exactly as
 for the numpy engine. Only the forward passes run in the bundle.
 
@@ -89,7 +89,7 @@ class CoreMLRunner:
     """Core ML predictions (macOS 15+): ``CompiledMLModel`` per function, compiled once.
 
     ``predict`` holds the GIL for the whole prediction (coremltools' bindings never release it),
-    so the engine runs this in a worker process (``engines/coreml_engine.py``). Predictions that
+    so the engine runs this in a worker process (``engines/coreml.py``). Predictions that
     share an ``MLState`` must not overlap (Apple's ``MLState`` contract): a lock serialises them.
     """
 

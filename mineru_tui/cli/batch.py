@@ -216,15 +216,7 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
                 where = ""
                 if opts.out_dir is not None:
                     assert stems is not None and written is not None
-                    stem, why = stems[n]
-                    done = _guard("the output writer", _write, doc, opts.out_dir, stem,
-                                  item.path, written)
-                    written.add(done.path.name)
-                    where = f" -> {shown(done.path)}{os.sep}"
-                    whys = ([why] if why else []) + done.notes
-                    if whys and not opts.quiet:
-                        err(f"note: {item.display}: written to {shown(done.path)}{os.sep} "
-                            f"({line('; '.join(whys))})")
+                    where = _write_set(doc, item, opts, stems[n], written, err)
                 elif opts.fmt == "json":
                     from mineru_tui.output import content_list_for_stdout, dumps_json
                     content = _guard("the renderer", content_list_for_stdout, doc)
@@ -233,15 +225,8 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
                     else:
                         json_entries.append({"file": item.name, "content_list": content})
                 else:
-                    from mineru_tui.output import markdown_for_stdout
-                    md = _guard("the renderer", markdown_for_stdout, doc)
-                    if not single:
-                        if not first_md:
-                            stdout.write("\n")
-                        stdout.write(f"<!-- mineru-tui: {_comment_safe(item.display)} -->\n\n")
-                        first_md = False
-                    stdout.write(md)
-                    stdout.flush()
+                    _print_markdown(doc, item, stdout, header=not single, first=first_md)
+                    first_md = False
             except (KeyboardInterrupt, Terminated) as e:
                 if stems is not None and written is not None:
                     _keep_finished_pages(e, item, opts, stems[n][0], written, err)
@@ -265,20 +250,7 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
             if pages_note and kind in OFFICE_KINDS:
                 err(f"note: {item.display}: {pages_note}")
                 pages_note = None  # once per run
-            if opts.progress:
-                facts = [f"{len(doc.pages)} {_unit(kind)}{'s' * (len(doc.pages) != 1)}"]
-                if doc.images:
-                    facts.append(f"{len(doc.images)} image{'s' * (len(doc.images) != 1)}"
-                                 + ("" if opts.out_dir else " not written (use -o DIR)"))
-                hidden = [w for w in doc.warnings if not is_cut_warning(w)]
-                if hidden and not opts.verbose:
-                    facts.append(f"{len(hidden)} warning{'s' * (len(hidden) != 1)} "
-                                 f"(-v lists them)")
-                facts.append(f"{dt:.2f} s")
-                err(f"{prefix}{item.display}: ok ({', '.join(facts)}){where}")
-            for w in doc.warnings:
-                if opts.verbose or (is_cut_warning(w) and not opts.quiet):
-                    err(f"warning: {item.display}: {line(w)}")
+            _say_done(doc, kind, item, opts, f"{prefix}{item.display}", dt, where, err)
         interrupts.check()
         if opts.fmt == "json" and opts.out_dir is None and not single:
             from mineru_tui.output import dumps_json
@@ -297,6 +269,49 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
             engine.close()
     _finish(report, opts, err, len(items))
     return 1 if report.failures else 0
+
+
+def _write_set(doc, item: Item, opts: Options, stem_why: tuple, written: set[str], err) -> str:
+    """Write ``doc``'s output set under ``-o``; returns `` -> DIR/stem/`` for the ok line."""
+    stem, why = stem_why
+    done = _guard("the output writer", _write, doc, opts.out_dir, stem, item.path, written)
+    written.add(done.path.name)
+    whys = ([why] if why else []) + done.notes
+    if whys and not opts.quiet:
+        err(f"note: {item.display}: written to {shown(done.path)}{os.sep} "
+            f"({line('; '.join(whys))})")
+    return f" -> {shown(done.path)}{os.sep}"
+
+
+def _print_markdown(doc, item: Item, stdout: TextIO, *, header: bool, first: bool) -> None:
+    """``doc``'s Markdown on stdout; in a batch after a ``<!-- mineru-tui: PATH -->`` line."""
+    from mineru_tui.output import markdown_for_stdout
+
+    md = _guard("the renderer", markdown_for_stdout, doc)
+    if header:
+        if not first:
+            stdout.write("\n")
+        stdout.write(f"<!-- mineru-tui: {_comment_safe(item.display)} -->\n\n")
+    stdout.write(md)
+    stdout.flush()
+
+
+def _say_done(doc, kind: str, item: Item, opts: Options, label: str, seconds: float,
+              where: str, err) -> None:
+    """The file's ``ok (...)`` line (with progress) and the warnings it must show."""
+    if opts.progress:
+        facts = [f"{len(doc.pages)} {_unit(kind)}{'s' * (len(doc.pages) != 1)}"]
+        if doc.images:
+            facts.append(f"{len(doc.images)} image{'s' * (len(doc.images) != 1)}"
+                         + ("" if opts.out_dir else " not written (use -o DIR)"))
+        hidden = [w for w in doc.warnings if not is_cut_warning(w)]
+        if hidden and not opts.verbose:
+            facts.append(f"{len(hidden)} warning{'s' * (len(hidden) != 1)} (-v lists them)")
+        facts.append(f"{seconds:.2f} s")
+        err(f"{label}: ok ({', '.join(facts)}){where}")
+    for w in doc.warnings:
+        if opts.verbose or (is_cut_warning(w) and not opts.quiet):
+            err(f"warning: {item.display}: {line(w)}")
 
 
 class _Failure(Exception):
