@@ -1,4 +1,4 @@
-"""User-facing errors of the page reader.
+"""User-facing errors of the engines (a model that cannot be loaded, an image or a prompt it cannot take).
 
 Every message is one line meant to be shown to a user as is (the CLI prints it without a
 traceback), so it says what is wrong and, where possible, what to do about it.

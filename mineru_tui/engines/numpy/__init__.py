@@ -1,4 +1,4 @@
-"""The page reader: MinerU2.5 (Qwen2-VL) inference in numpy.
+"""The numpy engine: MinerU2.5 (Qwen2-VL) inference in numpy, the exact reference.
 
     from mineru_tui.engines.numpy import load_model
     model = load_model()                      # or load_model("path/to/checkpoint" | "org/repo")
