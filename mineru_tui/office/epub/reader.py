@@ -4,8 +4,9 @@
 files and its spine the reading order. Every spine item that is an (X)HTML document is a
 chapter, read by the HTML walker (:mod:`mineru_tui.office.html.blocks`) into one
 :class:`Page` named after its entry in the table of contents (the EPUB 3 navigation
-document, else the EPUB 2 NCX); a chapter without a heading of its own gets that entry as
-its title. A spine item that is a picture is an image block.
+document, else the EPUB 2 NCX): the ``page_name`` of the middle JSON. The Markdown keeps the
+chapter's own headings only (a label such as "Cover" is not the book's text). A spine
+item that is a picture is an image block.
 
 Links between chapters stay inside the document: ``ch2.xhtml#sec1`` becomes ``#sec1``
 and ``ch2.xhtml`` the chapter's own anchor (``#ch2``); links to the web stay as they are.
@@ -26,7 +27,7 @@ import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from mineru_tui.document import BlockType, Document, Page, image_block, text_span, title_block
+from mineru_tui.document import Document, Page, image_block
 from mineru_tui.errors import InputError
 from mineru_tui.office.html.blocks import HtmlBlocks, Notes, attr, tag_of
 from mineru_tui.office.html.parse import DEEP, max_depth, parse_xhtml
@@ -108,10 +109,6 @@ def _read(pkg: Package, doc: Document, spine: list[_Item], chapters: dict[str, s
             page.para_blocks = [image_block(name)] if name else []
         else:
             page.para_blocks = walker.read(root)
-        label = toc.get(item.name)
-        if label and page.para_blocks and not any(b.type == BlockType.TITLE
-                                                  for b in page.para_blocks):
-            page.para_blocks.insert(0, title_block([text_span(label)], 1))
         if page.para_blocks:
             doc.pages.append(page)
     if doc.pages:
