@@ -192,7 +192,6 @@ class Notes:
                 self.targets[target] = body
                 self.bodies.add(body)
                 self.refs.add(a)
-        self._ids = {}
 
     def label(self, target: str) -> str:
         if target not in self.labels:

@@ -23,6 +23,7 @@ _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF32_LE, "utf-32"),
 _META = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9_.:\-]+)""", re.I)
 _XML_DECL = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9_.\-]+)["']""")
 _WESTERN = {"latin-1", "iso8859-1", "cp1252", "ascii", "iso8859-15"}
+_WIDE = ["utf_16", "utf_16_be", "utf_16_le", "utf_32", "utf_32_be", "utf_32_le", "utf_7"]
 SAMPLE = 256 << 10  # bytes the detector looks at; enough to tell scripts apart
 
 
@@ -100,7 +101,10 @@ def _detector(sample: bytes, declared: str | None) -> str:
     """charset-normalizer's best reading, unless the declared one reads as well."""
     from charset_normalizer import from_bytes
 
-    best = from_bytes(sample).best()
+    # Without a byte-order mark, UTF-16/32 text has NUL bytes (its ASCII letters); UTF-7 is
+    # a mail encoding. Excluded, so a short Shift-JIS line is not taken for UTF-16.
+    exclude = [] if b"\x00" in sample else _WIDE
+    best = from_bytes(sample, cp_exclusion=exclude).best()
     if best is None:
         return declared or "cp1252"
     found = codec(best.encoding) or "cp1252"
