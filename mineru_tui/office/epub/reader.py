@@ -25,13 +25,13 @@ from __future__ import annotations
 import posixpath
 import re
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from mineru_tui.document import Document, Page, image_block
 from mineru_tui.errors import InputError
 from mineru_tui.office.html.blocks import HtmlBlocks, Notes, attr, tag_of
 from mineru_tui.office.html.parse import DEEP, max_depth, parse_xhtml
-from mineru_tui.office.html.reader import MAX_IMAGE_BYTES, data_uri, image_ext
+from mineru_tui.office.html.reader import MAX_IMAGE_BYTES, data_uri, image_ext, split_url
 from mineru_tui.office.package import Package, PartError, local
 
 EPUB_BUDGET = 64 << 20  # XHTML and XML parsed per book; a long novel is a few MiB
@@ -130,8 +130,8 @@ class _Resources:
         self.here = name
 
     def _member(self, href: str) -> str | None:
-        parts = urlsplit(href)
-        if parts.scheme or parts.netloc:
+        parts = split_url(href)
+        if parts is None or parts.scheme or parts.netloc:
             return None
         rel = unquote(parts.path)
         if not rel:
@@ -151,7 +151,9 @@ class _Resources:
 
     def link(self, href: str) -> str | None:
         href = href.strip()
-        parts = urlsplit(href)
+        parts = split_url(href)
+        if parts is None:
+            return None
         scheme = parts.scheme.lower()
         if scheme in ("http", "https", "mailto"):
             return href
@@ -193,7 +195,10 @@ def _manifest(opf, folder: str) -> dict[str, _Item]:
     items = {}
     for el in opf.iter():
         if local(el) == "item" and el.get("id") and el.get("href"):
-            href = unquote(urlsplit(el.get("href")).path)
+            parts = split_url(el.get("href"))
+            if parts is None:
+                continue
+            href = unquote(parts.path)
             name = posixpath.normpath(posixpath.join(folder, href)).lstrip("/")
             items[el.get("id")] = _Item(el.get("id"), name, (el.get("media-type") or "").lower(),
                                         el.get("properties") or "")
@@ -262,8 +267,8 @@ def _toc(pkg: Package, opf, items: dict[str, _Item]) -> dict[str, str]:
 
 
 def _add(out: dict[str, str], base: str, href: str, label: str) -> None:
-    parts = urlsplit(href)
-    if parts.scheme or not label:
+    parts = split_url(href)
+    if parts is None or parts.scheme or not label:
         return
     name = posixpath.normpath(posixpath.join(posixpath.dirname(base), unquote(parts.path))).lstrip("/")
     out.setdefault(name, label)

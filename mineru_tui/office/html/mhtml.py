@@ -12,12 +12,11 @@ import os
 from email import message_from_binary_file, policy
 from email.message import Message
 from pathlib import Path
-from urllib.parse import urljoin
 
 from mineru_tui.document import Document, Page
 from mineru_tui.errors import InputError
 from mineru_tui.office.html.reader import (MAX_HTML_BYTES, MAX_IMAGE_BYTES, data_uri, image_ext,
-                                           read_html_text, resolve_link)
+                                           join_url, read_html_text, resolve_link)
 
 MAX_MHTML_BYTES = 256 << 20  # the whole message, pictures included (they are base64)
 MAX_PARTS = 20_000  # as a zip's members
@@ -40,7 +39,7 @@ class PartResources:
         else:
             part = self.parts.get(key)
             if part is None and self.location:
-                part = self.parts.get(urljoin(self.location, key))
+                part = self.parts.get(join_url(self.location, key) or "")
         if part is None:
             return None
         data = part.get_payload(decode=True) or b""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import os
 from pathlib import Path
-from urllib.parse import unquote, urljoin, urlsplit
+from urllib.parse import SplitResult, unquote, urljoin, urlsplit
 
 from mineru_tui.document import Document, Page
 from mineru_tui.errors import InputError, cut_warning
@@ -61,6 +61,22 @@ def data_uri(src: str, limit: int = MAX_IMAGE_BYTES) -> tuple[bytes, str] | None
     return (data, ext) if ext else None
 
 
+def split_url(url: str) -> SplitResult | None:
+    """``urlsplit``, or None for what it cannot split (``//](`` is an "invalid IPv6 URL")."""
+    try:
+        return urlsplit(url)
+    except ValueError:
+        return None
+
+
+def join_url(base: str, url: str) -> str | None:
+    """``urljoin``, or None when either side cannot be split."""
+    try:
+        return urljoin(base, url)
+    except ValueError:
+        return None
+
+
 class FolderResources:
     """Images from ``data:`` URIs and from files inside the document's folder."""
 
@@ -73,8 +89,8 @@ class FolderResources:
     def image(self, src: str) -> tuple[bytes, str] | None:
         if src.lower().startswith("data:"):
             return data_uri(src)
-        parts = urlsplit(src)
-        if parts.scheme or parts.netloc or src.startswith(("/", "\\")):
+        parts = split_url(src)
+        if parts is None or parts.scheme or parts.netloc or src.startswith(("/", "\\")):
             return None  # the network, or an absolute path: never
         rel = unquote(parts.path)
         if not rel or "\x00" in rel:
@@ -115,11 +131,15 @@ def resolve_link(href: str, base: str | None) -> str | None:
         return None
     if href.startswith("#"):
         return href if len(href) > 1 else None
-    scheme = urlsplit(href).scheme.lower()
+    parts = split_url(href)
+    if parts is None:
+        return None
+    scheme = parts.scheme.lower()
     if scheme in ("http", "https", "mailto"):
         return href
-    if not scheme and base and urlsplit(base).scheme.lower() in ("http", "https"):
-        return urljoin(base, href)
+    base_parts = split_url(base) if base else None
+    if not scheme and base_parts is not None and base_parts.scheme.lower() in ("http", "https"):
+        return join_url(base, href)
     return None
 
 
@@ -128,7 +148,8 @@ def page_base(root) -> str | None:
     for el in root.iter():
         if tag_of(el) == "base" and el.get("href"):
             href = el.get("href").strip()
-            if urlsplit(href).scheme.lower() in ("http", "https"):
+            parts = split_url(href)
+            if parts is not None and parts.scheme.lower() in ("http", "https"):
                 return href
             return None
         if tag_of(el) == "body":
