@@ -385,3 +385,12 @@ def test_a_folder_walk_takes_the_new_formats(tmp_path):
     assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["a", "b", "c", "d"]
     assert "e.html" in r.stderr and "notes.txt" not in r.stderr
     assert os.path.exists(out / "c" / "c.md")
+
+
+def test_a_saved_page_resolves_links_against_its_stated_address(tmp_path):
+    out = md(html(tmp_path, '<a href="/wiki/Goose">goose</a> <a href="//cdn.example.org/x">cdn</a>',
+                  head='<link rel="canonical" href="https://en.example.org/wiki/Duck">'))
+    assert out == "[goose](https://en.example.org/wiki/Goose) [cdn](https://cdn.example.org/x)\n"
+    out = md(html(tmp_path, '<a href="/wiki/Goose">goose</a>',
+                  head='<meta property="og:url" content="javascript:alert(1)">'))
+    assert out == "goose\n"

@@ -2,8 +2,10 @@
 
 An image is read from a ``data:`` URI, or from a file beside the document when its path
 stays inside the document's folder (symbolic links resolved); nothing is ever fetched
-from the network. A relative link is made absolute against ``<base href>`` when the page
-has an http(s) one; otherwise it goes nowhere and its text stays.
+from the network. A relative link is made absolute against ``<base href>``, else against
+the page's own address as it states it (``<link rel="canonical">`` or ``og:url``), when
+that is http(s); otherwise it goes nowhere (the link allow-list keeps no relative
+target) and its text stays.
 """
 
 from __future__ import annotations
@@ -144,17 +146,28 @@ def resolve_link(href: str, base: str | None) -> str | None:
 
 
 def page_base(root) -> str | None:
-    """The http(s) URL of ``<base href>``, if the page has one."""
+    """The http(s) address relative links are relative to: ``<base href>``, else the
+    page's own address as it states it (``<link rel="canonical">``, ``og:url``); None
+    when the page names none (a ``<base>`` that is not http(s) stops the search)."""
+    own = None
     for el in root.iter():
-        if tag_of(el) == "base" and el.get("href"):
-            href = el.get("href").strip()
-            parts = split_url(href)
-            if parts is not None and parts.scheme.lower() in ("http", "https"):
-                return href
-            return None
-        if tag_of(el) == "body":
+        tag = tag_of(el)
+        if tag == "body":
             break
-    return None
+        if tag == "base" and el.get("href"):
+            return _web_url(el.get("href"))
+        if own is None and tag == "link" and "canonical" in (el.get("rel") or "").lower().split():
+            own = _web_url(el.get("href") or "")
+        elif own is None and tag == "meta" and (el.get("property") or "").lower() == "og:url":
+            own = _web_url(el.get("content") or "")
+    return own
+
+
+def _web_url(url: str) -> str | None:
+    url = url.strip()
+    parts = split_url(url)
+    return url if parts is not None and parts.scheme.lower() in ("http", "https") \
+        and parts.netloc else None
 
 
 def read_html_text(text: str, doc: Document, resources_for) -> list:
