@@ -9,8 +9,11 @@ and ``zipfile`` and ``csv`` packages, nothing of ``mineru_tui``.
   spine document in order; for CSV every cell (the delimiter sniffed by :mod:`csv`).
 * **tables** — ``<table>`` elements with at least two cells (a CSV is one table);
 * **headings** — ``<h1>``–``<h6>`` with text; **list_items** — ``<li>``, ``<dt>``, ``<dd>``
-  with text; **links** — ``<a href>`` with text whose target is http(s), mailto or a
-  fragment; **images** — ``<img>`` and SVG ``<image>`` with a source; **equations** —
+  with text; **links** — ``<a href>`` with text (a relative target counts too);
+* **notes** (an extra count, not among the Office metrics) — footnote bodies: the targets
+  of note references (``noteref``, ``doc-noteref``, ``footnote-ref``, or a short ``[1]`` link
+  in ``<sup>``). A note's body is not a list item and its reference and back-links are not
+  links: they are the note; **images** — ``<img>`` and SVG ``<image>`` with a source; **equations** —
   ``<math>``; **merged** — cells with ``colspan`` or ``rowspan`` above 1.
 """
 from __future__ import annotations
@@ -49,12 +52,24 @@ def _local(tag) -> str:
 
 
 def _html_into(data: bytes, t: Truth, texts: list[str], encoding: str | None = None) -> None:
+    body = _body(data, t, encoding)
+    if body is not None:
+        _count(body, t, texts, *_notes([body], _ids([body])))
+
+
+def _ids(bodies) -> dict:
+    """Element ids of one document (all chapters of a book: notes may be elsewhere)."""
+    return {el.get("id"): el for b in bodies for el in b.iter()
+            if isinstance(el.tag, str) and el.get("id")}
+
+
+def _body(data: bytes, t: Truth, encoding: str | None = None):
     parser = lxml.html.HTMLParser(encoding=encoding, remove_comments=True, huge_tree=True)
     try:
         root = lxml.html.document_fromstring(data, parser=parser)
     except (etree.ParserError, ValueError) as e:
         t.notes.append(f"unparsable HTML: {e}")
-        return
+        return None
     for el in list(root.iter()):
         if not isinstance(el.tag, str):
             continue
@@ -62,13 +77,21 @@ def _html_into(data: bytes, t: Truth, texts: list[str], encoding: str | None = N
                 or _HIDDEN.search(el.get("style") or "")):
             if el.getparent() is not None:
                 el.drop_tree()
-    body = next((el for el in root.iter() if _local(el.tag) == "body"), root)
+    return next((el for el in root.iter() if _local(el.tag) == "body"), root)
+
+
+def _count(body, t: Truth, texts: list[str], notes: set, note_links: set) -> None:
     for el in body.iter():
         tag = _local(el.tag)
+        if el in note_links or el in notes:
+            if el in notes:
+                t.add("notes", " ".join("".join(el.itertext()).split()))
+            if tag != "li":
+                continue
         text = " ".join("".join(el.itertext()).split()) if tag else ""
         if tag in ("h1", "h2", "h3", "h4", "h5", "h6") and text:
             t.add("headings", text)
-        elif tag in ("li", "dt", "dd") and text:
+        elif tag in ("li", "dt", "dd") and text and el not in notes:
             t.add("list_items", text)
         elif tag == "a" and el.get("href") and text:
             href = el.get("href").strip().lower()
@@ -93,12 +116,43 @@ def _html_into(data: bytes, t: Truth, texts: list[str], encoding: str | None = N
     texts.append("".join(body.itertext()))
 
 
+def _notes(bodies: list, ids: dict) -> tuple[set, set]:
+    """Footnotes: bodies (the targets of note references) and the links to and from them
+    (references and back-links). They are counted as notes, not as links or list items."""
+    refs = set()
+    for a in (a for body in bodies for a in body.iter("a", "{http://www.w3.org/1999/xhtml}a")):
+        href = (a.get("href") or "").strip()
+        if "#" not in href:
+            continue
+        kinds = " ".join(filter(None, [a.get("{http://www.idpf.org/2007/ops}type"), a.get("epub:type"),
+                                       a.get("role"), a.get("class")]))
+        text = "".join(a.itertext()).strip()
+        parent = a.getparent()
+        short_sup = bool(re.fullmatch(r"[\[(]?\w{1,4}[\])]?", text)) and (
+            (parent is not None and _local(parent.tag) == "sup")
+            or any(_local(k.tag) == "sup" for k in a.iterdescendants()))
+        if ("noteref" in kinds or "footnote-ref" in kinds or short_sup) and href.split("#")[-1] in ids:
+            refs.add(a)
+    bodies = {ids[a.get("href").split("#")[-1]] for a in refs}
+    anchors = {x.get("id") for a in refs for x in (a, a.getparent()) if x is not None and x.get("id")}
+    links = set(refs)
+    for b in bodies:
+        for a in b.iter("a", "{http://www.w3.org/1999/xhtml}a"):
+            target = (a.get("href") or "").split("#")[-1]
+            if target in anchors or "backlink" in " ".join(filter(None, [a.get("role"), a.get("class"),
+                                                                      a.get("{http://www.idpf.org/2007/ops}type")])) \
+                    or "".join(a.itertext()).strip() in ("↩", "↩︎", "^", "↑"):
+                links.add(a)
+    return bodies, links
+
+
 def _epub(path: str, t: Truth, texts: list[str]) -> None:
     with zipfile.ZipFile(path) as z:
         container = etree.fromstring(z.read("META-INF/container.xml"))
         opf_name = next(el.get("full-path") for el in container.iter() if _local(el.tag) == "rootfile")
         opf = etree.fromstring(z.read(opf_name))
         folder = posixpath.dirname(opf_name)
+        bodies = []
         items = {el.get("id"): (el.get("href"), el.get("media-type") or "")
                  for el in opf.iter() if _local(el.tag) == "item"}
         for ref in opf.iter():
@@ -110,7 +164,12 @@ def _epub(path: str, t: Truth, texts: list[str]) -> None:
                     t.add("images", href)
                 continue
             name = posixpath.normpath(posixpath.join(folder, unquote(href)))
-            _html_into(z.read(name), t, texts)
+            body = _body(z.read(name), t)
+            if body is not None:
+                bodies.append(body)
+    notes = _notes(bodies, _ids(bodies))
+    for body in bodies:
+        _count(body, t, texts, *notes)
 
 
 def _mhtml(path: str, t: Truth, texts: list[str]) -> None:
@@ -142,6 +201,7 @@ def _csv(path: str, t: Truth, texts: list[str]) -> None:
 def web_truth(path: str, kind: str) -> Truth:
     """Read the reference of one web-format file of ``kind``."""
     t = Truth()
+    t.counts["notes"], t.samples["notes"] = 0, []
     texts: list[str] = []
     try:
         {"html": lambda p, tr, tx: _html_into(open(p, "rb").read(), tr, tx),

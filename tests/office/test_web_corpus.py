@@ -38,12 +38,14 @@ GROUNDTRUTH = {p.name: CORPUS / "groundtruth" / (p.name + ext)
 # are what code listings cost the word counter (a <pre> showing markup: "<span>" is a tag
 # to it in our Markdown and a word in the source) and ruby fallbacks (<rp> is not shown).
 OWN_DEFAULT = 0.97
-OWN_BAR = {"idpf__hefty-water.epub": 0.65, "docling__formatting.html": 0.9}
+# pandoc's features.epub is mostly MathML, which we write as LaTeX: "π" is "\\pi" there.
+OWN_BAR = {"idpf__hefty-water.epub": 0.65, "docling__formatting.html": 0.9,
+           "pandoc__features.epub": 0.95}
 # Groundtruth: docling's Markdown keeps relative link targets ("/home2.html"), which the
 # link allow-list drops (docs/markdown-safety.md); pandoc's AST of an EPUB holds the book's
 # metadata (creators, identifiers), which is no chapter's text.
 GT_DEFAULT = 0.95
-GT_BAR = {"docling__hyperlink_03.html": 0.8, "pandoc__features.epub": 0.93}
+GT_BAR = {"docling__hyperlink_03.html": 0.8, "pandoc__features.epub": 0.9}
 
 _DROP = ("script", "style", "noscript", "template", "head", "rp", "textarea", "select", "button")
 _BLOCKS = {"p", "div", "li", "td", "th", "tr", "br", "dt", "dd", "pre", "h1", "h2", "h3", "h4",

@@ -394,3 +394,11 @@ def test_a_saved_page_resolves_links_against_its_stated_address(tmp_path):
     out = md(html(tmp_path, '<a href="/wiki/Goose">goose</a>',
                   head='<meta property="og:url" content="javascript:alert(1)">'))
     assert out == "goose\n"
+
+
+def test_mathml_becomes_latex(tmp_path):
+    out = md(html(tmp_path, """<p>Inline <math alttext="x equals a squared"><mi>x</mi><mo>=</mo>
+        <msup><mi>a</mi><mn>2</mn></msup></math> and
+        <math display="block"><mfrac><mn>1</mn><msqrt><mi>π</mi></msqrt></mfrac></math></p>
+        <math><semantics><mi>y</mi><annotation encoding="application/x-tex">y_{tex}</annotation></semantics></math>"""))
+    assert out == ("Inline $x={a}^{2}$ and\n\n$$\n\\frac{1}{\\sqrt{\\pi }}\n$$\n\n$y_{tex}$\n")

@@ -21,7 +21,8 @@ What reaches the model:
   ``footnote-ref``, or a short ``[1]``-like link in ``<sup>``) whose target is an element
   of the document becomes a ``[^n]`` reference, and that element a note at the end (its
   back-links left out);
-* ``<pre>`` as a code block, MathML as its TeX annotation (or ``alttext``) when it has one.
+* ``<pre>`` as a code block; MathML as LaTeX (its TeX annotation when it has one, else
+  converted by :mod:`.mathml`).
 
 What never does: scripts, styles, ``<noscript>``, templates, form controls, frames,
 objects, media, canvases, anything ``hidden`` or styled ``display:none``, comments, and
@@ -122,8 +123,8 @@ class _Para:
         line = self.lines[-1]
         if span.type == SpanType.TEXT and not pre:
             content = _WS.sub(" ", span.content)
-            prev = next((s for s in reversed(line) if s.type == SpanType.TEXT), None)
-            if not line or (prev is not None and prev.content.endswith(" ")):
+            prev = line[-1] if line else None
+            if prev is None or (prev.type == SpanType.TEXT and prev.content.endswith(" ")):
                 content = content.lstrip(" ")
             if not content:
                 return
@@ -163,6 +164,7 @@ class Notes:
         self.targets: dict[str, object] = {}  # "#id" -> the note body element
         self.bodies: set = set()  # note body elements (skipped where they stand)
         self.refs: set = set()  # reference elements
+        self.ref_ids: set = set()  # "#id" of references: a link there from a note goes back
         self.labels: dict[str, str] = {}  # "#id" -> "1", "2"... in reference order
         self.order: list[str] = []
         self._ids: dict[str, object] = {}
@@ -192,6 +194,9 @@ class Notes:
                 self.targets[target] = body
                 self.bodies.add(body)
                 self.refs.add(a)
+                for anchor in (a, a.getparent()):  # what a back-link in the note points to
+                    if anchor is not None and anchor.get("id"):
+                        self.ref_ids.add(self._link("#" + anchor.get("id")))
 
     def label(self, target: str) -> str:
         if target not in self.labels:
@@ -352,8 +357,9 @@ class HtmlBlocks:
         if el in self.notes.refs and target in self.notes.targets:
             self._para.add(Span(SpanType.FOOTNOTE_REF, self.notes.label(target)))
             return
-        if note and href and _is_backlink(el, self.notes):
-            return
+        if note and href and (_is_backlink(el, self.notes) or (
+                target in self.notes.ref_ids and _NOTE_TEXT.match("".join(el.itertext()).strip()))):
+            return  # the way back to the reference ("↩", "[1]"), not the note's text
         inner = _Ctx(ctx.style, target or ctx.link, ctx.pre, ctx.depth, ctx.list_depth)
         self._children(el, inner, note)
 
@@ -397,7 +403,9 @@ class HtmlBlocks:
             if tag_of(ann) == "annotation" and "tex" in (ann.get("encoding") or "").lower():
                 tex = (ann.text or "").strip()
                 break
-        tex = tex or (el.get("alttext") or "").strip()
+        if not tex:  # alttext is often a spoken description, not TeX: convert the markup
+            from mineru_tui.office.html.mathml import mathml_to_latex
+            tex = " ".join(mathml_to_latex(el, ctx.depth).split())
         if tex:
             kind = (SpanType.INTERLINE_EQUATION if el.get("display") == "block"
                     else SpanType.INLINE_EQUATION)
@@ -407,9 +415,6 @@ class HtmlBlocks:
             else:
                 self._para.add(Span(kind, tex))
             return
-        text = " ".join(t for m in el.iter() if tag_of(m) not in ("annotation", "annotation-xml")
-                        for t in [(m.text or "").strip()] if t)
-        self._text(text, ctx)
 
     # -- lists -----------------------------------------------------------------------
 
