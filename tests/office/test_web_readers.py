@@ -402,3 +402,11 @@ def test_mathml_becomes_latex(tmp_path):
         <math display="block"><mfrac><mn>1</mn><msqrt><mi>π</mi></msqrt></mfrac></math></p>
         <math><semantics><mi>y</mi><annotation encoding="application/x-tex">y_{tex}</annotation></semantics></math>"""))
     assert out == ("Inline $x={a}^{2}$ and\n\n$$\n\\frac{1}{\\sqrt{\\pi }}\n$$\n\n$y_{tex}$\n")
+
+
+def test_figures_keep_their_caption_once(tmp_path):
+    data = "data:image/png;base64," + base64.b64encode(PNG).decode()
+    out = md(html(tmp_path, f'<figure><img src="{data}" alt="A duck"><figcaption>A duck'
+                            f'</figcaption></figure><figure><img src="{data}" alt="other">'
+                            f'<figcaption>Fig. 2</figcaption></figure>'))
+    assert out == "![](image_001.png)\n\nA duck\n\n![other](image_001.png)\n\nFig. 2\n"

@@ -571,6 +571,11 @@ class HtmlBlocks:
         for b in captions:
             b.type = kind
         if target.type == BlockType.IMAGE:
+            caption = " ".join(" ".join(s.content for b in captions for l in b.lines
+                                        for s in l.spans).split())
+            for span in (s for b in target.blocks for l in b.lines for s in l.spans):
+                if span.type == SpanType.IMAGE and " ".join(span.content.split()) == caption:
+                    span.content = ""  # the caption says it; not twice
             target.blocks += captions
         else:
             target.blocks[:0] = captions
