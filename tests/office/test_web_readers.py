@@ -410,3 +410,16 @@ def test_figures_keep_their_caption_once(tmp_path):
                             f'</figcaption></figure><figure><img src="{data}" alt="other">'
                             f'<figcaption>Fig. 2</figcaption></figure>'))
     assert out == "![](image_001.png)\n\nA duck\n\n![other](image_001.png)\n\nFig. 2\n"
+
+
+def test_epub_zip_limits_apply_before_reading(tmp_path):
+    from mineru_tui.detect import ZipLimits
+    path = tmp_path / "many.epub"
+    path.write_bytes(_epub({f"c{i}.xhtml": _xhtml(f"<p>{i}</p>") for i in range(30)}))
+    assert detect(path).kind == "epub"
+    with pytest.raises(InputError, match="refused: zip has .* members"):
+        detect(path, ZipLimits(max_members=10))
+    cut = tmp_path / "cut.epub"
+    cut.write_bytes(path.read_bytes()[:-200])
+    with pytest.raises(InputError, match="corrupt or truncated"):
+        detect(cut)
