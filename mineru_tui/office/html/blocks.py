@@ -16,7 +16,7 @@ What reaches the model:
   nested tables; a one-cell or ``role="presentation"`` layout table gives its content;
 * links through :class:`Resources` (the output keeps only the safe ones,
   :mod:`mineru_tui.document.links`); images whose bytes :class:`Resources` can give
-  (never from the network), their ``alt`` text otherwise; ``<figure>`` captions;
+  (never from the network; the others are left out, alt text too); ``<figure>`` captions;
 * footnotes: a note reference (``epub:type="noteref"``, ``role="doc-noteref"``, pandoc's
   ``footnote-ref``, or a short ``[1]``-like link in ``<sup>``) whose target is an element
   of the document becomes a ``[^n]`` reference, and that element a note at the end (its
@@ -145,7 +145,8 @@ class _Para:
                 lines.append(Line(spans))
         if not lines:
             return []
-        spans = [s for line in lines for s in line.spans]
+        spans = [s for line in lines for s in line.spans
+                 if s.type != SpanType.TEXT or s.content.strip()]
         if all(s.type == SpanType.IMAGE for s in spans):  # a paragraph of pictures only
             return [image_block(s.image_path, s.content) for s in spans]
         return [Block(BlockType.TEXT, lines=lines)]
@@ -381,8 +382,9 @@ class HtmlBlocks:
         name = self._image_name(src)
         if name:
             self._para.add(Span(SpanType.IMAGE, " ".join(alt.split()), image_path=name))
-        elif alt.strip():
-            self._text(" " + alt + " ", ctx)
+        # A picture that is not read (on the web, outside the folder) is left out with its
+        # alt text: that text describes a picture the output does not have, and as plain
+        # text it would read as part of the page's prose.
 
     def _image_name(self, src: str | None) -> str | None:
         src = (src or "").strip()
