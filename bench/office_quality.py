@@ -261,6 +261,23 @@ def gt_by_kind_md(rows: list[dict], tools: list[str]) -> str:
     return "\n".join(lines)
 
 
+def notes_md(rows: list[dict], tools: list[str], work: Path) -> str:
+    """Footnote bodies the file holds (bench/web_truth.py) and Markdown footnote definitions
+    (``[^x]:``) each tool wrote for those files (a peer may write notes as a list instead)."""
+    with_notes = [r for r in rows if r["truth"].get("notes")]
+    lines = [f"{len(with_notes)} files hold {sum(r['truth']['notes'] for r in with_notes)} "
+             "footnotes; Markdown footnote definitions written:", ""]
+    for t in tools:
+        n = 0
+        for r in with_notes:
+            base = work / ("ours" if t == "ours" else f"peers/{t}")
+            path = base / f"{r['file']}.md"
+            if r["tools"][t]["ok"] and path.exists():
+                n += len(re.findall(r"^\[\^[^\]]+\]:", path.read_text(encoding="utf-8"), re.M))
+        lines.append(f"- {t}: {n}")
+    return "\n".join(lines)
+
+
 def times_md(rows: list[dict], results: dict[str, dict], tools: list[str], kinds: list[str]) -> str:
     """Median milliseconds per file by kind, and the total over the files every tool read."""
     lines = ["| tool | " + " | ".join(f"{k} median ms" for k in kinds) + " | total s (all read) |",
@@ -472,6 +489,8 @@ def main() -> None:
     parts.append("\n### All files\n\n" + table_md(agg, tools, "all", rows))
     for k in present:
         parts.append(f"\n### {k}\n\n" + table_md(agg, tools, k, rows))
+    if any(r["truth"].get("notes") for r in rows):
+        parts.append("\n### Footnotes (web formats)\n\n" + notes_md(rows, tools, args.work))
     parts.append("\n### Time per file (in each tool's own process, one file at a time)\n\n"
                  + times_md(rows, results, tools, present))
     parts.append("\n### Totals found (sum over files; over-counting is not penalised in the scores)\n\n"

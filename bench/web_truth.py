@@ -131,7 +131,9 @@ def _notes(bodies: list, ids: dict) -> tuple[set, set]:
         short_sup = bool(re.fullmatch(r"[\[(]?\w{1,4}[\])]?", text)) and (
             (parent is not None and _local(parent.tag) == "sup")
             or any(_local(k.tag) == "sup" for k in a.iterdescendants()))
-        if ("noteref" in kinds or "footnote-ref" in kinds or short_sup) and href.split("#")[-1] in ids:
+        target = ids.get(href.split("#")[-1])
+        if ("noteref" in kinds or "footnote-ref" in kinds or short_sup) and target is not None \
+                and _local(target.tag) not in ("sup", "a", "span"):  # not a back-link's target
             refs.add(a)
     bodies = {ids[a.get("href").split("#")[-1]] for a in refs}
     anchors = {x.get("id") for a in refs for x in (a, a.getparent()) if x is not None and x.get("id")}
