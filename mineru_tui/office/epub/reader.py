@@ -105,7 +105,7 @@ def _read(pkg: Package, doc: Document, spine: list[_Item], chapters: dict[str, s
         resources.at(item.name)
         page = Page(page_idx=len(doc.pages), name=toc.get(item.name))
         if root is None:
-            name = walker._image_name(item.name.rsplit("/", 1)[-1])
+            name = walker.image_name(item.name.rsplit("/", 1)[-1])
             page.para_blocks = [image_block(name)] if name else []
         else:
             page.para_blocks = walker.read(root)

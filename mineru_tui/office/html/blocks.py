@@ -379,14 +379,16 @@ class HtmlBlocks:
         self._out += [b for b in blocks if b.type not in (BlockType.TEXT, BlockType.TITLE)]
 
     def _img(self, src: str | None, alt: str, ctx: _Ctx) -> None:
-        name = self._image_name(src)
+        name = self.image_name(src)
         if name:
             self._para.add(Span(SpanType.IMAGE, " ".join(alt.split()), image_path=name))
         # A picture that is not read (on the web, outside the folder) is left out with its
         # alt text: that text describes a picture the output does not have, and as plain
         # text it would read as part of the page's prose.
 
-    def _image_name(self, src: str | None) -> str | None:
+    def image_name(self, src: str | None) -> str | None:
+        """The name under which the picture ``src`` names is stored in the document (read
+        once per source), or None when it cannot be read."""
         src = (src or "").strip()
         if not src:
             return None
