@@ -415,11 +415,22 @@ def detect_text(p: Path, head: bytes) -> Detected | None:
         if b"multipart/related" in ctype or (b"text/html" in ctype and b"mime-version" in headers) \
                 or (suffix in _MHTML_SUFFIXES and b"mime-version" in headers):
             return Detected(KIND_MHTML, "mhtml")
+    if not _looks_like_text(text):
+        return None  # binary data under a text name
     if suffix in _HTML_SUFFIXES:
         return Detected(KIND_HTML, "xhtml" if suffix in (".xhtml", ".xht") else "html")
     if suffix in _CSV_SUFFIXES:
         return Detected(KIND_CSV, _CSV_SUFFIXES[suffix])
     return None
+
+
+_CONTROL = bytes(range(0, 9)) + bytes(range(14, 32)) + b"\x7f"
+
+
+def _looks_like_text(head: bytes) -> bool:
+    """Text has (almost) no control bytes; random or compressed data has one in ten."""
+    controls = len(head) - len(head.translate(None, _CONTROL))
+    return controls <= len(head) // 100
 
 
 def _as_ascii(head: bytes) -> bytes | None:

@@ -422,3 +422,14 @@ def test_epub_zip_limits_apply_before_reading(tmp_path):
     cut.write_bytes(path.read_bytes()[:-200])
     with pytest.raises(InputError, match="corrupt or truncated"):
         detect(cut)
+
+
+def test_odd_text_inputs(tmp_path):
+    (tmp_path / "c.html").write_text("<!-- only a comment -->")
+    doc = convert(tmp_path / "c.html")
+    assert to_markdown(doc) == "" and doc.warnings  # empty, and says so
+    (tmp_path / "r.html").write_bytes(bytes(range(1, 256)) * 20)
+    with pytest.raises(InputError, match="unknown file type"):
+        detect(tmp_path / "r.html")  # binary data under an .html name
+    (tmp_path / "e.csv").write_bytes(b"\xef\xbb\xbf")
+    assert convert(tmp_path / "e.csv").warnings == ["the file holds no rows"]

@@ -31,13 +31,15 @@ def to_text(data: bytes, transport: str | None = None) -> str:
 def parse_html(text: str):
     """An lxml tree of an HTML document (always with ``<html>`` and ``<body>``)."""
     import lxml.html
+    from lxml import etree
 
     text = _XML_DECL.sub("", text, count=1)
     parser = lxml.html.HTMLParser(no_network=True, huge_tree=True, remove_comments=True,
                                   remove_pis=True, default_doctype=False)
-    if not text.strip():
-        text = "<html><body></body></html>"
-    return lxml.html.document_fromstring(text, parser=parser)
+    try:
+        return lxml.html.document_fromstring(text, parser=parser)
+    except etree.ParserError:  # nothing but whitespace, comments or a declaration
+        return lxml.html.document_fromstring("<html><body></body></html>", parser=parser)
 
 
 def parse_xhtml(data: bytes):
