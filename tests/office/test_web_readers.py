@@ -433,3 +433,9 @@ def test_odd_text_inputs(tmp_path):
         detect(tmp_path / "r.html")  # binary data under an .html name
     (tmp_path / "e.csv").write_bytes(b"\xef\xbb\xbf")
     assert convert(tmp_path / "e.csv").warnings == ["the file holds no rows"]
+
+
+def test_ruby_annotations_follow_their_base(tmp_path):
+    out = md(html(tmp_path, "<p><ruby>漢字<rp>(</rp><rt>かんじ</rt><rp>)</rp></ruby> and "
+                            "<ruby>2H<sub>2</sub><rt>hydrogen</rt></ruby></p>"))
+    assert out == "漢字(かんじ) and 2H<sub>2</sub>(hydrogen)\n"

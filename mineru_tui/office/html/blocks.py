@@ -327,6 +327,10 @@ class HtmlBlocks:
                     self._element(img, ctx)
         elif tag == "math":
             self._math(el, ctx)
+        elif tag == "rt":  # ruby annotation: after its base, in brackets (漢字(かんじ))
+            self._text("(", ctx)
+            self._children(el, ctx, note)
+            self._text(")", ctx)
         elif tag == "q":
             self._text("“", ctx)
             self._children(el, ctx, note)
