@@ -28,9 +28,9 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from mineru_tui.document import Document, Page, image_block
-from mineru_tui.errors import InputError
+from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.html.blocks import HtmlBlocks, Notes, attr, tag_of
-from mineru_tui.office.html.parse import DEEP, max_depth, parse_xhtml
+from mineru_tui.office.html.parse import DEEP, parse_xhtml
 from mineru_tui.office.html.reader import MAX_IMAGE_BYTES, data_uri, image_ext, split_url
 from mineru_tui.office.package import Package, PartError, local
 
@@ -85,10 +85,7 @@ def _read(pkg: Package, doc: Document, spine: list[_Item], chapters: dict[str, s
             doc.warnings.append(f"a chapter could not be read ({item.name}): "
                                 f"{' '.join(str(exc).split())[:160]}")
             continue
-        root = parse_xhtml(data)
-        if max_depth(root) >= DEEP:
-            doc.warnings.append(f"{item.name} is nested too deeply; parts of it may be missing")
-        trees.append((item, root))
+        trees.append((item, parse_xhtml(data)))
 
     resources = _Resources(pkg, doc, chapters)
     notes = Notes(resources.link)
@@ -108,7 +105,11 @@ def _read(pkg: Package, doc: Document, spine: list[_Item], chapters: dict[str, s
             name = walker.image_name(item.name.rsplit("/", 1)[-1])
             page.para_blocks = [image_block(name)] if name else []
         else:
+            walker.deepest = 0
             page.para_blocks = walker.read(root)
+            if walker.deepest >= DEEP:  # libxml2 stops at 2048 levels and drops the rest
+                doc.warnings.append(cut_warning(f"{item.name} is nested too deeply; the parser "
+                                                "left out what lies past 2048 levels"))
         if page.para_blocks:
             doc.pages.append(page)
     if doc.pages:

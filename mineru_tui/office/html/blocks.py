@@ -80,12 +80,20 @@ class Resources(Protocol):
         """The link target to keep for ``href`` (``#id`` for a place in the document)."""
 
 
+_TAG_NAMES: dict[str, str] = {}
+
+
 def tag_of(el) -> str:
     """An element's lower-case local name ("" for comments and processing instructions)."""
     tag = el.tag
     if not isinstance(tag, str):
         return ""
-    return tag.rpartition("}")[2].lower()
+    name = _TAG_NAMES.get(tag)
+    if name is None:
+        name = tag.rpartition("}")[2].lower()
+        if len(_TAG_NAMES) < 4096:  # a page may invent tags; the cache stays small
+            _TAG_NAMES[tag] = name
+    return name
 
 
 def attr(el, name: str) -> str | None:
@@ -240,6 +248,7 @@ class HtmlBlocks:
         self._para = _Para()
         self._images: dict[str, str | None] = {}
         self._warned: set[str] = set()
+        self.deepest = 0  # how deep the deepest over-deep subtree went (parser cuts: DEEP)
 
     def warn(self, message: str) -> None:
         if message not in self._warned:
@@ -305,6 +314,9 @@ class HtmlBlocks:
         if tag in _SKIP or _hidden(el) or (el in self.notes.bodies and not note):
             return
         if ctx.depth >= MAX_DEPTH:
+            from mineru_tui.office.html.parse import max_depth
+
+            self.deepest = max(self.deepest, ctx.depth + max_depth(el))
             self.warn(f"parts of the document are nested deeper than {MAX_DEPTH} elements; "
                       "they are read as plain text")
             self._text(" ".join("".join(el.itertext()).split()), ctx)

@@ -11,6 +11,7 @@ target) and its text stays.
 from __future__ import annotations
 
 import base64
+import functools
 import os
 from pathlib import Path
 from urllib.parse import SplitResult, unquote, urljoin, urlsplit
@@ -18,7 +19,7 @@ from urllib.parse import SplitResult, unquote, urljoin, urlsplit
 from mineru_tui.document import Document, Page
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.html.blocks import HtmlBlocks, Notes, tag_of
-from mineru_tui.office.html.parse import DEEP, flat_paragraphs, max_depth, parse_html, to_text
+from mineru_tui.office.html.parse import DEEP, flat_paragraphs, parse_html, to_text
 
 MAX_HTML_BYTES = 32 << 20  # the parse budget of an HTML file (as a .docx's XML)
 MAX_IMAGE_BYTES = 64 << 20  # as the Office readers: one picture
@@ -139,10 +140,15 @@ def resolve_link(href: str, base: str | None) -> str | None:
     scheme = parts.scheme.lower()
     if scheme in ("http", "https", "mailto"):
         return href
-    base_parts = split_url(base) if base else None
-    if not scheme and base_parts is not None and base_parts.scheme.lower() in ("http", "https"):
+    if not scheme and base and _web_base(base):
         return join_url(base, href)
     return None
+
+
+@functools.lru_cache(maxsize=64)
+def _web_base(base: str) -> bool:
+    parts = split_url(base)
+    return parts is not None and parts.scheme.lower() in ("http", "https")
 
 
 def page_base(root) -> str | None:
@@ -177,16 +183,17 @@ def read_html_text(text: str, doc: Document, resources_for) -> list:
     from mineru_tui.document import text_block, text_span
 
     root = parse_html(text)
-    if max_depth(root) >= DEEP:
-        doc.warnings.append("the page is nested too deeply to read its structure; its text "
-                            "is read as plain paragraphs")
-        return [text_block([text_span(t)]) for t in flat_paragraphs(text)]
     resources = resources_for(page_base(root))
     notes = Notes(resources.link)
     notes.scan(root)
     notes.resolve([root])
     walker = HtmlBlocks(doc, resources, notes)
-    return walker.read(root) + walker.note_blocks()
+    blocks = walker.read(root) + walker.note_blocks()
+    if walker.deepest >= DEEP:  # libxml2 stops at 2048 levels and drops the rest
+        doc.warnings.append("the page is nested too deeply to read its structure; its text "
+                            "is read as plain paragraphs")
+        return [text_block([text_span(t)]) for t in flat_paragraphs(text)]
+    return blocks
 
 
 def read_html(path: str | Path) -> Document:
