@@ -58,7 +58,13 @@ def _mineru():
     return f"{md.version('mineru')} (docvortex {md.version('docvortex')})", run
 
 
-TOOLS = {"markitdown": _markitdown, "docling": _docling, "mineru": _mineru}
+def _docling_rs():
+    from docling_rs import DocumentConverter
+    conv = DocumentConverter()
+    return md.version("docling-rs"), lambda path, kind: conv.convert(path).document.export_to_markdown()
+
+
+TOOLS = {"markitdown": _markitdown, "docling": _docling, "mineru": _mineru, "docling-rs": _docling_rs}
 
 
 def main() -> None:
@@ -90,6 +96,8 @@ def main() -> None:
         for f in todo:
             name = os.path.basename(f)
             kind = kind_of(f) or "docx"
+            if kind not in ("docx", "pptx", "xlsx"):  # web formats: the name's own suffix
+                kind = Path(f).suffix.lower().lstrip(".")
             rec = {"file": name, "ok": False, "error": "", "seconds": None, "version": version}
             t = time.perf_counter()
             signal.alarm(args.timeout)

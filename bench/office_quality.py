@@ -42,11 +42,16 @@ PEERS = {  # tool → default python of its venv (see docs/office-quality.md for
     "mineru": str(HERE.parent / ".peer-venvs/mineru/bin/python"),
     "docling": str(HERE.parent / ".peer-venvs/docling/bin/python"),
     "markitdown": str(HERE.parent / ".peer-venvs/docling/bin/python"),
+    "docling-rs": str(HERE.parent / ".peer-venvs/docling-rs/bin/python"),
 }
 TMP = Path(tempfile.gettempdir())
 TOOLS = ["ours", "mineru", "docling", "markitdown"]
-COLUMNS = ["parsed", "text", "groundtruth"] + list(METRICS)
+COLUMNS = ["parsed", "text", "precision", "groundtruth"] + list(METRICS)
 KINDS = ["docx", "pptx", "xlsx"]
+WEB_KINDS = ["html", "mhtml", "epub", "csv"]  # bench/web_truth.py (docs/formats-web.md)
+KINDS += WEB_KINDS
+SUFFIXES = (".docx", ".pptx", ".xlsx", ".xlsm", ".html", ".htm", ".xhtml", ".mht", ".mhtml",
+            ".epub", ".csv", ".tsv")
 
 
 # ---------------------------------------------------------------- running
@@ -151,6 +156,7 @@ def score_file(f: Path, gt: Path | None, mds: dict[str, str | None]) -> dict:
         c = md_counts(md) if md is not None else {m: 0 for m in METRICS}
         cell["found"] = c
         cell["text"] = recall(ref, got)
+        cell["precision"] = recall(got, ref) if md is not None else None  # our words in the file
         cell["groundtruth"] = recall(gtw, got) if gtw else None
         cell["scores"] = {m: (min(c[m], tr.counts[m]) / tr.counts[m] if tr.counts[m] else None) for m in METRICS}
         if tool == "ours" and md is not None:
@@ -168,6 +174,8 @@ def _val(cell: dict, col: str) -> float | None:
         return 1.0 if cell["ok"] else 0.0
     if col == "text":
         return cell["text"]
+    if col == "precision":
+        return cell.get("precision")
     if col == "groundtruth":
         return cell["groundtruth"]
     return cell["scores"][col]
@@ -186,7 +194,7 @@ def aggregate(rows: list[dict], tools: list[str]) -> dict:
                 vals = []
                 for r in sub:
                     cell = r["tools"][tool]
-                    if col in ("text",) and not r["ref_words"]:
+                    if col in ("text", "precision") and not r["ref_words"]:
                         continue
                     if col == "groundtruth" and not r["gt_words"]:
                         continue
@@ -253,6 +261,39 @@ def gt_by_kind_md(rows: list[dict], tools: list[str]) -> str:
     return "\n".join(lines)
 
 
+def notes_md(rows: list[dict], tools: list[str], work: Path) -> str:
+    """Footnote bodies the file holds (bench/web_truth.py) and Markdown footnote definitions
+    (``[^x]:``) each tool wrote for those files (a peer may write notes as a list instead)."""
+    with_notes = [r for r in rows if r["truth"].get("notes")]
+    lines = [f"{len(with_notes)} files hold {sum(r['truth']['notes'] for r in with_notes)} "
+             "footnotes; Markdown footnote definitions written:", ""]
+    for t in tools:
+        n = 0
+        for r in with_notes:
+            base = work / ("ours" if t == "ours" else f"peers/{t}")
+            path = base / f"{r['file']}.md"
+            if r["tools"][t]["ok"] and path.exists():
+                n += len(re.findall(r"^\[\^[^\]]+\]:", path.read_text(encoding="utf-8"), re.M))
+        lines.append(f"- {t}: {n}")
+    return "\n".join(lines)
+
+
+def times_md(rows: list[dict], results: dict[str, dict], tools: list[str], kinds: list[str]) -> str:
+    """Median milliseconds per file by kind, and the total over the files every tool read."""
+    lines = ["| tool | " + " | ".join(f"{k} median ms" for k in kinds) + " | total s (all read) |",
+             "|---|" + "---|" * (len(kinds) + 1)]
+    common = [r["file"] for r in rows if all(r["tools"][t]["ok"] for t in tools)]
+    for t in tools:
+        cells = []
+        for k in kinds:
+            vals = [results[t][r["file"]]["seconds"] for r in rows
+                    if r["kind"] == k and r["tools"][t]["ok"] and results[t].get(r["file"], {}).get("seconds") is not None]
+            cells.append(f"{statistics.median(vals) * 1000:.1f}" if vals else "—")
+        total = sum(results[t][f]["seconds"] or 0.0 for f in common)
+        lines.append(f"| {t} | " + " | ".join(cells) + f" | {total:.2f} |")
+    return "\n".join(lines) + f"\n\nTotal over the {len(common)} files every tool read."
+
+
 def failures_md(rows: list[dict], results: dict[str, dict], tools: list[str]) -> str:
     out = []
     for t in tools:
@@ -316,7 +357,7 @@ READER = {"docx": "docx", "pptx": "pptx", "xlsx": "xlsx"}
 def feedback_md(rows: list[dict], tools: list[str]) -> str:
     """Per reader: files × metrics where ours trails the best peer, with what is missing."""
     peers = [t for t in tools if t != "ours"]
-    sections = {"docx": [], "pptx": [], "xlsx": [], "omml": []}
+    sections = {k: [] for k in KINDS + ["omml"]}
     for r in rows:
         cell = r["tools"].get("ours")
         if cell is None:
@@ -390,9 +431,11 @@ def main() -> None:
     ap.add_argument("--feedback", type=Path, help="write per-reader feedback here")
     ap.add_argument("--json", type=Path, help="write per-file scores as JSON")
     ap.add_argument("--feedback-notes", type=Path, help="hand-written summary put at the top of --feedback")
+    ap.add_argument("--kinds", help="only files of these kinds (e.g. html,mhtml,epub,csv)")
     args = ap.parse_args()
 
-    files = sorted(p for p in args.corpus.iterdir() if p.suffix.lower() in (".docx", ".pptx", ".xlsx", ".xlsm"))
+    files = sorted(p for p in args.corpus.iterdir() if p.suffix.lower() in SUFFIXES and p.name != "SOURCES.tsv"
+                   and (args.kinds is None or kind_of(str(p)) in args.kinds.split(",")))
     gts = {}
     gt_kinds = {}
     src_tsv = args.corpus / "SOURCES.tsv"
@@ -433,7 +476,8 @@ def main() -> None:
     times = [results["ours"][f.name]["seconds"] for f in files if results["ours"][f.name]["ok"]]
     versions = {t: next((r.get("version") for r in results[t].values() if isinstance(r, dict) and r.get("version")), "?")
                 for t in peers}
-    by_kind = ", ".join(f"{k} {sum(r['kind'] == k for r in rows)}" for k in KINDS)
+    present = [k for k in KINDS if any(r["kind"] == k for r in rows)]
+    by_kind = ", ".join(f"{k} {sum(r['kind'] == k for r in rows)}" for k in present)
     commit = subprocess.run(["git", "-C", str(args.ours), "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip() or "?"
     parts = [f"Corpus: `{args.corpus.name}` — {len(files)} files "
@@ -443,8 +487,12 @@ def main() -> None:
              f"Ours: median {statistics.median(times) * 1000:.1f} ms/file in-process (not the speed benchmark)."
              if times else "Ours: no file parsed."]
     parts.append("\n### All files\n\n" + table_md(agg, tools, "all", rows))
-    for k in KINDS:
+    for k in present:
         parts.append(f"\n### {k}\n\n" + table_md(agg, tools, k, rows))
+    if any(r["truth"].get("notes") for r in rows):
+        parts.append("\n### Footnotes (web formats)\n\n" + notes_md(rows, tools, args.work))
+    parts.append("\n### Time per file (in each tool's own process, one file at a time)\n\n"
+                 + times_md(rows, results, tools, present))
     parts.append("\n### Totals found (sum over files; over-counting is not penalised in the scores)\n\n"
                  + totals_md(rows, tools))
     parts.append("\n### Groundtruth recall by whose groundtruth it is\n\n" + gt_by_kind_md(rows, tools))

@@ -474,7 +474,11 @@ def _xlsx(z: zipfile.ZipFile, t: Truth) -> None:
 
 
 def truth(path: str, kind: str) -> Truth:
-    """Read the reference of one file of ``kind`` ("docx", "pptx" or "xlsx")."""
+    """Read the reference of one file of ``kind`` ("docx", "pptx" or "xlsx"; the web
+    kinds of ``bench/web_truth.py`` too)."""
+    if kind not in ("docx", "pptx", "xlsx"):
+        from web_truth import web_truth
+        return web_truth(path, kind)
     t = Truth()
     try:
         with zipfile.ZipFile(path) as z:
@@ -485,12 +489,15 @@ def truth(path: str, kind: str) -> Truth:
 
 
 def kind_of(path: str) -> str | None:
-    """The OOXML kind of ``path`` from its content types (not its name)."""
+    """The OOXML kind of ``path`` from its content types (not its name); for other files
+    the web kind its name gives (``bench/web_truth.py``), if any."""
+    from web_truth import web_kind
+
     try:
         with zipfile.ZipFile(path) as z:
             ct = z.read("[Content_Types].xml").decode("utf-8", "replace")
     except (zipfile.BadZipFile, KeyError, OSError):
-        return None
+        return web_kind(path)
     if "wordprocessingml.document" in ct or "ms-word.document" in ct:
         return "docx"
     if "presentationml.presentation" in ct or "ms-powerpoint" in ct:

@@ -20,6 +20,7 @@ match, so a member that lies about its size cannot inflate past the limit.
 from __future__ import annotations
 
 import os
+import re
 import stat
 import struct
 import zipfile
@@ -36,6 +37,10 @@ KIND_PDF = "pdf"
 KIND_IMAGE = "image"
 
 OFFICE_KINDS = (KIND_DOCX, KIND_PPTX, KIND_XLSX)
+# Web and text formats, read directly like Office files (mineru_tui/office/html, epub, csv).
+KIND_HTML, KIND_MHTML, KIND_EPUB, KIND_CSV = "html", "mhtml", "epub", "csv"
+WEB_KINDS = (KIND_HTML, KIND_MHTML, KIND_EPUB, KIND_CSV)
+OFFICE_KINDS += WEB_KINDS
 PAGE_KINDS = (KIND_PDF, KIND_IMAGE)  # read page by page with the model
 
 
@@ -52,6 +57,8 @@ DOCUMENT_SUFFIXES = frozenset({
     ".xlsx", ".xlsm", ".xltx", ".xltm", ".xlsb", ".doc", ".dot", ".xls", ".xlt", ".ppt", ".pps",
     ".pot", ".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp", ".odt", ".ods",
     ".odp", ".rtf"})
+DOCUMENT_SUFFIXES |= {".html", ".htm", ".xhtml", ".xht", ".mht", ".mhtml", ".epub", ".csv",
+                      ".tsv", ".tab"}  # web and text formats
 
 
 def is_reported(path: Path, error: InputError) -> bool:
@@ -160,10 +167,13 @@ def detect(path: str | os.PathLike, limits: ZipLimits = DEFAULT_LIMITS) -> Detec
     image = _image_type(head)
     if image:
         return Detected(KIND_IMAGE, image)
+    web = detect_text(p, head)
+    if web is not None:
+        return web
     if head.startswith(b"{\\rtf"):
         raise RecognisedError("RTF document: not supported; save it as .docx first")
     raise InputError("unknown file type (supported: .docx, .pptx, .xlsx, PDF, PNG, JPEG, "
-                     "TIFF, WebP, BMP)")
+                     "TIFF, WebP, BMP, HTML, MHTML, EPUB, CSV/TSV)")
 
 
 def _file_type(mode: int) -> str:
@@ -217,8 +227,9 @@ def _detect_zip(p: Path, limits: ZipLimits) -> Detected:
                 if mime.startswith("application/vnd.oasis.opendocument."):
                     raise RecognisedError("OpenDocument file: not supported; save it as "
                                      ".docx/.pptx/.xlsx first")
-                if mime == "application/epub+zip":
-                    raise InputError("EPUB book: not supported")
+            if _is_epub(zf, names):
+                _check_crcs(zf, infos)
+                return Detected(KIND_EPUB, "epub")
             raise InputError("a zip archive but not an Office document "
                              "(it has no [Content_Types].xml)")
         main = _main_part_type(zf)
@@ -351,6 +362,107 @@ def _check_crcs(zf: zipfile.ZipFile, infos: list[zipfile.ZipInfo]) -> None:
         except RuntimeError as e:
             raise InputError(f"an encrypted zip: its part {info.filename!r} needs a "
                              f"password", _detail(e)) from None
+
+
+def _is_epub(zf: zipfile.ZipFile, names: set[str]) -> bool:
+    """An EPUB: its ``mimetype`` member says so, or (a sloppy one without it) it has the
+    ``META-INF/container.xml`` that names its package document."""
+    if "mimetype" in names:
+        mime = _read_member(zf, "mimetype", 200).decode("ascii", "replace").strip()
+        if mime == "application/epub+zip":
+            return True
+        if mime:
+            return False
+    return "META-INF/container.xml" in names
+
+
+# ---------------------------------------------------------------------------------------
+# Text formats: HTML, MHTML, CSV/TSV (only when the bytes are no known binary format)
+
+_HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".xht", ".shtml")
+_MHTML_SUFFIXES = (".mht", ".mhtml")
+_CSV_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv"}
+_HTML_START = re.compile(rb"(?:\s|<!--.*?-->|<\?xml[^>]*\?>)*<(?:!doctype\s+html|html|head|body)[\s>/]",
+                         re.I | re.S)
+_HEADER_LINE = re.compile(rb"[A-Za-z][A-Za-z0-9-]*:")
+_TEXT_HEAD = 8192  # bytes looked at to tell a text format
+
+
+def detect_text(p: Path, head: bytes) -> Detected | None:
+    """HTML, MHTML or CSV/TSV, or None.
+
+    HTML is recognised by its content (a doctype, ``<html>``, ``<head>`` or ``<body>`` first,
+    after comments and an XML declaration), whatever the name; an ``.html``-named text
+    file is HTML too. MHTML is a MIME message whose headers name ``multipart/related``
+    or ``text/html`` (or carry ``MIME-Version`` under an ``.mht`` name). CSV/TSV cannot be
+    told from text by content, so the name decides there, for text only (no NUL bytes).
+    """
+    suffix = p.suffix.lower()
+    if len(head) == _HEAD:
+        try:
+            with open(p, "rb") as f:
+                head = f.read(_TEXT_HEAD)
+        except OSError:
+            pass
+    text = _as_ascii(head)
+    if text is None:
+        return None
+    if _HTML_START.match(text):
+        return Detected(KIND_HTML, "xhtml" if b"xmlns" in text[:2048] else "html")
+    headers = _mime_headers(text)
+    if headers is not None:
+        ctype = headers.get(b"content-type", b"").lower()
+        if b"multipart/related" in ctype or (b"text/html" in ctype and b"mime-version" in headers) \
+                or (suffix in _MHTML_SUFFIXES and b"mime-version" in headers):
+            return Detected(KIND_MHTML, "mhtml")
+    if not _looks_like_text(text):
+        return None  # binary data under a text name
+    if suffix in _HTML_SUFFIXES:
+        return Detected(KIND_HTML, "xhtml" if suffix in (".xhtml", ".xht") else "html")
+    if suffix in _CSV_SUFFIXES:
+        return Detected(KIND_CSV, _CSV_SUFFIXES[suffix])
+    return None
+
+
+_CONTROL = bytes(range(0, 9)) + bytes(range(14, 32)) + b"\x7f"
+
+
+def _looks_like_text(head: bytes) -> bool:
+    """Text has (almost) no control bytes; random or compressed data has one in ten."""
+    controls = len(head) - len(head.translate(None, _CONTROL))
+    return controls <= len(head) // 100
+
+
+def _as_ascii(head: bytes) -> bytes | None:
+    """The head with a UTF-8/16 byte-order mark undone (UTF-16 narrowed to its ASCII
+    bytes); None when it holds NUL bytes, so is no text."""
+    if head.startswith(b"\xef\xbb\xbf"):
+        head = head[3:]
+    elif head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        codec = "utf-16-le" if head[:2] == b"\xff\xfe" else "utf-16-be"
+        body = head[2:len(head) - (len(head) % 2)]
+        return body.decode(codec, "replace").encode("ascii", "replace")
+    if b"\x00" in head:
+        return None
+    return head
+
+
+def _mime_headers(text: bytes) -> dict[bytes, bytes] | None:
+    """The header fields of a MIME message at the start of ``text``, or None."""
+    headers: dict[bytes, bytes] = {}
+    last = None
+    for line in text.splitlines()[:60]:
+        if not line.strip():
+            return headers if headers else None
+        if line[:1] in (b" ", b"\t") and last is not None:
+            headers[last] += b" " + line.strip()
+            continue
+        if not _HEADER_LINE.match(line):
+            return None
+        name, _, value = line.partition(b":")
+        last = name.strip().lower()
+        headers[last] = value.strip()
+    return headers or None
 
 
 # ---------------------------------------------------------------------------------------

@@ -40,6 +40,8 @@ def _visible(ch: str) -> bool:
 
 
 def _drop_invisible(text: str) -> str:
+    if text.isascii() and text.isprintable():  # the common case: nothing to drop (fast)
+        return text
     return "".join(ch for ch in text if _visible(ch))
 
 

@@ -464,6 +464,14 @@ def test_office_parse_loads_no_ui_or_numeric_stack():
     assert not {"numpy", "textual", "rich", "pydantic", "openpyxl", "pptx", "docx"} & set(loaded)
 
 
+@pytest.mark.parametrize("name", ["docling__example_01.html", "pandoc__img.epub",
+                                  "markitdown__test_mskanji.csv", "markitdown__test_blog.mhtml"])
+def test_web_format_parse_loads_no_ui_or_numeric_stack(name):
+    loaded = loaded_after("parse", str(ROOT / "tests" / "corpus" / "web" / name))
+    assert "lxml" in loaded or name.endswith(".csv")
+    assert not {"numpy", "textual", "rich", "pydantic", "openpyxl", "pptx", "docx"} & set(loaded)
+
+
 def test_console_script_module_runs(tmp_path):
     r = subprocess.run([sys.executable, "-m", "mineru_tui", "parse", str(tmp_path / "no.docx")],
                        cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),

@@ -538,3 +538,107 @@ def test_code_and_maths_render_as_themselves(t):
             out = MD.render(md)
             assert out.count("<p>") == 1, (md, out)
             assert not re.search(r"<(?!/?p>|/?em>|/?strong>|/?del>|/?s>|br />)", out), (md, out)
+
+
+# ---------------------------------------------------------------------------------------
+# the web readers (HTML, MHTML, EPUB, CSV/TSV): any text in any place of a real file
+
+
+def _escape_attr(t: str) -> str:
+    return html.escape(t, quote=True)
+
+
+def _web_page(place: str, t: str) -> str:
+    """An HTML body holding ``t`` in one place the web readers read text or a target from;
+    raw (markup in ``t`` is markup) for element content, escaped in attribute values."""
+    a = _escape_attr(t)
+    return {
+        "raw body": t,
+        "paragraph": f"<p>a {html.escape(t)} b</p>",
+        "heading": f"<h2>{html.escape(t)}</h2>",
+        "link target": f'<p><a href="{a}">x</a> <a href="#{a}">y</a></p>',
+        "link text": f'<p><a href="https://example.org">{html.escape(t)}</a></p>',
+        "image": f'<p><img src="{a}" alt="{a}"></p>',
+        "list": f'<ol start="{a}" type="{a}"><li value="{a}">{html.escape(t)}</li></ol>',
+        "table": (f'<table><caption>{html.escape(t)}</caption><tr><th colspan="{a}">{html.escape(t)}</th>'
+                  f'<td rowspan="{a}"><code>{html.escape(t)}</code></td></tr><tr><td>{t}</td></tr></table>'),
+        "code": f'<pre class="language-{a}">{html.escape(t)}</pre>',
+        "math": f'<math alttext="{a}"><mi>x</mi></math> <math display="block"><annotation '
+                f'encoding="application/x-tex">{html.escape(t)}</annotation></math>',
+        "footnote": (f'<p>x<a href="#n" role="doc-noteref">{html.escape(t)}</a></p>'
+                     f'<aside id="n">{html.escape(t)} <a href="{a}">back</a></aside>'),
+        "attributes": f'<p onclick="{a}" style="{a}" class="{a}" id="{a}">text</p>',
+    }[place]
+
+
+WEB_PLACES = ["raw body", "paragraph", "heading", "link target", "link text", "image", "list",
+              "table", "code", "math", "footnote", "attributes"]
+WEB_SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
+                        suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.mark.parametrize("place", WEB_PLACES)
+@WEB_SETTINGS
+@given(t=text)
+@example(t="<script>alert(1)</script>")
+@example(t="javascript:alert(1)")
+@example(t="<img src=x onerror=alert(1)>")
+@example(t="../../etc/passwd")
+@example(t="file:///etc/passwd")
+@example(t="data:image/svg+xml,<svg onload=alert(1)>")
+def test_html_reader_output_is_safe(place, t):
+    import tempfile
+    from pathlib import Path
+
+    from mineru_tui.office.html import read_html
+
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "page.html"
+        path.write_text(f"<html><body>{_web_page(place, t)}</body></html>", encoding="utf-8",
+                        errors="surrogatepass")
+        assert_safe(read_html(path))
+
+
+@WEB_SETTINGS
+@given(t=text, place=st.sampled_from(WEB_PLACES))
+def test_mhtml_and_epub_readers_output_is_safe(t, place):
+    import tempfile
+    from pathlib import Path
+
+    from mineru_tui.office.epub import read_epub
+    from mineru_tui.office.html import read_mhtml
+    from tests.office.test_web_readers import _epub
+
+    body = _web_page(place, t)
+    page = f"<html><body>{body}</body></html>".encode("utf-8", "surrogatepass")
+    with tempfile.TemporaryDirectory() as d:
+        mht = Path(d) / "p.mhtml"
+        mht.write_bytes(b"MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary=B\r\n\r\n"
+                        b"--B\r\nContent-Type: text/html; charset=utf-8\r\n"
+                        b"Content-Location: https://example.org/p.html\r\n\r\n" + page + b"\r\n--B--\r\n")
+        assert_safe(read_mhtml(mht))
+        book = Path(d) / "b.epub"
+        book.write_bytes(_epub({"c.xhtml": page, "d.xhtml": b"<p>" + html.escape(t).encode(
+            "utf-8", "surrogatepass") + b"</p>"}))
+        assert_safe(read_epub(book))
+
+
+@WEB_SETTINGS
+@given(cells=st.lists(st.lists(text, min_size=1, max_size=4), min_size=1, max_size=4),
+       delimiter=st.sampled_from([",", ";", "\t", "|"]))
+def test_csv_reader_output_is_safe(cells, delimiter):
+    import csv as csv_module
+    import io
+    import tempfile
+    from pathlib import Path
+
+    from mineru_tui.office.csv import read_csv
+
+    buf = io.StringIO()
+    csv_module.writer(buf, delimiter=delimiter).writerows(cells)
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / ("t.tsv" if delimiter == "\t" else "t.csv")
+        path.write_bytes(buf.getvalue().encode("utf-8", "surrogatepass"))
+        if b"\x00" in path.read_bytes():
+            return  # not text: refused, tested in tests/office/test_web_readers.py
+        assert_safe(read_csv(path))

@@ -128,3 +128,26 @@ def test_the_app_refuses_to_start_without_a_terminal(tmp_path):
     proc = spawn(str(tmp_path))
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 2 and "use --plain" in err
+
+
+def test_plain_reads_web_pages_books_and_tables(tmp_path):
+    """The watcher takes the web formats as documents and reports a broken one."""
+    corpus = ROOT / "tests" / "corpus" / "web"
+    root = tmp_path / "in"
+    root.mkdir()
+    for name in ("docling__example_01.html", "pandoc__img.epub", "docling__csv-tab.tsv"):
+        drop(corpus / name, root / name)
+    (root / "broken.epub").write_bytes(b"PK\x03\x04 broken")
+    proc = spawn(str(root), "--plain")
+    err = Lines(proc.stderr)
+    try:
+        for name in ("docling__example_01.html", "pandoc__img.epub", "docling__csv-tab.tsv"):
+            err.wait_for(f"done: {name}")
+        err.wait_for("failed: broken.epub: corrupt")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert (tmp_path / "in-mineru" / "pandoc__img" / "pandoc__img.md").is_file()
+    assert not any("Traceback" in line for line in err.lines)
