@@ -439,3 +439,15 @@ def test_ruby_annotations_follow_their_base(tmp_path):
     out = md(html(tmp_path, "<p><ruby>漢字<rp>(</rp><rt>かんじ</rt><rp>)</rp></ruby> and "
                             "<ruby>2H<sub>2</sub><rt>hydrogen</rt></ruby></p>"))
     assert out == "漢字(かんじ) and 2H<sub>2</sub>(hydrogen)\n"
+
+
+def test_mhtml_bounds(tmp_path, monkeypatch):
+    import mineru_tui.office.html.mhtml as mhtml
+    path = tmp_path / "a.mhtml"
+    path.write_bytes(_mhtml())
+    monkeypatch.setattr(mhtml, "MAX_PARTS", 1)
+    with pytest.raises(ConvertError, match="more than 1 parts"):
+        convert(path)
+    monkeypatch.setattr(mhtml, "MAX_MHTML_BYTES", 100)
+    with pytest.raises(ConvertError, match="larger than"):
+        convert(path)
