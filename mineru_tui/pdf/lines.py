@@ -21,6 +21,7 @@ import statistics
 import unicodedata
 from dataclasses import dataclass
 
+from mineru_tui.pdf.bidi_order import is_rtl_char, logical_order, mirrored, rtl_base
 from mineru_tui.pdf.chars import MAX_TILT, STANDARD_TOLERANCE, Box, Char
 
 LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
@@ -35,7 +36,8 @@ LINE_END_HYPHENS = "-\u00ad\u2010\u2011\u2043\x02"
 KEEP_HYPHEN_WORDS = {"open", "non", "self", "cross", "anti", "pre", "post", "co", "semi",
                      "multi", "quasi"}
 
-LINE_OVERLAP = 0.3  # share of the smaller height two boxes must share to be one line
+LINE_OVERLAP = 0.3  # share of the smaller core two glyphs must share to be one line
+CORE = 0.5  # a glyph's core: from the baseline up this share of its font height
 SPACE_GAP = 0.25  # gap, in median glyph widths, that counts as a space
 SCRIPT_SIZE = 0.85  # glyphs smaller than this share of the line's size may be scripts
 
@@ -70,21 +72,58 @@ def _upright_point(p: tuple[float, float], direction: int) -> tuple[float, float
 
 @dataclass
 class TextLine:
-    """A line of characters in reading order; ``box`` is in the display frame."""
+    """A line of characters in reading order; ``box`` is in the display frame.
+
+    ``chars`` are in logical order (right-to-left runs put back in reading order), ``text``
+    is the line's text after MinerU's rules. ``height`` is the font height (loose boxes) of
+    its largest glyphs, ``size`` the font size in points of its body text, ``bold`` whether
+    most of its letters are bold. ``block`` numbers the part of the page the line was read
+    in (:func:`page_lines`: a column of a stretch, in reading order; 0 for a layout block's
+    lines); ``rtl`` marks a line whose base direction is right to left.
+    """
 
     chars: list[Char]
     box: Box
     direction: int
     text: str = ""
-    height: float = 0.0  # font height (loose boxes) of the line's largest glyphs
+    height: float = 0.0
+    size: float = 0.0
+    bold: bool = False
+    block: int = 0
+    rtl: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class _Glyph:
     char: Char
     box: Box  # upright frame
     loose: Box
     baseline: float
+    top: float = 0.0  # the glyph's core: from half a font height above the baseline
+    bottom: float = 0.0  # to just below it; rows are clustered on this, not on loose boxes
+
+    @property
+    def height(self) -> float:
+        return self.loose[3] - self.loose[1]
+
+
+def _glyphs(chars: list[Char], direction: int) -> list[_Glyph]:
+    out = []
+    for c in chars:
+        if c.direction != direction or c.tilt > MAX_TILT:
+            continue
+        box, loose = upright(c.box, direction), upright(c.loose, direction)
+        h = loose[3] - loose[1]
+        if h <= 0:
+            h = max(box[3] - box[1], 1e-3)
+            loose = (loose[0], box[1], loose[2], box[3])
+        baseline = _upright_point(c.origin, direction)[1]
+        if not loose[1] - 0.1 * h <= baseline <= loose[3] + 0.1 * h:
+            baseline = loose[3] - 0.2 * h  # no usable origin: the usual descent
+        # x-height glyphs, accents and dots all sit on the baseline: a core from the
+        # baseline up to half the font height keeps lines apart however tight the leading
+        out.append(_Glyph(c, box, loose, baseline, baseline - CORE * h, baseline + 0.1 * h))
+    return out
 
 
 def dominant_direction(chars: list[Char]) -> int:
@@ -98,7 +137,7 @@ def dominant_direction(chars: list[Char]) -> int:
 
 def build_lines(chars: list[Char], direction: int | None = None,
                 box: Box | None = None, split_gap: float | None = None) -> list[TextLine]:
-    """Group ``chars`` into lines in reading order.
+    """Group ``chars`` (one layout block's) into lines in reading order.
 
     Characters running in another direction than ``direction`` (default: the dominant one)
     are left out, as are those tilted by more than ``MAX_TILT`` and lines made only of
@@ -106,50 +145,99 @@ def build_lines(chars: list[Char], direction: int | None = None,
     in columns are vertical writing, read right to left. ``box`` (the block, display frame)
     is accepted for callers and unused: vertical writing is recognised from the glyphs. With
     ``split_gap``, a line is cut where the gap between two glyphs exceeds ``split_gap``
-    times the line's height (columns side by side on a page without layout blocks).
+    times the line's height. A whole page is better read with :func:`page_lines`, which
+    finds its columns first.
     """
     if direction is None:
         direction = dominant_direction(chars)
-
-    glyphs = [_Glyph(c, upright(c.box, direction), upright(c.loose, direction),
-                     _upright_point(c.origin, direction)[1])
-              for c in chars if c.direction == direction and c.tilt <= MAX_TILT]
-    solid = sorted((g for g in glyphs if not g.char.text.isspace()),
-                   key=lambda g: (g.box[1], g.box[0]))
-    spaces = [g for g in glyphs if g.char.text.isspace()]
-    rows = _cluster(solid, axis=1)
-    if direction == 0 and len(solid) >= 3 and _is_vertical(rows, solid):
+    glyphs = _glyphs(chars, direction)
+    solid = [g for g in glyphs if not g.char.text.isspace()]
+    if len(solid) >= 3 and direction == 0 and _is_vertical(solid):
         return _columns(solid, direction)
+    return _lines(glyphs, direction, split_gap)
+
+
+def page_lines(chars: list[Char], direction: int | None = None) -> list[TextLine]:
+    """A page's lines in reading order, each with the ``block`` it was read in.
+
+    The page's text is first cut into blocks by recursive XY cuts over its text pieces
+    (runs of glyphs drawn one after the other on one baseline, so a line of one column never
+    bridges two lines of another): columns are found before rows, a stretch where several
+    lines in a row share a gutter is read column by column (right to left on a page of
+    right-to-left text), and a line that spans the gutter ends the stretch. Lines are then
+    formed inside each block as :func:`build_lines` forms them. Characters running in
+    another direction than ``direction`` (default: the dominant one) are left out.
+    """
+    from mineru_tui.pdf.columns import text_blocks
+
+    if direction is None:
+        direction = dominant_direction(chars)
+    glyphs = _glyphs(chars, direction)
+    solid = [g for g in glyphs if not g.char.text.isspace()]
+    if not solid:
+        return []
+    if len(solid) >= 3 and direction == 0 and _is_vertical(solid):
+        return _columns(solid, direction)
+    out: list[TextLine] = []
+    for n, block in enumerate(text_blocks(glyphs)):
+        for line in _lines(block, direction, None):
+            line.block = n
+            out.append(line)
+    return out
+
+
+def _lines(glyphs: list[_Glyph], direction: int, split_gap: float | None) -> list[TextLine]:
+    solid = sorted((g for g in glyphs if not g.char.text.isspace()),
+                   key=lambda g: (g.bottom, g.box[0]))
+    spaces = [g for g in glyphs if g.char.text.isspace()]
+    rows = _rows(solid)
     rows = [r for r in rows if any(g.char.tilt <= STANDARD_TOLERANCE for g in r)]
-    extents = [(min(x.box[1] for x in r), max(x.box[3] for x in r)) for r in rows]
-    for g in spaces:  # a space belongs to the line its centre (or baseline) falls in
-        cy = (g.loose[1] + g.loose[3]) / 2
-        for r, (top, bottom) in zip(rows, extents):
-            if top <= cy <= bottom or top <= g.baseline <= bottom:
-                r.append(g)
+    extents = [(min(x.loose[1] for x in r), max(x.loose[3] for x in r)) for r in rows]
+    cores = [(min(x.top for x in r), max(x.bottom for x in r)) for r in rows]
+    for g in spaces:  # a space goes to the line whose baseline band holds its baseline
+        home = None
+        for r, (top, bottom), (ctop, cbottom) in zip(rows, extents, cores):
+            if ctop - 0.25 * g.height <= g.baseline <= cbottom + 0.25 * g.height:
+                home = r
                 break
+            cy = (g.loose[1] + g.loose[3]) / 2
+            if home is None and top <= cy <= bottom:
+                home = r
+        if home is not None:
+            home.append(g)
     for r in rows:
         r.sort(key=lambda g: ((g.box[0] + g.box[2]) / 2, g.char.index))
     if split_gap is not None:
         rows = [piece for r in rows for piece in _split_row(r, split_gap)]
     lines = []
-    for r in sorted(rows, key=lambda r: (min(g.box[1] for g in r), min(g.box[0] for g in r))):
-        cs = [g.char for g in r]
-        line = TextLine(cs, _union([c.box for c in cs if not c.text.isspace()] or
-                                   [c.box for c in cs]), direction)
-        line.text = _line_text(r)
-        line.height = max((g.loose[3] - g.loose[1] for g in r if not g.char.text.isspace()),
-                          default=0.0)
+    for r in sorted(rows, key=lambda r: (min(g.bottom for g in r), min(g.box[0] for g in r))):
+        line = _make_line(r, direction)
         if line.text:
             lines.append(line)
     return lines
+
+
+def _make_line(row: list[_Glyph], direction: int) -> TextLine:
+    text, order, rtl = _line_text(row)
+    cs = [row[i].char for i in order]
+    solid = [g for g in row if not g.char.text.isspace()]
+    line = TextLine(cs, _union([c.box for c in cs if not c.text.isspace()] or
+                               [c.box for c in cs]), direction, text, rtl=rtl)
+    if solid:
+        line.height = max(g.height for g in solid)
+        body = [g for g in solid if g.height >= SCRIPT_SIZE * line.height] or solid
+        sizes = sorted(g.char.size for g in body)
+        line.size = sizes[len(sizes) // 2]
+        letters = [g for g in body if g.char.text.isalnum()] or body
+        line.bold = sum(g.char.bold for g in letters) * 2 > len(letters)
+    return line
 
 
 def _split_row(row: list[_Glyph], split_gap: float) -> list[list[_Glyph]]:
     solid = [g for g in row if not g.char.text.isspace()]
     if not solid:
         return []
-    height = max(g.loose[3] - g.loose[1] for g in solid)
+    height = max(g.height for g in solid)
     pieces, prev = [[]], None
     for g in row:
         if g.char.text.isspace():
@@ -162,13 +250,11 @@ def _split_row(row: list[_Glyph], split_gap: float) -> list[list[_Glyph]]:
     return [p for p in pieces if any(not g.char.text.isspace() for g in p)]
 
 
-def _cluster(glyphs: list[_Glyph], axis: int) -> list[list[_Glyph]]:
-    """Glyphs sorted along ``axis`` grouped where their extents on that axis overlap."""
+def _rows(glyphs: list[_Glyph]) -> list[list[_Glyph]]:
+    """Glyphs sorted by baseline grouped where their cores (baseline bands) overlap."""
     groups: list[tuple[list[_Glyph], list[float]]] = []
     for g in glyphs:
-        lo, hi = g.box[axis], g.box[axis + 2]
-        if axis == 1 and hi - lo < 0.5 * (g.loose[3] - g.loose[1]):
-            lo, hi = g.loose[1], g.loose[3]  # accents, dots, dashes: place by font height
+        lo, hi = g.top, g.bottom
         best, best_score = None, LINE_OVERLAP
         for members, ext in groups[-4:]:  # only recent groups can still overlap
             inter = min(hi, ext[1]) - max(lo, ext[0])
@@ -184,33 +270,57 @@ def _cluster(glyphs: list[_Glyph], axis: int) -> list[list[_Glyph]]:
     return [m for m, _ in groups]
 
 
-def _is_vertical(rows: list[list[_Glyph]], glyphs: list[_Glyph]) -> bool:
+def _cluster_x(glyphs: list[_Glyph]) -> list[list[_Glyph]]:
+    """Glyphs sorted by x grouped where their horizontal extents overlap (columns)."""
+    groups: list[tuple[list[_Glyph], list[float]]] = []
+    for g in sorted(glyphs, key=lambda g: (g.box[0], g.box[1])):
+        lo, hi = g.box[0], g.box[2]
+        best, best_score = None, LINE_OVERLAP
+        for members, ext in groups[-4:]:
+            inter = min(hi, ext[1]) - max(lo, ext[0])
+            score = inter / max(min(hi - lo, ext[1] - ext[0]), 1e-6)
+            if score > best_score:
+                best, best_score = (members, ext), score
+        if best is None:
+            groups.append(([g], [lo, hi]))
+        else:
+            best[0].append(g)
+            best[1][0], best[1][1] = min(best[1][0], lo), max(best[1][1], hi)
+    return [m for m, _ in groups]
+
+
+def _is_vertical(glyphs: list[_Glyph]) -> bool:
     """CJK glyphs standing in tall narrow columns, far apart across each row: vertical
     writing (MinerU reads a block as vertical when most of its lines are > 2 times taller
     than wide)."""
     if sum(is_cjk(g.char.text) for g in glyphs) < 0.5 * len(glyphs):
         return False
+    rows = _rows(sorted(glyphs, key=lambda g: (g.bottom, g.box[0])))
     widths = sorted(g.box[2] - g.box[0] for g in glyphs)
     char_w = max(widths[len(widths) // 2], 1e-6)
-    gaps = [b.box[0] - a.box[2] for r in rows
-            for a, b in zip(sorted(r, key=lambda g: g.box[0]), sorted(r, key=lambda g: g.box[0])[1:])]
+    gaps = []
+    for r in rows:
+        r = sorted(r, key=lambda g: g.box[0])
+        gaps += [b.box[0] - a.box[2] for a, b in zip(r, r[1:])]
     if gaps and statistics.median(gaps) < char_w:
         return False
-    cols = _cluster(sorted(glyphs, key=lambda g: (g.box[0], g.box[1])), axis=0)
+    cols = _cluster_x(glyphs)
     ratios = [(max(g.box[3] for g in c) - min(g.box[1] for g in c))
               / max(max(g.box[2] for g in c) - min(g.box[0] for g in c), 1e-6) for c in cols]
     return statistics.median(ratios) > 2.0
 
 
 def _columns(glyphs: list[_Glyph], direction: int) -> list[TextLine]:
-    cols = _cluster(sorted(glyphs, key=lambda g: (g.box[0], g.box[1])), axis=0)
+    cols = _cluster_x(glyphs)
     lines = []
     for col in sorted(cols, key=lambda c: -max(g.box[2] for g in c)):  # right to left
         col.sort(key=lambda g: (g.box[1], g.char.index))
         cs = [g.char for g in col]
+        sizes = sorted(c.size for c in cs)
         lines.append(TextLine(cs, _union([c.box for c in cs]), direction,
                               _clean("".join(c.text for c in cs)),
-                              max(g.loose[2] - g.loose[0] for g in col)))
+                              max(g.loose[2] - g.loose[0] for g in col), sizes[len(sizes) // 2],
+                              sum(c.bold for c in cs) * 2 > len(cs)))
     return [ln for ln in lines if ln.text]
 
 
@@ -219,24 +329,27 @@ def _union(boxes: list[Box]) -> Box:
             max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
-def _line_text(row: list[_Glyph]) -> str:
-    """One line's text: spaces from the PDF and from gaps, scripts tagged, cleaned."""
+def _line_text(row: list[_Glyph]) -> tuple[str, list[int], bool]:
+    """One line's text from its glyphs left to right: spaces from the PDF and from gaps,
+    scripts tagged, right-to-left runs in reading order, cleaned. Also the glyphs' reading
+    order (indices into ``row``) and whether the line reads right to left."""
     solid = [g for g in row if not g.char.text.isspace()]
     if not solid:
-        return ""
-    sizes = [g.loose[3] - g.loose[1] for g in solid]
+        return "", list(range(len(row))), False
+    sizes = [g.height for g in solid]
     main = max(sizes)
     body = [g for g, s in zip(solid, sizes) if s >= SCRIPT_SIZE * main] or solid
     baseline = statistics.median(g.baseline for g in body)
     width = statistics.median(max(g.loose[2] - g.loose[0], 1e-3) for g in body)
-    parts: list[tuple[str, str]] = []  # (text, script) with script in "", "sup", "sub"
+    parts: list[tuple[str, str, int]] = []  # (text, script, index in row or -1 for a space)
     right = None  # right edge of the glyphs so far (an accent may end before its letter)
     space = ""  # "pdf" for a space in the file, "generated" for one PDFium added
-    for g, s in zip(row, [g.loose[3] - g.loose[1] for g in row]):
+    for i, g in enumerate(row):
         if g.char.text.isspace():
             if right is not None and space != "pdf":
                 space = "generated" if g.char.generated else "pdf"
             continue
+        s = g.height
         script = ""
         if s < SCRIPT_SIZE * main:
             if g.baseline < baseline - 0.2 * main:
@@ -247,13 +360,23 @@ def _line_text(row: list[_Glyph]) -> str:
             wide = g.loose[0] - right > SPACE_GAP * width
             # PDFium adds spaces between text objects; geometry decides whether they are real
             if space == "pdf" or wide:
-                parts.append((" ", script if script and parts and parts[-1][1] == script else ""))
-        parts.append((g.char.text if not g.char.hyphen else "\x02", script))
+                parts.append((" ", script if script and parts and parts[-1][1] == script else "",
+                              -1))
+        parts.append((g.char.text if not g.char.hyphen else "\x02", script, i))
         right = g.loose[2] if right is None else max(right, g.loose[2])
         space = ""
-    _compose_accents(parts, [g for g in row if not g.char.text.isspace()])
+    _compose_accents(parts, solid)
+    parts = [p for p in parts if p[0]]
+    texts = [p[0] for p in parts]
+    rtl = rtl_base(texts)
+    order = list(range(len(row)))
+    if rtl or any(is_rtl_char(t) for t in texts):
+        perm, odd = logical_order(texts, rtl)
+        parts = [(mirrored(parts[k][0]) if odd[k] else parts[k][0], parts[k][1], parts[k][2])
+                 for k in perm]
+        order = [p[2] for p in parts if p[2] >= 0]
     out, current = [], ""
-    for text, script in parts:
+    for text, script, _ in parts:
         if script != current:
             if current:
                 out.append(f"</{current}>")
@@ -263,12 +386,12 @@ def _line_text(row: list[_Glyph]) -> str:
         out.append(text)
     if current:
         out.append(f"</{current}>")
-    return _clean("".join(out)).strip()
+    return _clean("".join(out)).strip(), order, rtl
 
 
-def _compose_accents(parts: list[tuple[str, str]], glyphs: list[_Glyph]) -> None:
+def _compose_accents(parts: list[tuple[str, str, int]], glyphs: list[_Glyph]) -> None:
     """A spacing accent drawn over a neighbouring letter becomes a combining mark on it."""
-    solid_idx = [i for i, (t, _) in enumerate(parts) if t != " "]
+    solid_idx = [i for i, p in enumerate(parts) if p[0] != " "]
     for k, i in enumerate(solid_idx):
         mark = SPACING_ACCENTS.get(parts[i][0])
         if mark is None:
@@ -280,22 +403,26 @@ def _compose_accents(parts: list[tuple[str, str]], glyphs: list[_Glyph]) -> None
                 inter = min(g.box[2], n.box[2]) - max(g.box[0], n.box[0])
                 if inter > 0.5 * max(g.box[2] - g.box[0], 1e-6):
                     j = solid_idx[nk]
-                    parts[j] = (unicodedata.normalize("NFC", parts[j][0] + mark), parts[j][1])
-                    parts[i] = ("", parts[i][1])
+                    parts[j] = (unicodedata.normalize("NFC", parts[j][0] + mark),
+                                parts[j][1], parts[j][2])
+                    parts[i] = ("", parts[i][1], parts[i][2])
                     # a space put between the accent and its letter goes too
                     lo, hi = sorted((i, j))
                     for s in range(lo + 1, hi):
                         if parts[s][0] == " ":
-                            parts[s] = ("", parts[s][1])
+                            parts[s] = ("", parts[s][1], -1)
                     break
 
 
 def _clean(text: str) -> str:
     for lig, plain in LIGATURES.items():
         text = text.replace(lig, plain)
+    if _PRESENTATION_FORMS.search(text):  # Arabic letters in their drawn (joined) shapes
+        text = _PRESENTATION_FORMS.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
     return text.replace("\r\n", "")
 
 
+_PRESENTATION_FORMS = re.compile("[\ufb50-\ufdff\ufe70-\ufefe]+")
 _URL_TAIL = re.compile(r"(?:https?://|www\.)\S*$", re.IGNORECASE)
 
 

@@ -1,0 +1,167 @@
+"""A page's text cut into blocks before its lines are formed: columns first, then rows.
+
+Rows clustered over a whole page let a line of one column bridge two lines of the next
+(their letters then interleave), and a gutter narrower than a line height joins two columns
+line by line. So the page is first cut into blocks by recursive XY cuts, as MinerU's
+readers order their blocks, over *pieces*: runs of glyphs drawn one after the other on one
+baseline without a wide gap (a word, a line of one column, a table cell).
+
+At each step, a gap across the whole set of pieces cuts it into columns (read left to
+right; right to left on a page of right-to-left text). Without one, the pieces are cut into
+bands (rows). A gutter that several bands share marks a stretch of columns: bands that
+cross it (a title or a paragraph spanning the columns) end the stretch, so the stretch is
+read column by column and the spanning text in its place. Each cut part is cut again; a
+part that cannot be cut is one block.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mineru_tui.pdf.bidi_order import bidi_class
+
+PIECE_GAP = 0.9  # a gap wider than this many font heights ends a piece
+PIECE_BASELINE = 0.3  # baselines this many font heights apart are not one piece
+GUTTER = 0.5  # the narrowest gap, in font heights, that can separate two columns
+
+
+@dataclass(slots=True)
+class _Piece:
+    glyphs: list = field(default_factory=list)
+    x0: float = 0.0
+    x1: float = 0.0
+    top: float = 0.0  # the glyphs' cores (baseline bands), so tight leading still leaves gaps
+    bottom: float = 0.0
+    height: float = 0.0
+    baseline: float = 0.0
+
+
+def text_blocks(glyphs: list) -> list[list]:
+    """``glyphs`` (the line reader's upright glyphs) grouped into blocks in reading order."""
+    pieces = _pieces(glyphs)
+    if not pieces:
+        return []
+    r = l_ = 0
+    for g in glyphs:
+        c = bidi_class(g.char.text)
+        if c in ("R", "AL"):
+            r += 1
+        elif c == "L":
+            l_ += 1
+    return [[g for p in leaf for g in p.glyphs] for leaf in _cut(pieces, r > l_)]
+
+
+def _pieces(glyphs: list) -> list[_Piece]:
+    pieces: list[_Piece] = []
+    current: _Piece | None = None
+    for g in sorted(glyphs, key=lambda g: g.char.index):
+        if g.char.text.isspace():
+            if current is not None:
+                current.glyphs.append(g)
+            continue
+        h = g.height
+        if current is not None:
+            near = max(current.height, h)
+            gap = max(g.loose[0] - current.x1, current.x0 - g.loose[2], 0.0)
+            if abs(g.baseline - current.baseline) <= PIECE_BASELINE * near and gap <= PIECE_GAP * near:
+                current.glyphs.append(g)
+                current.x0, current.x1 = min(current.x0, g.loose[0]), max(current.x1, g.loose[2])
+                current.top, current.bottom = min(current.top, g.top), max(current.bottom, g.bottom)
+                current.height = max(current.height, h)
+                current.baseline = g.baseline
+                continue
+        current = _Piece([g], g.loose[0], g.loose[2], g.top, g.bottom, h, g.baseline)
+        pieces.append(current)
+    return pieces
+
+
+def _split(pieces: list[_Piece], vertical: bool, min_gap: float) -> list[list[_Piece]]:
+    """Pieces split where a gap of at least ``min_gap`` runs across all of them: along x
+    (columns) when ``vertical``, else along y (bands)."""
+    if vertical:
+        items = sorted(pieces, key=lambda p: p.x0)
+        groups, end = [[items[0]]], items[0].x1
+        for p in items[1:]:
+            if p.x0 - end >= min_gap:
+                groups.append([p])
+            else:
+                groups[-1].append(p)
+            end = max(end, p.x1)
+        return groups
+    items = sorted(pieces, key=lambda p: p.top)
+    groups, end = [[items[0]]], items[0].bottom
+    for p in items[1:]:
+        if p.top > end:
+            groups.append([p])
+        else:
+            groups[-1].append(p)
+        end = max(end, p.bottom)
+    return groups
+
+
+def _gaps(band: list[_Piece], min_gap: float) -> list[tuple[float, float]]:
+    items = sorted(band, key=lambda p: p.x0)
+    out, end = [], items[0].x1
+    for p in items[1:]:
+        if p.x0 - end >= min_gap:
+            out.append((end, p.x0))
+        end = max(end, p.x1)
+    return out
+
+
+def _gutter(gaps: list[list[tuple[float, float]]], min_gap: float) -> tuple[float, float] | None:
+    """The gap shared by the most bands (at least two), narrowed to what they all leave free."""
+    best, best_count = None, 1
+    for own in gaps:
+        for a, b in own:
+            lo, hi, count = a, b, 0
+            for other in gaps:
+                for c, d in other:
+                    if min(hi, d) - max(lo, c) >= min_gap:
+                        lo, hi, count = max(lo, c), min(hi, d), count + 1
+                        break
+            if count > best_count or (count == best_count and best and hi - lo > best[1] - best[0]):
+                best, best_count = (lo, hi), count
+    return best
+
+
+def _cut(pieces: list[_Piece], rtl: bool) -> list[list[_Piece]]:
+    if len(pieces) <= 1:
+        return [pieces]
+    heights = sorted(p.height for p in pieces)
+    min_gap = GUTTER * heights[len(heights) // 2]
+    columns = _split(pieces, True, min_gap)
+    if len(columns) > 1:
+        if rtl:
+            columns.reverse()
+        return [leaf for c in columns for leaf in _cut(c, rtl)]
+    bands = _split(pieces, False, 0.0)
+    if len(bands) == 1:
+        return [pieces]
+    gutter = _gutter([_gaps(b, min_gap) for b in bands], min_gap)
+    if gutter is None:
+        return [pieces]  # one column: a single block
+    lo, hi = gutter
+    # bands with text across the gutter end a stretch of columns; runs of either kind
+    # are cut again on their own
+    kinds = []
+    for band in bands:
+        if any(p.x0 < hi and p.x1 > lo for p in band):
+            kinds.append("cross")
+        elif any(p.x1 <= lo for p in band) and any(p.x0 >= hi for p in band):
+            kinds.append("split")
+        else:
+            kinds.append(None)  # text on one side only: goes with the band before it
+    first = next(k for k in kinds if k)
+    groups: list[list[_Piece]] = []
+    kind_prev = None
+    for band, kind in zip(bands, kinds):
+        kind = kind or kind_prev or first
+        if groups and kind == kind_prev:
+            groups[-1].extend(band)
+        else:
+            groups.append(list(band))
+        kind_prev = kind
+    if len(groups) == 1:
+        return [pieces]
+    return [leaf for g in groups for leaf in _cut(g, rtl)]
