@@ -20,8 +20,10 @@ from dataclasses import dataclass, field
 
 from mineru_tui.pdf.bidi_order import bidi_class
 
-PIECE_GAP = 0.9  # a gap wider than this many font heights ends a piece
+PIECE_GAP = 1.2  # a gap wider than this many font heights ends a piece
+SPACED_PIECE_GAP = 2.0  # ... or this many, when the file puts a space in it (a word gap)
 PIECE_BASELINE = 0.3  # baselines this many font heights apart are not one piece
+BAND_GAP = 0.8  # bands closer than this many font heights are lines of one stretch
 GUTTER = 0.5  # the narrowest gap, in font heights, that can separate two columns
 
 
@@ -54,16 +56,20 @@ def text_blocks(glyphs: list) -> list[list]:
 def _pieces(glyphs: list) -> list[_Piece]:
     pieces: list[_Piece] = []
     current: _Piece | None = None
+    spaced = False  # the file has a space between this glyph and the one before
     for g in sorted(glyphs, key=lambda g: g.char.index):
         if g.char.text.isspace():
             if current is not None:
                 current.glyphs.append(g)
+                spaced = spaced or not g.char.generated
             continue
         h = g.height
         if current is not None:
             near = max(current.height, h)
             gap = max(g.loose[0] - current.x1, current.x0 - g.loose[2], 0.0)
-            if abs(g.baseline - current.baseline) <= PIECE_BASELINE * near and gap <= PIECE_GAP * near:
+            wide = (SPACED_PIECE_GAP if spaced else PIECE_GAP) * near
+            spaced = False
+            if abs(g.baseline - current.baseline) <= PIECE_BASELINE * near and gap <= wide:
                 current.glyphs.append(g)
                 current.x0, current.x1 = min(current.x0, g.loose[0]), max(current.x1, g.loose[2])
                 current.top, current.bottom = min(current.top, g.top), max(current.bottom, g.bottom)
@@ -144,19 +150,31 @@ def _cut(pieces: list[_Piece], rtl: bool) -> list[list[_Piece]]:
     lo, hi = gutter
     # bands with text across the gutter end a stretch of columns; runs of either kind
     # are cut again on their own
-    kinds = []
+    kinds: list[str | None] = []
     for band in bands:
         if any(p.x0 < hi and p.x1 > lo for p in band):
             kinds.append("cross")
         elif any(p.x1 <= lo for p in band) and any(p.x0 >= hi for p in band):
             kinds.append("split")
         else:
-            kinds.append(None)  # text on one side only: goes with the band before it
-    first = next(k for k in kinds if k)
+            kinds.append(None)  # text on one side only
+    # text on one side goes with the band it follows closely (the last line of a column,
+    # a paragraph's short last line), else with the band it closely precedes (a heading),
+    # else it stands alone
+    close = heights[len(heights) // 2] * BAND_GAP
+    tops = [min(p.top for p in b) for b in bands]
+    bottoms = [max(p.bottom for p in b) for b in bands]
+    for i, kind in enumerate(kinds):
+        if kind is None:
+            if i > 0 and tops[i] - bottoms[i - 1] <= close:
+                kinds[i] = kinds[i - 1]
+            elif i + 1 < len(bands) and kinds[i + 1] and tops[i + 1] - bottoms[i] <= close:
+                kinds[i] = kinds[i + 1]
+            else:
+                kinds[i] = "cross"
     groups: list[list[_Piece]] = []
     kind_prev = None
     for band, kind in zip(bands, kinds):
-        kind = kind or kind_prev or first
         if groups and kind == kind_prev:
             groups[-1].extend(band)
         else:

@@ -267,7 +267,20 @@ def _rows(glyphs: list[_Glyph]) -> list[list[_Glyph]]:
         else:
             best[0].append(g)
             best[1][0], best[1][1] = min(best[1][0], lo), max(best[1][1], hi)
-    return [m for m, _ in groups]
+    # a raised glyph met before its line (a numerator, a footnote mark) may have started a
+    # group of its own that the line then passed by: such groups join the line they overlap
+    merged: list[tuple[list[_Glyph], list[float]]] = []
+    for members, ext in sorted(groups, key=lambda m: m[1][1]):
+        for other in reversed(merged[-4:]):
+            inter = min(ext[1], other[1][1]) - max(ext[0], other[1][0])
+            smaller = max(min(ext[1] - ext[0], other[1][1] - other[1][0]), 1e-6)
+            if inter / smaller > LINE_OVERLAP:
+                other[0].extend(members)
+                other[1][0], other[1][1] = min(other[1][0], ext[0]), max(other[1][1], ext[1])
+                break
+        else:
+            merged.append((members, ext))
+    return [m for m, _ in merged]
 
 
 def _cluster_x(glyphs: list[_Glyph]) -> list[list[_Glyph]]:
