@@ -23,7 +23,7 @@ from mineru_tui.pdf.bidi_order import bidi_class
 PIECE_GAP = 1.2  # a gap wider than this many font heights ends a piece
 SPACED_PIECE_GAP = 2.0  # ... or this many, when the file puts a space in it (a word gap)
 PIECE_BASELINE = 0.3  # baselines this many font heights apart are not one piece
-BAND_GAP = 0.8  # bands closer than this many font heights are lines of one stretch
+BAND_GAP = 1.0  # bands closer than this many font heights are lines of one stretch
 GUTTER = 0.5  # the narrowest gap, in font heights, that can separate two columns
 
 
@@ -164,14 +164,22 @@ def _cut(pieces: list[_Piece], rtl: bool) -> list[list[_Piece]]:
     close = heights[len(heights) // 2] * BAND_GAP
     tops = [min(p.top for p in b) for b in bands]
     bottoms = [max(p.bottom for p in b) for b in bands]
-    for i, kind in enumerate(kinds):
-        if kind is None:
-            if i > 0 and tops[i] - bottoms[i - 1] <= close:
-                kinds[i] = kinds[i - 1]
-            elif i + 1 < len(bands) and kinds[i + 1] and tops[i + 1] - bottoms[i] <= close:
-                kinds[i] = kinds[i + 1]
-            else:
-                kinds[i] = "cross"
+    i = 0
+    while i < len(kinds):
+        if kinds[i] is not None:
+            i += 1
+            continue
+        j = i  # a run of one-sided bands i..j-1, taken together
+        while j < len(kinds) and kinds[j] is None:
+            j += 1
+        if i > 0 and tops[i] - bottoms[i - 1] <= close:
+            kind = kinds[i - 1]
+        elif j < len(kinds) and tops[j] - bottoms[j - 1] <= close:
+            kind = kinds[j]
+        else:
+            kind = "cross"
+        kinds[i:j] = [kind] * (j - i)
+        i = j
     groups: list[list[_Piece]] = []
     kind_prev = None
     for band, kind in zip(bands, kinds):
