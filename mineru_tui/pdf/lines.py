@@ -39,6 +39,7 @@ KEEP_HYPHEN_WORDS = {"open", "non", "self", "cross", "anti", "pre", "post", "co"
 LINE_OVERLAP = 0.3  # share of the smaller core two glyphs must share to be one line
 CORE = 0.5  # a glyph's core: from the baseline up this share of its font height
 SPACE_GAP = 0.25  # gap, in median glyph widths, that counts as a space
+SPACE_TOUCH = 0.02  # glyphs closer than this (median glyph widths) touch: no space between
 SCRIPT_SIZE = 0.85  # glyphs smaller than this share of the line's size may be scripts
 
 
@@ -76,8 +77,8 @@ class TextLine:
 
     ``chars`` are in logical order (right-to-left runs put back in reading order), ``text``
     is the line's text after MinerU's rules. ``height`` is the font height (loose boxes) of
-    its largest glyphs, ``size`` the font size in points of its body text, ``bold`` whether
-    most of its letters are bold. ``block`` numbers the part of the page the line was read
+    its text (not of one big symbol), ``size`` the font size in points of its body text,
+    ``bold`` whether most of its letters are bold. ``block`` numbers the part of the page the line was read
     in (:func:`page_lines`: a column of a stretch, in reading order; 0 for a layout block's
     lines); ``rtl`` marks a line whose base direction is right to left.
     """
@@ -224,13 +225,24 @@ def _make_line(row: list[_Glyph], direction: int) -> TextLine:
     line = TextLine(cs, _union([c.box for c in cs if not c.text.isspace()] or
                                [c.box for c in cs]), direction, text, rtl=rtl)
     if solid:
-        line.height = max(g.height for g in solid)
+        line.height = _main_height(solid)
         body = [g for g in solid if g.height >= SCRIPT_SIZE * line.height] or solid
         sizes = sorted(g.char.size for g in body)
         line.size = sizes[len(sizes) // 2]
         letters = [g for g in body if g.char.text.isalnum()] or body
         line.bold = sum(g.char.bold for g in letters) * 2 > len(letters)
     return line
+
+
+def _main_height(solid: list[_Glyph]) -> float:
+    """The font height of a line's text: the largest that at least a quarter of its glyphs
+    reach, so one big glyph (a checkbox, a symbol) does not make the rest look small."""
+    heights = sorted((g.height for g in solid), reverse=True)
+    need = max(1, len(heights) // 4)
+    for h in heights:
+        if sum(1 for x in heights if x >= 0.95 * h) >= need:
+            return h
+    return heights[0]
 
 
 def _split_row(row: list[_Glyph], split_gap: float) -> list[list[_Glyph]]:
@@ -350,7 +362,7 @@ def _line_text(row: list[_Glyph]) -> tuple[str, list[int], bool]:
     if not solid:
         return "", list(range(len(row))), False
     sizes = [g.height for g in solid]
-    main = max(sizes)
+    main = _main_height(solid)
     body = [g for g, s in zip(solid, sizes) if s >= SCRIPT_SIZE * main] or solid
     baseline = statistics.median(g.baseline for g in body)
     width = statistics.median(max(g.loose[2] - g.loose[0], 1e-3) for g in body)
@@ -362,6 +374,10 @@ def _line_text(row: list[_Glyph]) -> tuple[str, list[int], bool]:
             if right is not None and space != "pdf":
                 space = "generated" if g.char.generated else "pdf"
             continue
+        if unicodedata.combining(g.char.text) and parts:
+            # a mark drawn over its letter (Arabic vowels, tanween): no space, no gap
+            parts.append((g.char.text, parts[-1][1], i))
+            continue
         s = g.height
         script = ""
         if s < SCRIPT_SIZE * main:
@@ -370,9 +386,11 @@ def _line_text(row: list[_Glyph]) -> tuple[str, list[int], bool]:
             elif g.baseline > baseline + 0.1 * main:
                 script = "sub"
         if right is not None:
-            wide = g.loose[0] - right > SPACE_GAP * width
-            # PDFium adds spaces between text objects; geometry decides whether they are real
-            if space == "pdf" or wide:
+            gap = g.loose[0] - right
+            # PDFium adds spaces between text objects; geometry decides whether they are
+            # real. A space of the file between two glyphs that touch is none either (Word
+            # writes one inside Arabic words with a tanween).
+            if (space == "pdf" and gap > SPACE_TOUCH * width) or gap > SPACE_GAP * width:
                 parts.append((" ", script if script and parts and parts[-1][1] == script else "",
                               -1))
         parts.append((g.char.text if not g.char.hyphen else "\x02", script, i))
