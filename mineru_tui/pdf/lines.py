@@ -1,15 +1,33 @@
-"""Characters into lines, lines into text: the rules MinerU 4.0.12 applies to PDF characters.
+"""Characters into lines, lines into text: one line reader for the whole text path.
+
+Public shape (what ``--effort low``, the default effort's text blocks and the structure
+reading built on top use):
+
+* :func:`page_lines` ``(chars, direction=None) -> list[TextLine]``: a page's lines in reading
+  order. The page is first cut into blocks by recursive XY cuts (:mod:`.columns`: columns
+  before rows), then rows are formed inside each block. Each :class:`TextLine` has ``text``,
+  ``box`` (display-frame points, origin top left), ``block`` (the block it was read in,
+  numbered in reading order), ``height`` (font height of its text), ``size`` (font size in
+  points), ``bold``, ``rtl`` and ``chars`` (in reading order).
+* :func:`build_lines` ``(chars) -> list[TextLine]``: the lines of one layout block (no cuts).
+* :func:`join_lines` ``(texts) -> str``: a block's lines as one paragraph.
+
+The rules, MinerU 4.0.12's where it has them:
 
 * Characters are read in their own direction: a block whose text runs upwards (a rotated
   table label, a margin note) is turned upright before lines are formed.
-* A character joins a line when their vertical extents overlap enough; lines run top to
-  bottom, characters left to right. Tall blocks of upright characters stacked one per line
-  are vertical writing and read as columns, right to left.
-* Within a line a space goes where the PDF has one or where the gap between glyphs exceeds
-  a quarter of the median glyph width. Smaller glyphs above/below the baseline become
-  ``<sup>``/``<sub>`` runs (MinerU writes the same tags).
+* A character joins a line when their cores overlap: the band from the glyph's baseline up
+  to half its font height, so lines set with tight leading stay apart (loose font boxes
+  overlap there) while raised and lowered scripts stay on their line. Lines run top to
+  bottom. Tall blocks of upright CJK characters are vertical writing, read as columns, right
+  to left.
+* Within a line, characters run left to right; a line of right-to-left text is put back into
+  reading order by the Unicode bidirectional algorithm (:mod:`.bidi_order`).
+* A space goes where the PDF has one (unless the glyphs touch) or where the gap between
+  glyphs exceeds a quarter of the median glyph width. Smaller glyphs above/below the
+  baseline become ``<sup>``/``<sub>`` runs (MinerU writes the same tags).
 * Ligatures are expanded, PDFium's soft hyphen (U+0002) becomes ``-``, spacing accents drawn
-  over a letter are composed with it.
+  over a letter are composed with it, Arabic presentation forms become plain letters.
 * Lines are joined with one space, except a word hyphenated at a line end (joined without
   the hyphen), digit ranges, URLs and CJK text (joined without a space).
 """

@@ -2,10 +2,10 @@
 ``txt`` document), for users without the model.
 
 Without a layout model, blocks are rebuilt from the characters: visible characters form
-lines (cut at wide gaps, so columns stay apart), lines one under the other with the same
-size and left/right overlap form a paragraph, and paragraphs are ordered by recursive XY
-cuts (top to bottom, columns left to right). A paragraph in clearly larger type than the
-page's body text is a title. Text in another direction (a rotated margin note) becomes
+lines in reading order (:func:`~mineru_tui.pdf.lines.page_lines`: the page cut into blocks,
+columns before rows, by recursive XY cuts), and lines one under the other in the same
+block with the same size and left/right overlap form a paragraph. A paragraph in clearly
+larger type than the page's body text is a title. Text in another direction (a rotated margin note) becomes
 ``aside_text`` blocks after the page's main text.
 
 Pages whose text layer is missing or unreliable raise :class:`NeedsModelError`: they are
