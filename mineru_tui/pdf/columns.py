@@ -118,8 +118,13 @@ def _gaps(band: list[_Piece], min_gap: float) -> list[tuple[float, float]]:
 def _gutter(gaps: list[list[tuple[float, float]]], min_gap: float) -> tuple[float, float] | None:
     """The gap shared by the most bands (at least two), narrowed to what they all leave free."""
     best, best_count = None, 1
+    seen = set()
     for own in gaps:
         for a, b in own:
+            key = (round(a), round(b))
+            if key in seen:  # a table's rows share their gaps: count each once
+                continue
+            seen.add(key)
             lo, hi, count = a, b, 0
             for other in gaps:
                 for c, d in other:

@@ -34,6 +34,7 @@ The rules, MinerU 4.0.12's where it has them:
 
 from __future__ import annotations
 
+import bisect
 import re
 import statistics
 import unicodedata
@@ -211,17 +212,27 @@ def _lines(glyphs: list[_Glyph], direction: int, split_gap: float | None) -> lis
     spaces = [g for g in glyphs if g.char.text.isspace()]
     rows = _rows(solid)
     rows = [r for r in rows if any(g.char.tilt <= STANDARD_TOLERANCE for g in r)]
-    extents = [(min(x.loose[1] for x in r), max(x.loose[3] for x in r)) for r in rows]
     cores = [(min(x.top for x in r), max(x.bottom for x in r)) for r in rows]
+    order = sorted(range(len(rows)), key=lambda k: cores[k][0])
+    rows = [rows[k] for k in order]
+    cores = [cores[k] for k in order]
+    extents = [(min(x.loose[1] for x in r), max(x.loose[3] for x in r)) for r in rows]
+    tops = [c[0] for c in cores]
     for g in spaces:  # a space goes to the line whose baseline band holds its baseline
         home = None
-        for r, (top, bottom), (ctop, cbottom) in zip(rows, extents, cores):
+        # rows are ordered by their cores' tops: only a few around the space can hold it
+        k = bisect.bisect_right(tops, g.baseline + 0.25 * g.height)
+        for j in range(max(0, k - 4), min(len(rows), k + 1)):
+            ctop, cbottom = cores[j]
             if ctop - 0.25 * g.height <= g.baseline <= cbottom + 0.25 * g.height:
-                home = r
+                home = rows[j]
                 break
+        if home is None:
             cy = (g.loose[1] + g.loose[3]) / 2
-            if home is None and top <= cy <= bottom:
-                home = r
+            for j in range(max(0, k - 4), min(len(rows), k + 1)):
+                if extents[j][0] <= cy <= extents[j][1]:
+                    home = rows[j]
+                    break
         if home is not None:
             home.append(g)
     for r in rows:
