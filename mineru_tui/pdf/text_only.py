@@ -55,13 +55,16 @@ class _Para:
 def text_only_page(page) -> list:
     """The page's text blocks (``mineru_tui.document.Block``) in reading order, read from the
     text layer alone. Boxes are in display-frame points (origin top left), the frame of
-    ``page.size_pt``. Raises :class:`NeedsModelError` for pages without a usable text layer.
+    ``page.size_pt``. Raises :class:`NeedsModelError` for pages without a usable text layer;
+    a blank page (nothing drawn) has no blocks.
     """
     from mineru_tui.document import Block, BlockType, Line
     from mineru_tui.pdf.blocks_text import text_to_spans
 
     chars = page_chars(page)
     decision = classify_page(page, chars)
+    if decision.blank:  # nothing drawn: an empty page, not one for the model
+        return []
     if not decision.use_text_layer:
         few = chars is not None and decision.reason.startswith("The text layer has only")
         if not (few and _image_share(page) < IMAGE_PAGE_SHARE):

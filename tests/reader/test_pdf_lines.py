@@ -118,3 +118,14 @@ def test_lines_carry_their_boxes_in_reading_order():
         x0, y0, x1, y1 = ln.box
         assert 0 <= x0 < x1 <= 612 and 0 <= y0 < y1 <= 792
         assert ln.height > 0 and ln.size > 0 and not re.search(r"\s{2,}", ln.text)
+
+
+def test_a_blank_page_has_no_blocks_and_needs_no_model(tmp_path):
+    from tests.pdf_fixtures import Page, text_lines, write_pdf
+
+    from mineru_tui.pdf import classify_page
+
+    path = write_pdf(tmp_path / "blank.pdf", [Page(items=[]), Page(items=text_lines(["a"]))])
+    with open_pdf(path) as doc:
+        assert classify_page(doc[0]).blank and not classify_page(doc[1]).blank
+        assert text_only_page(doc[0]) == []
