@@ -129,3 +129,10 @@ def test_a_blank_page_has_no_blocks_and_needs_no_model(tmp_path):
     with open_pdf(path) as doc:
         assert classify_page(doc[0]).blank and not classify_page(doc[1]).blank
         assert text_only_page(doc[0]) == []
+
+
+def test_vertical_japanese_reads_its_columns_right_to_left():
+    # pdf.js's vertical.pdf: "あいうえお" in the right column, "日本語" left of it
+    assert [ln.text for ln in _lines("pdfjs__vertical.pdf")] == ["あいうえお", "日本語"]
+    assert _low("pdfjs__vertical.pdf") == ["あいうえお", "日本語"]
+    assert _whole_page_block("pdfjs__vertical.pdf") == "あいうえお日本語"
