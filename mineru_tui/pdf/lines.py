@@ -73,6 +73,11 @@ def is_cjk(ch: str) -> bool:
             or 0x3000 <= o <= 0x303F or 0xFF00 <= o <= 0xFFEF)
 
 
+def _is_han_kana(ch: str) -> bool:
+    """Chinese or Japanese script (not Hangul, which spaces its words)."""
+    return bool(ch) and is_cjk(ch[-1]) and not 0xAC00 <= ord(ch[-1]) <= 0xD7AF
+
+
 def upright(box: Box, direction: int) -> Box:
     """``box`` in a frame turned so that text running in ``direction`` (display degrees,
     counter-clockwise) reads left to right, lines going down."""
@@ -419,7 +424,11 @@ def _line_text(row: list[_Glyph]) -> tuple[str, list[int], bool]:
             # PDFium adds spaces between text objects; geometry decides whether they are
             # real. A space of the file between two glyphs that touch is none either (Word
             # writes one inside Arabic words with a tanween).
-            if (space == "pdf" and gap > SPACE_TOUCH * width) or gap > SPACE_GAP * width:
+            # Between Chinese or Japanese characters only the file's own spaces count
+            # (MinerU drops generated ones: justified CJK text is spaced out).
+            wide = gap > SPACE_GAP * width and not (
+                parts and _is_han_kana(parts[-1][0]) and _is_han_kana(g.char.text))
+            if (space == "pdf" and gap > SPACE_TOUCH * width) or wide:
                 parts.append((" ", script if script and parts and parts[-1][1] == script else "",
                               -1))
         parts.append((g.char.text if not g.char.hyphen else "\x02", script, i))
