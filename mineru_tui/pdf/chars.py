@@ -31,7 +31,7 @@ class Char:
     drawn in an invisible render mode (OCR layers). ``hyphen`` marks PDFium's soft line-end
     hyphen (U+0002 in the text). ``size`` is the font size in points as drawn (the text
     object's size times its matrix), ``bold`` whether the font is bold (its weight, flags or
-    name, or text painted with fill and stroke).
+    name, or text painted with fill and stroke), ``italic`` whether it is italic or oblique.
     """
 
     text: str
@@ -48,6 +48,7 @@ class Char:
     visible: bool = True
     text_object: int = 0  # address of the PDFium text object that draws it (0: none)
     bold: bool = False
+    italic: bool = False
 
     @property
     def cx(self) -> float:
@@ -94,7 +95,7 @@ def _read_chars(page, limit: int) -> list[Char] | None:
         u2, v2 = ua * (right - x0) + ub * (top - y0), va * (right - x0) + vb * (top - y0)
         return (min(u1, u2), min(v1, v2), max(u1, u2), max(v1, v2))
 
-    objects: dict[int, tuple[bool, float, bool]] = {}  # text object -> visible, size, bold
+    objects: dict[int, tuple[bool, float, bool, bool]] = {}  # text object -> its facts
     left, bottom, right, top = (ctypes.c_double() for _ in range(4))
     lrect = pdfium_c.FS_RECTF()
     out: list[Char] = []
@@ -120,14 +121,14 @@ def _read_chars(page, limit: int) -> list[Char] | None:
         angle = math.degrees(math.atan2(-dv, du)) % 360
         direction = round(angle / 90) % 4 * 90
         tilt = abs((angle - direction + 180) % 360 - 180)
-        visible, key, size, bold = True, 0, 0.0, False
+        visible, key, size, bold, italic = True, 0, 0.0, False, False
         obj = pdfium_c.FPDFText_GetTextObject(tp, i)
         if obj:
             key = ctypes.cast(obj, ctypes.c_void_p).value or 0
             known = objects.get(key)
             if known is None:
                 known = objects[key] = _object_facts(obj, pdfium_c, ctypes)
-            visible, size, bold = known
+            visible, size, bold, italic = known
         if size <= 0:
             size = pdfium_c.FPDFText_GetFontSize(tp, i)
         out.append(Char(
@@ -135,16 +136,18 @@ def _read_chars(page, limit: int) -> list[Char] | None:
             size=size, index=i, generated=generated,
             hyphen=bool(pdfium_c.FPDFText_IsHyphen(tp, i)) or code == 0x02,
             map_error=pdfium_c.FPDFText_HasUnicodeMapError(tp, i) == 1, visible=visible,
-            text_object=key, bold=bold))
+            text_object=key, bold=bold, italic=italic))
     return out
 
 
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
+_ITALIC_NAME = re.compile(r"italic|oblique", re.IGNORECASE)
 FORCE_BOLD = 1 << 18  # the font descriptor's ForceBold flag
+ITALIC = 1 << 6  # ... and its Italic flag
 
 
-def _object_facts(obj, pdfium_c, ctypes) -> tuple[bool, float, bool]:
-    """(visible, font size as drawn, bold) of one text object, read once per object."""
+def _object_facts(obj, pdfium_c, ctypes) -> tuple[bool, float, bool, bool]:
+    """(visible, font size as drawn, bold, italic) of one text object, read once per object."""
     mode = pdfium_c.FPDFTextObj_GetTextRenderMode(obj)
     visible = mode not in (pdfium_c.FPDF_TEXTRENDERMODE_INVISIBLE,
                            pdfium_c.FPDF_TEXTRENDERMODE_CLIP)
@@ -155,14 +158,15 @@ def _object_facts(obj, pdfium_c, ctypes) -> tuple[bool, float, bool]:
         # the size along the glyphs' vertical axis (the matrix may scale, skew or turn)
         font_size = size.value * math.hypot(matrix.c, matrix.d)
     bold = mode == pdfium_c.FPDF_TEXTRENDERMODE_FILL_STROKE  # faux bold
+    italic = False
     font = pdfium_c.FPDFTextObj_GetFont(obj)
-    if font and not bold:
+    if font:
         weight = pdfium_c.FPDFFont_GetWeight(font)
         flags = pdfium_c.FPDFFont_GetFlags(font)
-        bold = weight >= 600 or (flags > 0 and bool(flags & FORCE_BOLD))
-        if not bold:
-            buf = ctypes.create_string_buffer(256)
-            n = pdfium_c.FPDFFont_GetBaseFontName(font, buf, len(buf))
-            name = buf.value.decode("latin-1", "replace") if n else ""
-            bold = bool(_BOLD_NAME.search(name.split("+", 1)[-1]))
-    return visible, font_size, bold
+        buf = ctypes.create_string_buffer(256)
+        n = pdfium_c.FPDFFont_GetBaseFontName(font, buf, len(buf))
+        name = buf.value.decode("latin-1", "replace").split("+", 1)[-1] if n else ""
+        bold = (bold or weight >= 600 or (flags > 0 and bool(flags & FORCE_BOLD))
+                or bool(_BOLD_NAME.search(name)))
+        italic = (flags > 0 and bool(flags & ITALIC)) or bool(_ITALIC_NAME.search(name))
+    return visible, font_size, bold, italic

@@ -8,7 +8,7 @@ reading built on top use):
   before rows), then rows are formed inside each block. Each :class:`TextLine` has ``text``,
   ``box`` (display-frame points, origin top left), ``block`` (the block it was read in,
   numbered in reading order), ``height`` (font height of its text), ``size`` (font size in
-  points), ``bold``, ``rtl`` and ``chars`` (in reading order).
+  points), ``bold``, ``italic``, ``rtl`` and ``chars`` (in reading order).
 * :func:`build_lines` ``(chars) -> list[TextLine]``: the lines of one layout block (no cuts).
 * :func:`join_lines` ``(texts) -> str``: a block's lines as one paragraph.
 
@@ -102,9 +102,10 @@ class TextLine:
     ``chars`` are in logical order (right-to-left runs put back in reading order), ``text``
     is the line's text after MinerU's rules. ``height`` is the font height (loose boxes) of
     its text (not of one big symbol), ``size`` the font size in points of its body text,
-    ``bold`` whether most of its letters are bold. ``block`` numbers the part of the page the line was read
-    in (:func:`page_lines`: a column of a stretch, in reading order; 0 for a layout block's
-    lines); ``rtl`` marks a line whose base direction is right to left.
+    ``bold``/``italic`` whether most of its letters are bold/italic. ``block`` numbers the
+    part of the page the line was read in (:func:`page_lines`: a column of a stretch, in
+    reading order; 0 for a layout block's lines); ``rtl`` marks a line whose base direction
+    is right to left.
     """
 
     chars: list[Char]
@@ -114,6 +115,7 @@ class TextLine:
     height: float = 0.0
     size: float = 0.0
     bold: bool = False
+    italic: bool = False
     block: int = 0
     rtl: bool = False
 
@@ -265,6 +267,7 @@ def _make_line(row: list[_Glyph], direction: int) -> TextLine:
         line.size = sizes[len(sizes) // 2]
         letters = [g for g in body if g.char.text.isalnum()] or body
         line.bold = sum(g.char.bold for g in letters) * 2 > len(letters)
+        line.italic = sum(g.char.italic for g in letters) * 2 > len(letters)
     return line
 
 

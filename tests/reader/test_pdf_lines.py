@@ -69,6 +69,10 @@ def test_two_columns_are_read_one_after_the_other():
     left = {ln.block for ln in lines if ln.text.startswith("pulleys, provided the inner race")}
     right = {ln.block for ln in lines if ln.text.startswith("the most common ranges in size")}
     assert len(left) == len(right) == 1 and left != right
+    # its section titles are set in Times-Italic, the body in Times-Roman
+    heading = next(ln for ln in lines if ln.text == "Stainless Steel Self-Locking Nut")
+    body = next(ln for ln in lines if ln.text.startswith("pulleys, provided"))
+    assert heading.italic and not heading.bold and not body.italic
     # the fractions' raised numerators stay on their line, tagged as MinerU tags them
     assert any("up to <sup>1</sup>⁄4 inch, the" in ln.text for ln in lines)
 
