@@ -10,8 +10,9 @@ At each step, a gap across the whole set of pieces cuts it into columns (read le
 right; right to left on a page of right-to-left text). Without one, the pieces are cut into
 bands (rows). A gutter that several bands share marks a stretch of columns: bands that
 cross it (a title or a paragraph spanning the columns) end the stretch, so the stretch is
-read column by column and the spanning text in its place. Each cut part is cut again; a
-part that cannot be cut is one block.
+read column by column and the spanning text in its place; a band with text on one side
+only goes with the band it closely follows (a column's last line) or precedes (a heading).
+Each cut part is cut again; a part that cannot be cut is one block.
 """
 
 from __future__ import annotations
