@@ -154,6 +154,8 @@ def _text_layer_page(item, doc):
     except NeedsModelError as e:  # the page number is in the warning that names failed pages
         reason = e.reason[:1].lower() + e.reason[1:]
         raise PageFailed(f"the model is needed ({reason.rstrip('.')})") from None
+    if not page.para_blocks:  # characters, but none that read as text (a tilted watermark)
+        raise PageFailed("the model is needed (its text layer gave no readable text)")
     for b in page.para_blocks:
         set_extra(b, source="text_layer")
     set_extra(page, page_no=item.number, mode="text-layer", text_layer=decision)

@@ -498,3 +498,12 @@ def test_a_blank_page_is_an_empty_page_not_a_scan(tmp_path):
     for engine, effort in ((None, "low"), (ScriptedEngine({}), "medium")):
         doc, _ = read(blank, engine, effort=effort)
         assert doc.warnings == ["content cut: nothing was read: every page is blank"]
+
+
+def test_effort_low_never_gives_an_empty_page_without_a_warning(tmp_path):
+    # only a diagonal watermark: characters enough, but none read as text
+    mark = pf.Page(items=[pf.Text(100, 200, "DRAFT COPY DO NOT DISTRIBUTE " * 3, 30, angle=45)])
+    pdf = pf.write_pdf(tmp_path / "watermark.pdf", [pf.Page(items=list(pf.text_lines(LINES))), mark])
+    doc, _ = read(pdf, None, effort="low")
+    assert any("page 2 was not read: the model is needed (its text layer gave no readable text)" in w
+               for w in doc.warnings)
