@@ -243,7 +243,7 @@ def _lines(glyphs: list[_Glyph], direction: int, split_gap: float | None) -> lis
         if home is not None:
             home.append(g)
     for r in rows:
-        r.sort(key=lambda g: ((g.box[0] + g.box[2]) / 2, g.char.index))
+        r.sort(key=_visual_key)
     if split_gap is not None:
         rows = [piece for r in rows for piece in _split_row(r, split_gap)]
     lines = []
@@ -252,6 +252,19 @@ def _lines(glyphs: list[_Glyph], direction: int, split_gap: float | None) -> lis
         if line.text:
             lines.append(line)
     return lines
+
+
+_ALEFS = "\u0627\u0623\u0625\u0622\u0671"
+
+
+def _visual_key(g: _Glyph) -> tuple:
+    """Left to right. Characters sharing one glyph's box (a ligature) keep the file's order,
+    which for right-to-left letters runs right to left; but a lam-alef, which PDFium splits
+    from its presentation form alef first, is put lam first (alef to the left of it)."""
+    x = (g.box[0] + g.box[2]) / 2
+    if is_rtl_char(g.char.text):
+        return (x, 0 if g.char.text in _ALEFS else 1, -g.char.index)
+    return (x, 0, g.char.index)
 
 
 def _make_line(row: list[_Glyph], direction: int) -> TextLine:

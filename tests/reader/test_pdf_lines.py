@@ -51,6 +51,8 @@ def test_right_to_left_text_is_read_in_logical_order():
     assert "وعليه، فإن الحكومة المصرية تضع" in text
     assert "ةيرصملا ةموكحلا" not in text
     assert "(2024 - 2026)" in text  # numbers left to right inside the Arabic, brackets turned back
+    # a lam-alef ligature, which PDFium's own text gives alef first ("اإلنسخن")
+    assert "الإنسخن المصري" in text and "اإلنسخن" not in text
     lines = _lines("docling__right_to_left_02.pdf")
     assert sum(ln.rtl for ln in lines) >= len(lines) - 1  # the page number is the other
     # the default effort's text blocks read the same characters the same way
@@ -140,3 +142,9 @@ def test_vertical_japanese_reads_its_columns_right_to_left():
     assert [ln.text for ln in _lines("pdfjs__vertical.pdf")] == ["あいうえお", "日本語"]
     assert _low("pdfjs__vertical.pdf") == ["あいうえお", "日本語"]
     assert _whole_page_block("pdfjs__vertical.pdf") == "あいうえお日本語"
+
+
+def test_ligature_glyphs_of_two_arabic_letters_keep_their_order():
+    # pdf.js's ArabicCIDTrueType.pdf: "انواع الخطوط العربية" four times, the "لخ" of the
+    # second word drawn as one glyph mapped to both letters
+    assert [ln.text for ln in _lines("pdfjs__ArabicCIDTrueType.pdf")] == ["انواع الخطوط العربية"] * 4
