@@ -99,12 +99,23 @@ def _read_chars(page, limit: int) -> list[Char] | None:
     left, bottom, right, top = (ctypes.c_double() for _ in range(4))
     lrect = pdfium_c.FS_RECTF()
     out: list[Char] = []
+    low_half = False  # the previous character was the first half of a surrogate pair
     for i in range(n):
         code = pdfium_c.FPDFText_GetUnicode(tp, i)
+        if low_half:  # already joined to the character before
+            low_half = False
+            continue
         generated = bool(pdfium_c.FPDFText_IsGenerated(tp, i))
         if generated and code in (0x0D, 0x0A):
             continue
-        text = chr(code) if 0 < code < 0x110000 else "\ufffd"
+        if 0xD800 <= code <= 0xDBFF and i + 1 < n:
+            # PDFium gives a character beyond the BMP (mathematical letters, emoji) as
+            # UTF-16: two "characters", the second with the same box
+            low = pdfium_c.FPDFText_GetUnicode(tp, i + 1)
+            if 0xDC00 <= low <= 0xDFFF:
+                code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                low_half = True
+        text = chr(code) if 0 < code < 0x110000 and not 0xD800 <= code <= 0xDFFF else "\ufffd"
         pdfium_c.FPDFText_GetCharBox(tp, i, left, right, bottom, top)
         tight = rect(left.value, bottom.value, right.value, top.value)
         pdfium_c.FPDFText_GetLooseCharBox(tp, i, lrect)

@@ -342,7 +342,39 @@ def _rows(glyphs: list[_Glyph]) -> list[list[_Glyph]]:
                 break
         else:
             merged.append((members, ext))
-    return [m for m, _ in merged]
+    return _join_scripts([m for m, _ in merged])
+
+
+def _join_scripts(rows: list[list[_Glyph]]) -> list[list[_Glyph]]:
+    """A row of small glyphs set off the baseline of the row next to it (a subscript
+    lowered further than its core reaches, a raised exponent) joins that row when it lies
+    within the row's width."""
+    if len(rows) < 2:
+        return rows
+    facts = []
+    for r in rows:
+        heights = sorted(g.height for g in r)
+        baselines = sorted(g.baseline for g in r)
+        facts.append((heights[-1], baselines[len(baselines) // 2],
+                      min(g.loose[0] for g in r), max(g.loose[2] for g in r)))
+    order = sorted(range(len(rows)), key=lambda k: facts[k][1])
+    gone = set()
+    for pos, k in enumerate(order):
+        h, base, x0, x1 = facts[k]
+        best = None
+        for near in (pos - 1, pos + 1):
+            if not 0 <= near < len(order) or order[near] in gone:
+                continue
+            j = order[near]
+            hj, bj, xj0, xj1 = facts[j]
+            if (h <= SCRIPT_SIZE * hj and abs(base - bj) <= 0.5 * hj
+                    and x0 >= xj0 - 0.5 * hj and x1 <= xj1 + 0.5 * hj):
+                if best is None or abs(base - bj) < abs(base - facts[best][1]):
+                    best = j
+        if best is not None:
+            rows[best].extend(rows[k])
+            gone.add(k)
+    return [r for k, r in enumerate(rows) if k not in gone]
 
 
 def _cluster_x(glyphs: list[_Glyph]) -> list[list[_Glyph]]:

@@ -148,3 +148,12 @@ def test_ligature_glyphs_of_two_arabic_letters_keep_their_order():
     # pdf.js's ArabicCIDTrueType.pdf: "انواع الخطوط العربية" four times, the "لخ" of the
     # second word drawn as one glyph mapped to both letters
     assert [ln.text for ln in _lines("pdfjs__ArabicCIDTrueType.pdf")] == ["انواع الخطوط العربية"] * 4
+
+
+def test_letters_beyond_the_bmp_and_deep_subscripts():
+    # pdf.js's bug1529502.pdf: an algorithm in mathematical italic (U+1D400 on, which PDFium
+    # gives as UTF-16 halves) with subscripts lowered by 0.4 em
+    texts = [ln.text for ln in _lines("pdfjs__bug1529502.pdf")]
+    assert texts[0] == "1 ∶ 𝑝 ← Master Password from user"
+    assert "7 ∶ k<sub>𝐴</sub> ← HKDF(k<sub>𝐴</sub>, version, 𝐼, ‖k<sub>𝑚</sub>‖)" in texts
+    assert not any(0xD800 <= ord(ch) <= 0xDFFF for t in texts for ch in t)
