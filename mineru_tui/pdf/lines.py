@@ -353,9 +353,8 @@ def _join_scripts(rows: list[list[_Glyph]]) -> list[list[_Glyph]]:
         return rows
     facts = []
     for r in rows:
-        heights = sorted(g.height for g in r)
         baselines = sorted(g.baseline for g in r)
-        facts.append((heights[-1], baselines[len(baselines) // 2],
+        facts.append((_main_height(r), baselines[len(baselines) // 2],
                       min(g.loose[0] for g in r), max(g.loose[2] for g in r)))
     order = sorted(range(len(rows)), key=lambda k: facts[k][1])
     gone = set()
