@@ -157,3 +157,28 @@ def test_letters_beyond_the_bmp_and_deep_subscripts():
     assert texts[0] == "1 ∶ 𝑝 ← Master Password from user"
     assert "7 ∶ k<sub>𝐴</sub> ← HKDF(k<sub>𝐴</sub>, version, 𝐼, ‖k<sub>𝑚</sub>‖)" in texts
     assert not any(0xD800 <= ord(ch) <= 0xDFFF for t in texts for ch in t)
+
+
+def test_columns_around_text_that_spans_them(tmp_path):
+    # a header, two columns, a caption across both, two shorter columns, a page number;
+    # the left column of the top stretch pauses for a figure while the right one goes on
+    from tests.pdf_fixtures import Page, text_lines, write_pdf
+
+    items = text_lines(["RUNNING HEADER OF THE JOURNAL ARTICLE ACROSS THE PAGE WIDTH"], top=760, size=10)
+    items += text_lines([f"left top {i} words" for i in range(3)], top=730, size=10, leading=12)
+    items += text_lines([f"left after figure {i}" for i in range(2)], top=658, size=10, leading=12)
+    items += text_lines([f"right top {i} words" for i in range(8)], x=320, top=730, size=10, leading=12)
+    items += text_lines(["Figure 1: a caption that spans both of the columns of this page"], top=600, size=10)
+    items += text_lines([f"left bottom {i} words" for i in range(4)], top=570, size=10, leading=12)
+    items += text_lines([f"right bottom {i} words" for i in range(2)], x=320, top=570, size=10, leading=12)
+    items += text_lines(["Page 7"], x=290, top=60, size=9)
+    with open_pdf(write_pdf(tmp_path / "columns.pdf", [Page(items=items)])) as doc:
+        lines = page_lines([c for c in page_chars(doc[0]) if c.visible])
+    assert [ln.text for ln in lines] == (
+        ["RUNNING HEADER OF THE JOURNAL ARTICLE ACROSS THE PAGE WIDTH"]
+        + [f"left top {i} words" for i in range(3)] + [f"left after figure {i}" for i in range(2)]
+        + [f"right top {i} words" for i in range(8)]
+        + ["Figure 1: a caption that spans both of the columns of this page"]
+        + [f"left bottom {i} words" for i in range(4)] + [f"right bottom {i} words" for i in range(2)]
+        + ["Page 7"])
+    assert len({ln.block for ln in lines}) == 7
