@@ -39,7 +39,21 @@ class _Piece:
     baseline: float = 0.0
 
 
-def text_blocks(glyphs: list) -> list[list]:
+@dataclass(slots=True)
+class TextBlock:
+    """A block of the page: its glyphs, and the side-by-side blocks it stands among.
+
+    ``stretch`` numbers the cut that set it beside other blocks (columns of text, or of a
+    table without rules), ``column`` is its place there in reading order; ``stretch`` is
+    None for a block with nothing beside it.
+    """
+
+    glyphs: list
+    stretch: int | None = None
+    column: int = 0
+
+
+def text_blocks(glyphs: list) -> list[TextBlock]:
     """``glyphs`` (the line reader's upright glyphs) grouped into blocks in reading order."""
     pieces = _pieces(glyphs)
     if not pieces:
@@ -51,7 +65,8 @@ def text_blocks(glyphs: list) -> list[list]:
             r += 1
         elif c == "L":
             l_ += 1
-    return [[g for p in leaf for g in p.glyphs] for leaf in _cut(pieces, r > l_)]
+    return [TextBlock([g for p in leaf for g in p.glyphs], stretch, column)
+            for leaf, stretch, column in _cut(pieces, r > l_, (None, 0), [0])]
 
 
 def _pieces(glyphs: list) -> list[_Piece]:
@@ -137,22 +152,27 @@ def _gutter(gaps: list[list[tuple[float, float]]], min_gap: float) -> tuple[floa
     return best
 
 
-def _cut(pieces: list[_Piece], rtl: bool) -> list[list[_Piece]]:
+def _cut(pieces: list[_Piece], rtl: bool, place: tuple[int | None, int],
+         counter: list[int]) -> list[tuple[list[_Piece], int | None, int]]:
+    """The pieces' blocks in reading order, each with its (stretch, column) ``place``;
+    ``counter`` numbers the stretches."""
     if len(pieces) <= 1:
-        return [pieces]
+        return [(pieces, *place)]
     heights = sorted(p.height for p in pieces)
     min_gap = GUTTER * heights[len(heights) // 2]
     columns = _split(pieces, True, min_gap)
     if len(columns) > 1:
         if rtl:
             columns.reverse()
-        return [leaf for c in columns for leaf in _cut(c, rtl)]
+        stretch = counter[0]
+        counter[0] += 1
+        return [leaf for k, c in enumerate(columns) for leaf in _cut(c, rtl, (stretch, k), counter)]
     bands = _split(pieces, False, 0.0)
     if len(bands) == 1:
-        return [pieces]
+        return [(pieces, *place)]
     gutter = _gutter([_gaps(b, min_gap) for b in bands], min_gap)
     if gutter is None:
-        return [pieces]  # one column: a single block
+        return [(pieces, *place)]  # one column: a single block
     lo, hi = gutter
     # bands with text across the gutter end a stretch of columns; runs of either kind
     # are cut again on their own
@@ -195,5 +215,5 @@ def _cut(pieces: list[_Piece], rtl: bool) -> list[list[_Piece]]:
             groups.append(list(band))
         kind_prev = kind
     if len(groups) == 1:
-        return [pieces]
-    return [leaf for g in groups for leaf in _cut(g, rtl)]
+        return [(pieces, *place)]
+    return [leaf for g in groups for leaf in _cut(g, rtl, place, counter)]

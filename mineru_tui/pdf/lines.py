@@ -7,7 +7,8 @@ reading built on top use):
   order. The page is first cut into blocks by recursive XY cuts (:mod:`.columns`: columns
   before rows), then rows are formed inside each block. Each :class:`TextLine` has ``text``,
   ``box`` (display-frame points, origin top left), ``block`` (the block it was read in,
-  numbered in reading order), ``height`` (font height of its text), ``size`` (font size in
+  numbered in reading order), ``stretch`` and ``column`` (the side-by-side blocks it stands
+  among, and its place there), ``height`` (font height of its text), ``size`` (font size in
   points), ``bold``, ``italic``, ``rtl`` and ``chars`` (in reading order).
 * :func:`build_lines` ``(chars) -> list[TextLine]``: the lines of one layout block (no cuts).
 * :func:`join_lines` ``(texts) -> str``: a block's lines as one paragraph.
@@ -104,8 +105,10 @@ class TextLine:
     its text (not of one big symbol), ``size`` the font size in points of its body text,
     ``bold``/``italic`` whether most of its letters are bold/italic. ``block`` numbers the
     part of the page the line was read in (:func:`page_lines`: a column of a stretch, in
-    reading order; 0 for a layout block's lines); ``rtl`` marks a line whose base direction
-    is right to left.
+    reading order; 0 for a layout block's lines); ``stretch`` numbers the cut that set that
+    block beside others (columns of text, or of a table without rules; None when nothing
+    stands beside it) and ``column`` is the block's place there; ``rtl`` marks a line whose
+    base direction is right to left.
     """
 
     chars: list[Char]
@@ -117,6 +120,8 @@ class TextLine:
     bold: bool = False
     italic: bool = False
     block: int = 0
+    stretch: int | None = None
+    column: int = 0
     rtl: bool = False
 
 
@@ -207,8 +212,8 @@ def page_lines(chars: list[Char], direction: int | None = None) -> list[TextLine
         return _columns(solid, direction)
     out: list[TextLine] = []
     for n, block in enumerate(text_blocks(glyphs)):
-        for line in _lines(block, direction, None):
-            line.block = n
+        for line in _lines(block.glyphs, direction, None):
+            line.block, line.stretch, line.column = n, block.stretch, block.column
             out.append(line)
     return out
 

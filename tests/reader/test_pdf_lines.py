@@ -71,6 +71,9 @@ def test_two_columns_are_read_one_after_the_other():
     left = {ln.block for ln in lines if ln.text.startswith("pulleys, provided the inner race")}
     right = {ln.block for ln in lines if ln.text.startswith("the most common ranges in size")}
     assert len(left) == len(right) == 1 and left != right
+    first = next(ln for ln in lines if ln.text.startswith("pulleys, provided the inner race"))
+    second = next(ln for ln in lines if ln.text.startswith("the most common ranges in size"))
+    assert first.stretch == second.stretch is not None and (first.column, second.column) == (0, 1)
     # its section titles are set in Times-Italic, the body in Times-Roman
     heading = next(ln for ln in lines if ln.text == "Stainless Steel Self-Locking Nut")
     body = next(ln for ln in lines if ln.text.startswith("pulleys, provided"))
@@ -182,3 +185,10 @@ def test_columns_around_text_that_spans_them(tmp_path):
         + [f"left bottom {i} words" for i in range(4)] + [f"right bottom {i} words" for i in range(2)]
         + ["Page 7"])
     assert len({ln.block for ln in lines}) == 7
+    # the header, the caption and the page number stand alone; the two stretches of columns
+    # are two side-by-side pairs
+    alone = [ln.text for ln in lines if ln.stretch is None]
+    assert alone == ["RUNNING HEADER OF THE JOURNAL ARTICLE ACROSS THE PAGE WIDTH",
+                     "Figure 1: a caption that spans both of the columns of this page", "Page 7"]
+    pairs = {(ln.stretch, ln.column) for ln in lines if ln.stretch is not None}
+    assert len(pairs) == 4 and {c for _, c in pairs} == {0, 1}
