@@ -292,12 +292,12 @@ def _make_line(row: list[_Glyph], direction: int) -> TextLine:
 def _main_height(solid: list[_Glyph]) -> float:
     """The font height of a line's text: the largest that at least a quarter of its glyphs
     reach, so one big glyph (a checkbox, a symbol) does not make the rest look small."""
-    heights = sorted((g.height for g in solid), reverse=True)
+    heights = sorted(g.height for g in solid)
     need = max(1, len(heights) // 4)
-    for h in heights:
-        if sum(1 for x in heights if x >= 0.95 * h) >= need:
+    for h in reversed(heights):  # tallest first
+        if len(heights) - bisect.bisect_left(heights, 0.95 * h) >= need:
             return h
-    return heights[0]
+    return heights[-1]
 
 
 def _split_row(row: list[_Glyph], split_gap: float) -> list[list[_Glyph]]:
