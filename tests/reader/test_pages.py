@@ -507,3 +507,21 @@ def test_effort_low_never_gives_an_empty_page_without_a_warning(tmp_path):
     doc, _ = read(pdf, None, effort="low")
     assert any("page 2 was not read: the model is needed (its text layer gave no readable text)" in w
                for w in doc.warnings)
+
+
+def test_an_empty_text_mode_answer_and_a_blank_page_are_rebuilt_the_same(tmp_path):
+    text = pf.Page(items=list(pf.text_lines(LINES)))
+    pdf = pf.write_pdf(tmp_path / "paper.pdf", [text, pf.Page(items=[])])
+    engine = ScriptedEngine(lambda r: Answer(" \n"))
+    doc, _ = read(pdf, engine, mode="text")
+    assert "carries every word" in to_markdown(doc)
+    assert [w for w in doc.warnings if "page" in w] == [
+        "content cut: page 1: the text answer was empty; read from the PDF's own text layer instead"]
+    assert [len(c) for c in engine.calls] == [1]  # the blank page cost no pass
+    out, err = io.StringIO(), io.StringIO()
+    options = Options(out_dir=tmp_path / "out", reading=ConvertOptions(engine=engine, mode="text"))
+    assert run([pdf], options, out, err) == 0
+    folder = tmp_path / "out" / "paper"
+    again = rebuild(folder / "paper_model.json", source=pdf)
+    assert to_markdown(again) == (folder / "paper.md").read_text()
+    assert to_middle_json(again)["pdf_info"][1]["blank"] is True
