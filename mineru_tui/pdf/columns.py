@@ -53,20 +53,25 @@ class TextBlock:
     column: int = 0
 
 
-def text_blocks(glyphs: list) -> list[TextBlock]:
-    """``glyphs`` (the line reader's upright glyphs) grouped into blocks in reading order."""
+def text_blocks(glyphs: list, right_to_left: bool | None = None) -> list[TextBlock]:
+    """``glyphs`` (the line reader's upright glyphs) grouped into blocks in reading order.
+
+    Columns are read right to left when ``right_to_left`` (default: when most letters are
+    right-to-left ones)."""
     pieces = _pieces(glyphs)
     if not pieces:
         return []
-    r = l_ = 0
-    for g in glyphs:
-        c = bidi_class(g.char.text)
-        if c in ("R", "AL"):
-            r += 1
-        elif c == "L":
-            l_ += 1
+    if right_to_left is None:
+        r = l_ = 0
+        for g in glyphs:
+            c = bidi_class(g.char.text)
+            if c in ("R", "AL"):
+                r += 1
+            elif c == "L":
+                l_ += 1
+        right_to_left = r > l_
     return [TextBlock([g for p in leaf for g in p.glyphs], stretch, column)
-            for leaf, stretch, column in _cut(pieces, r > l_, (None, 0), [0])]
+            for leaf, stretch, column in _cut(pieces, right_to_left, (None, 0), [0])]
 
 
 def _pieces(glyphs: list) -> list[_Piece]:

@@ -208,11 +208,17 @@ def page_lines(chars: list[Char], direction: int | None = None) -> list[TextLine
     solid = [g for g in glyphs if not g.char.text.isspace()]
     if not solid:
         return []
-    if len(solid) >= 3 and direction == 0 and _is_vertical(solid):
-        return _columns(solid, direction)
+    # vertical writing reads its columns right to left; a horizontal running head or page
+    # number on such a page is a block of its own, read as a line
+    vertical = len(solid) >= 3 and direction == 0 and _is_vertical(solid)
     out: list[TextLine] = []
-    for n, block in enumerate(text_blocks(glyphs)):
-        for line in _lines(block.glyphs, direction, None):
+    for n, block in enumerate(text_blocks(glyphs, right_to_left=vertical or None)):
+        block_solid = [g for g in block.glyphs if not g.char.text.isspace()]
+        if vertical and block_solid and _is_vertical(block_solid):
+            lines = _columns(block_solid, direction)
+        else:
+            lines = _lines(block.glyphs, direction, None)
+        for line in lines:
             line.block, line.stretch, line.column = n, block.stretch, block.column
             out.append(line)
     return out

@@ -193,3 +193,12 @@ def test_spaced_out_chinese_takes_no_space_but_its_own():
     assert build_lines(chars)[0].text == "中文 文本"
     latin = [_char(c, 10 + 14 * i, 10, 20 + 14 * i, 20, i) for i, c in enumerate("ab")]
     assert build_lines(latin)[0].text == "a b"
+
+
+def test_a_vertical_page_reads_its_columns_right_to_left_and_its_page_number_as_a_line():
+    from mineru_tui.pdf.lines import page_lines
+
+    chars = [_char(c, 150, 10 + 12 * i, 160, 20 + 12 * i, i) for i, c in enumerate("縦書きの")]
+    chars += [_char(c, 130, 10 + 12 * i, 140, 20 + 12 * i, 4 + i) for i, c in enumerate("本です")]
+    chars += [_char(c, 80 + 6 * i, 100, 85 + 6 * i, 108, 8 + i, size=8) for i, c in enumerate("12")]
+    assert [ln.text for ln in page_lines(chars)] == ["縦書きの", "本です", "12"]
