@@ -1,0 +1,79 @@
+"""Page furniture without a model: running headers, footers and page numbers.
+
+MinerU leaves headers, footers and page numbers out of the Markdown (they go to the
+middle JSON's ``discarded_blocks``). Read from the text layer alone, a block is furniture
+when it lies in the top or bottom band of its page and either
+
+* its text, with digits ignored, comes back in the same band on other pages (a running
+  title, "Page 3 of 9", a chapter name in the footer), or
+* it is only a page number (``7``, ``- 7 -``, ``Page 7``, ``7 / 12``, ``vii``).
+"""
+
+from __future__ import annotations
+
+import re
+
+BAND = 0.1  # share of the page height at the top and at the bottom where furniture lives
+MIN_SHARE = 0.3  # a text repeated on this share of the pages (and at least two) repeats
+
+_PAGE_NUMBER = re.compile(r"^(?:(?:page|p\.|seite|página|pagina)\s*)?[-–—(\[]?\s*(?:\d{1,4}|[ivxlc]{1,7})"
+                          r"\s*[-–—)\]]?(?:\s*(?:/|of|von|de)\s*\d{1,4})?$", re.IGNORECASE)
+
+
+def _key(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"\d+", "#", text.casefold())).strip()
+
+
+def _band(bbox, height: float) -> str | None:
+    if not bbox or height <= 0:
+        return None
+    if bbox[3] <= BAND * height:
+        return "top"
+    if bbox[1] >= (1 - BAND) * height:
+        return "bottom"
+    return None
+
+
+def drop_furniture(pages: list) -> int:
+    """Move furniture blocks of ``pages`` (``mineru_tui.document.Page`` read from the text
+    layer, boxes in points of the displayed page) to their ``discarded_blocks`` as
+    ``header``, ``footer`` or ``page_number``. Returns how many blocks moved."""
+    from mineru_tui.document import BlockType
+    from mineru_tui.document.model import plain_text
+
+    seen: dict[tuple[str, str], set[int]] = {}
+    marks: list[list[tuple[str, str] | None]] = []
+    for i, page in enumerate(pages):
+        height = (page.page_size or (0, 0))[1]
+        row = []
+        for b in page.para_blocks:
+            band = _band(b.bbox, height)
+            text = plain_text(b)
+            if band is None or not text or len(text) > 200:
+                row.append(None)
+                continue
+            key = (band, _key(text))
+            seen.setdefault(key, set()).add(i)
+            row.append(key)
+        marks.append(row)
+    need = max(2, round(MIN_SHARE * len(pages)))
+    moved = 0
+    for page, row in zip(pages, marks):
+        keep = []
+        for b, key in zip(page.para_blocks, row):
+            if key is None:
+                keep.append(b)
+                continue
+            band = key[0]
+            if _PAGE_NUMBER.match(plain_text(b).strip()):
+                b.type = BlockType.PAGE_NUMBER
+            elif len(pages) > 1 and len(seen[key]) >= need:
+                b.type = BlockType.HEADER if band == "top" else BlockType.FOOTER
+            else:
+                keep.append(b)
+                continue
+            b.level = None
+            page.discarded_blocks.append(b)
+            moved += 1
+        page.para_blocks = keep
+    return moved

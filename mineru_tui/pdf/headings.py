@@ -1,0 +1,87 @@
+"""Headings without a model: what stands out from the body text and reads like a title.
+
+A paragraph of the page's text is a heading when it is short (at most three lines, a
+few words, not ending like a sentence) and stands out from the body text by one of:
+
+* its size: type at least ``LARGER`` times the body's;
+* its weight: (almost) all bold where the body is not — a bold line on its own, as
+  Word, LibreOffice and LaTeX section titles are;
+* a face of its own: a numbered or short title-case line all in italic over a roman
+  body (``3.2 Results``, ``Elastic Stop Nut``).
+
+Levels follow size: the largest heading type on the page is level 1 when it is clearly
+larger than the body, and each smaller heading size one level deeper; a heading in
+body-size type is one level below the smallest larger heading. A dotted section number
+(``2.1.3``) deepens the level by its depth where no size tells.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+LARGER = 1.15  # this much larger than the body's type stands out
+MAX_LINES = 3
+MAX_WORDS = 18
+BOLD_SHARE = 0.9  # this share of a paragraph's letters bold makes it a bold paragraph
+TOP_LEVEL = 1.6  # type this much larger than the body is a level-1 heading
+
+_NUMBERED = re.compile(r"^(?:(?:\d+(?:\.\d+)*|[IVXLC]+|[A-Z])\.?)\s+\S")
+_DEPTH = re.compile(r"^(\d+(?:\.\d+)*)\.?\s")
+_SENTENCE_END = re.compile(r"[.,;]$")
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+@dataclass
+class Candidate:
+    """What the rule needs to know of one paragraph."""
+
+    text: str
+    lines: int
+    height: float  # type height (font height of the lines' largest glyphs)
+    bold: float  # share of its letters drawn bold
+    italic: float  # share drawn italic
+    mono: float = 0.0  # share drawn in a monospaced face (code is never a heading)
+
+
+def heading_levels(paras: list[Candidate], body_height: float, body_bold: float = 0.0,
+                   body_italic: float = 0.0) -> list[int | None]:
+    """For each paragraph, its heading level (1 = top), or None for body text."""
+    marks = [_stands_out(p, body_height, body_bold, body_italic) for p in paras]
+    larger = sorted({round(p.height, 0) for p, m in zip(paras, marks) if m == "size"}, reverse=True)
+    levels: list[int | None] = []
+    for p, m in zip(paras, marks):
+        if m is None:
+            levels.append(None)
+            continue
+        base = 1 if larger and larger[0] >= TOP_LEVEL * body_height else 2
+        if m == "size":
+            level = base + larger.index(round(p.height, 0))
+        else:
+            level = base + len(larger)
+            number = _DEPTH.match(p.text)
+            if number and not larger:
+                level = 1 + number.group(1).count(".") + (base - 1)
+        levels.append(max(1, min(level, 6)))
+    return levels
+
+
+def _stands_out(p: Candidate, body_height: float, body_bold: float, body_italic: float) -> str | None:
+    text = p.text.strip()
+    words = text.split()
+    if (not words or p.lines > MAX_LINES or len(words) > MAX_WORDS or p.mono > 0.5
+            or not _LETTER.search(text)):
+        return None
+    ends_like_sentence = bool(_SENTENCE_END.search(text)) and not _NUMBERED.match(text)
+    if ends_like_sentence and len(words) > 3:
+        return None
+    if body_height > 0 and p.height >= LARGER * body_height:
+        return "size"
+    if p.height < 0.9 * body_height:  # smaller type: a caption, a note, a label
+        return None
+    if p.bold >= BOLD_SHARE and body_bold < 0.5:
+        return "weight"
+    short_title = p.lines == 1 and len(words) <= 6 and text[0].isupper() and not ends_like_sentence
+    if p.italic >= BOLD_SHARE and body_italic < 0.5 and (_NUMBERED.match(text) or short_title):
+        return "face"
+    return None

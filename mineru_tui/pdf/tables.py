@@ -1,0 +1,340 @@
+"""Tables without a model: rebuilt from the page's ruling lines and from aligned columns.
+
+Three kinds are found, in this order:
+
+* **Ruled grids.** Horizontal and vertical rules (:mod:`.rules`) that cross each other form
+  a grid; each rule position is a row or column boundary, and where a boundary is not drawn
+  between two grid cells they are one merged cell (``colspan``/``rowspan``).
+* **Rules without verticals** (booktabs: top, middle and bottom rules). Between the first
+  and the last rule, rows are the text lines and columns the x-ranges that the cells of the
+  fullest rows occupy; a cell that spans several of them (a grouped header) gets a colspan.
+* **Unruled aligned columns.** Three or more consecutive rows, each made of two or more
+  pieces of text far apart (short pieces, not lines of prose filling two text columns),
+  read the same way as the booktabs kind.
+
+Each cell's text is read with the line reader (:func:`~mineru_tui.pdf.lines.build_lines`),
+so cells get the same spacing, script and hyphenation rules as paragraphs. The result is
+the document model's :class:`~mineru_tui.document.model.Table`: the renderers write a pipe
+table when nothing is lost and HTML with spans otherwise.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+from mineru_tui.pdf.chars import Box, Char
+from mineru_tui.pdf.rules import Rule
+
+TOUCH = 3.0  # points: a rule ending this close to another still meets it
+CELL_SPLIT = 1.0  # a gap of this many line heights separates two cells of a row
+ROW_GAP = 2.5  # line heights: rows further apart end an unruled table
+MIN_ROWS = 3
+PROSE_CHARS = 20  # a piece this long that fills its column is a line of prose
+MAX_CELL_WORDS = 12
+
+
+@dataclass
+class FoundTable:
+    """A table and the display-frame box its characters came from."""
+
+    box: Box
+    table: object  # mineru_tui.document.model.Table
+
+
+def find_tables(chars: list[Char], lines: list, rules: list[Rule]) -> list[FoundTable]:
+    """Tables on a page: ``chars`` are its visible upright characters, ``lines`` the line
+    reader's lines of them (``.box``, ``.text``, ``.height``), ``rules`` its ruling lines."""
+    found: list[FoundTable] = []
+    for region, hs, vs in _ruled_regions(rules):
+        inside = [c for c in chars if _inside(c, region)]
+        if not any(not c.text.isspace() for c in inside):
+            continue
+        table = _grid_table(inside, hs, vs) if len(vs) >= 2 else None
+        if table is None:
+            table = _column_table(inside)
+        if table is not None:
+            found.append(FoundTable(region, table))
+    taken = [f.box for f in found]
+    for region in _aligned_regions([ln for ln in lines if not any(_centre_in(ln.box, b) for b in taken)]):
+        inside = [c for c in chars if _inside(c, region)]
+        table = _column_table(inside, strict=True)
+        if table is not None:
+            found.append(FoundTable(region, table))
+    return found
+
+
+def _inside(c: Char, box: Box, pad: float = 1.0) -> bool:
+    return box[0] - pad <= c.cx <= box[2] + pad and box[1] - pad <= c.cy <= box[3] + pad
+
+
+def _centre_in(b: Box, box: Box) -> bool:
+    x, y = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
+
+
+# ---------------------------------------------------------------- ruled regions
+
+
+def _ruled_regions(rules: list[Rule]) -> list[tuple[Box, list[Rule], list[Rule]]]:
+    """Groups of rules that form a table: crossing rules, or three or more horizontal
+    rules of about the same extent stacked up (two when verticals join them)."""
+    n = len(rules)
+    parent = list(range(n))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(n):
+        for j in range(i + 1, n):
+            if _meet(rules[i], rules[j]):
+                parent[find(i)] = find(j)
+    groups: dict[int, list[Rule]] = {}
+    for i in range(n):
+        groups.setdefault(find(i), []).append(rules[i])
+    out = []
+    for g in groups.values():
+        hs = [r for r in g if r.horizontal]
+        vs = [r for r in g if not r.horizontal]
+        if len(hs) < 2 or (not vs and len(hs) < 3):
+            continue
+        box = (min([r.a for r in hs] + [r.at for r in vs]), min([r.at for r in hs] + [r.a for r in vs]),
+               max([r.b for r in hs] + [r.at for r in vs]), max([r.at for r in hs] + [r.b for r in vs]))
+        if box[2] - box[0] < 30 or box[3] - box[1] < 10:
+            continue
+        out.append((box, hs, vs))
+    return out
+
+
+def _meet(r: Rule, s: Rule) -> bool:
+    if r.horizontal != s.horizontal:
+        h, v = (r, s) if r.horizontal else (s, r)
+        return h.a - TOUCH <= v.at <= h.b + TOUCH and v.a - TOUCH <= h.at <= v.b + TOUCH
+    if not r.horizontal:
+        return False
+    # stacked horizontal rules of (nearly) the same extent: booktabs' top/mid/bottom rules
+    overlap = min(r.b, s.b) - max(r.a, s.a)
+    shorter = min(r.b - r.a, s.b - s.a)
+    longer = max(r.b - r.a, s.b - s.a)
+    return (overlap >= 0.9 * shorter and shorter >= 0.6 * longer and abs(r.at - s.at) > TOUCH
+            and abs(r.at - s.at) < 400)
+
+
+def _positions(values: list[float], tol: float = 2.0) -> list[float]:
+    out: list[float] = []
+    for v in sorted(values):
+        if out and v - out[-1] <= tol:
+            continue
+        out.append(v)
+    return out
+
+
+def _grid_table(chars: list[Char], hs: list[Rule], vs: list[Rule]):
+    """A table from a grid of crossing rules; cells the rules do not separate are merged."""
+    from mineru_tui.document.model import Cell, Table
+
+    ys = _positions([r.at for r in hs] + [r.a for r in vs] + [r.b for r in vs], 3.0)
+    xs = _positions([r.at for r in vs] + [r.a for r in hs] + [r.b for r in hs], 3.0)
+    if len(ys) < 2 or len(xs) < 3:
+        return None
+    nr, nc = len(ys) - 1, len(xs) - 1
+    if nr * nc > 5000:
+        return None
+
+    def vline(x, y0, y1):
+        need = 0.6 * (y1 - y0)
+        return any(abs(r.at - x) <= TOUCH and min(r.b, y1) - max(r.a, y0) >= need for r in vs)
+
+    def hline(y, x0, x1):
+        need = 0.6 * (x1 - x0)
+        return any(abs(r.at - y) <= TOUCH and min(r.b, x1) - max(r.a, x0) >= need for r in hs)
+
+    parent = list(range(nr * nc))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for r in range(nr):
+        for c in range(nc):
+            if c + 1 < nc and not vline(xs[c + 1], ys[r], ys[r + 1]):
+                parent[find(r * nc + c)] = find(r * nc + c + 1)
+            if r + 1 < nr and not hline(ys[r + 1], xs[c], xs[c + 1]):
+                parent[find(r * nc + c)] = find((r + 1) * nc + c)
+    spans: dict[int, list[int]] = {}  # root -> [r0, c0, r1, c1]
+    for r in range(nr):
+        for c in range(nc):
+            s = spans.setdefault(find(r * nc + c), [r, c, r, c])
+            s[0], s[1], s[2], s[3] = min(s[0], r), min(s[1], c), max(s[2], r), max(s[3], c)
+    texts: dict[int, list[Char]] = {}
+    for ch in chars:
+        r = _index(ys, ch.cy)
+        c = _index(xs, ch.cx)
+        if r is not None and c is not None:
+            texts.setdefault(find(r * nc + c), []).append(ch)
+    # rows or columns with no text anywhere (double rules, a border's margin) are dropped
+    used_rows = {r for root, s in spans.items() if root in texts for r in range(s[0], s[2] + 1)}
+    used_cols = {c for root, s in spans.items() if root in texts for c in range(s[1], s[3] + 1)}
+    rows_keep = [r for r in range(nr) if any(s[0] <= r <= s[2] for root, s in spans.items() if root in texts)]
+    cols_keep = sorted(used_cols)
+    if len(cols_keep) < 2 or len(rows_keep) < 1 or not used_rows:
+        return None
+    rmap = {r: i for i, r in enumerate(rows_keep)}
+    cmap = {c: i for i, c in enumerate(cols_keep)}
+    grid_rows: list[list[Cell]] = [[] for _ in rows_keep]
+    seen = set()
+    for r in rows_keep:
+        for c in cols_keep:
+            root = find(r * nc + c)
+            if root in seen:
+                continue
+            s = spans[root]
+            top = min(x for x in range(s[0], s[2] + 1) if x in rmap)
+            left = min(x for x in range(s[1], s[3] + 1) if x in cmap)
+            if top != r or left != c:
+                continue
+            seen.add(root)
+            rowspan = sum(1 for x in range(s[0], s[2] + 1) if x in rmap)
+            colspan = sum(1 for x in range(s[1], s[3] + 1) if x in cmap)
+            grid_rows[rmap[r]].append(Cell(_cell_blocks(texts.get(root, [])), colspan, rowspan,
+                                           header=rmap[r] == 0))
+    rows = [row for row in grid_rows if row]
+    if len(rows) < 2 and not any(c.colspan > 1 for row in rows for c in row):
+        return None
+    return Table(rows)
+
+
+def _index(edges: list[float], v: float) -> int | None:
+    for i in range(len(edges) - 1):
+        if edges[i] - 1 <= v <= edges[i + 1] + 1:
+            return i
+    return None
+
+
+def _cell_blocks(chars: list[Char]) -> list:
+    from mineru_tui.document import text_block, text_span
+    from mineru_tui.pdf.lines import build_lines, join_lines
+
+    if not chars:
+        return []
+    text = join_lines([ln.text for ln in build_lines(chars, 0)])
+    return [text_block([text_span(text)])] if text else []
+
+
+# ---------------------------------------------------------------- tables from text columns
+
+
+def _pieces(chars: list[Char]) -> list:
+    from mineru_tui.pdf.lines import build_lines
+
+    return build_lines(chars, 0, split_gap=CELL_SPLIT)
+
+
+def _rows(pieces: list) -> list[list]:
+    """Pieces grouped into rows where their heights overlap, top to bottom."""
+    rows: list[tuple[list, list[float]]] = []
+    for p in sorted(pieces, key=lambda p: (p.box[1] + p.box[3]) / 2):
+        y0, y1 = p.box[1], p.box[3]
+        for members, ext in rows[-3:]:
+            inter = min(y1, ext[1]) - max(y0, ext[0])
+            if inter > 0.5 * min(y1 - y0, ext[1] - ext[0]):
+                members.append(p)
+                ext[0], ext[1] = min(ext[0], y0), max(ext[1], y1)
+                break
+        else:
+            rows.append(([p], [y0, y1]))
+    return [sorted(m, key=lambda p: p.box[0]) for m, _ in rows]
+
+
+def _column_table(chars: list[Char], strict: bool = False):
+    """A table from the aligned pieces of text in ``chars`` (no vertical rules), or None."""
+    from mineru_tui.document.model import Cell, Table
+
+    pieces = [p for p in _pieces(chars) if p.text]
+    if not pieces:
+        return None
+    rows = _rows(pieces)
+    full = max(len(r) for r in rows)
+    if full < 2:
+        return None
+    # columns: the x-ranges the pieces of the fullest rows cover, merged where they overlap
+    spans = sorted((p.box[0], p.box[2]) for r in rows if len(r) >= max(2, full - 1) for p in r)
+    cols: list[list[float]] = []
+    for a, b in spans:
+        if cols and a <= cols[-1][1]:
+            cols[-1][1] = max(cols[-1][1], b)
+        else:
+            cols.append([a, b])
+    if len(cols) < 2:
+        return None
+    table_rows, filled_rows = [], 0
+    prose = pieces_in_cols = 0
+    for r in rows:
+        cells: list[list] = [[] for _ in cols]
+        spans_of: list[tuple[int, int]] = []
+        for p in r:
+            hit = [i for i, (a, b) in enumerate(cols) if min(b, p.box[2]) - max(a, p.box[0]) > 0]
+            if not hit:
+                centre = (p.box[0] + p.box[2]) / 2
+                hit = [min(range(len(cols)), key=lambda i: abs((cols[i][0] + cols[i][1]) / 2 - centre))]
+            cells[hit[0]].append(p)
+            spans_of.append((hit[0], hit[-1]))
+            width = cols[hit[0]][1] - cols[hit[0]][0]
+            pieces_in_cols += 1
+            if len(p.text) >= PROSE_CHARS and p.box[2] - p.box[0] >= 0.85 * width and len(hit) == 1:
+                prose += 1
+        row: list[Cell] = []
+        c = 0
+        while c < len(cols):
+            span_end = max([e for s, e in spans_of if s == c] or [c])
+            text = " ".join(p.text for p in cells[c])
+            from mineru_tui.document import text_block, text_span
+
+            blocks = [text_block([text_span(text)])] if text else []
+            row.append(Cell(blocks, colspan=span_end - c + 1, header=not table_rows))
+            c = span_end + 1
+        if sum(1 for x in cells if x) >= 2:
+            filled_rows += 1
+        table_rows.append(row)
+    if strict:
+        words = [len(p.text.split()) for p in pieces]
+        if (filled_rows < MIN_ROWS or prose > 0.4 * pieces_in_cols
+                or statistics.median(words) > MAX_CELL_WORDS):
+            return None
+    elif filled_rows < 2:
+        return None
+    return Table(table_rows)
+
+
+def _aligned_regions(lines: list) -> list[Box]:
+    """Boxes of runs of rows made of several far-apart pieces (unruled table candidates)."""
+    rows = _rows([ln for ln in lines if ln.text])
+    out: list[Box] = []
+    run: list[list] = []
+
+    def close():
+        if len(run) >= MIN_ROWS:
+            ps = [p for r in run for p in r]
+            out.append((min(p.box[0] for p in ps), min(p.box[1] for p in ps),
+                        max(p.box[2] for p in ps), max(p.box[3] for p in ps)))
+        run.clear()
+
+    for r in rows:
+        height = max(p.box[3] - p.box[1] for p in r)
+        tabular = len(r) >= 2 and all(len(p.text.split()) <= MAX_CELL_WORDS for p in r)
+        if tabular and run:
+            prev = run[-1]
+            gap = min(p.box[1] for p in r) - max(p.box[3] for p in prev)
+            if gap > ROW_GAP * height:
+                close()
+        if tabular:
+            run.append(r)
+        else:
+            close()
+    close()
+    return out
