@@ -1,0 +1,127 @@
+"""Structure for the model-free reading, over the line reader's output.
+
+:mod:`.text_only` reads a page's characters into lines (``.chars``, ``.box``, ``.text``,
+``.height``) and lines into paragraphs; this module is the narrow door through which it
+gets the page's structure: faces (:mod:`.fonts`), ruling lines and tables
+(:mod:`.rules`, :mod:`.tables`), link annotations (:mod:`.links`), headings
+(:mod:`.headings`) and lists (:mod:`.lists`). Page furniture needs every page and is
+handled after the document is read (:mod:`.furniture`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mineru_tui.pdf.chars import Box, Char
+from mineru_tui.pdf.fonts import FontStyle, font_styles, share
+from mineru_tui.pdf.headings import BOLD_SHARE, Candidate
+from mineru_tui.pdf.headings import heading_levels as _levels
+from mineru_tui.pdf.lines import TextLine
+from mineru_tui.pdf.lists import gather_lists, is_bare_bullet, starts_item
+
+__all__ = ["PageStructure", "gather_lists", "join_bare_bullets", "starts_item"]
+
+
+@dataclass
+class PageStructure:
+    """What a page offers beyond its characters, read once per page."""
+
+    styles: dict[int, FontStyle] = field(default_factory=dict)
+    rules: list = field(default_factory=list)
+    links: list[tuple[str, str, Box]] = field(default_factory=list)  # (text, uri, box)
+
+    @classmethod
+    def read(cls, page, chars: list[Char]) -> PageStructure:
+        """Faces, rules and links of ``page`` (each best effort: a page whose drawing or
+        annotations PDFium cannot walk is still read as plain text)."""
+        from mineru_tui.pdf.links import link_texts, page_links
+        from mineru_tui.pdf.rules import page_rules
+
+        out = cls()
+        try:
+            out.styles = font_styles(page, chars)
+        except Exception:  # noqa: BLE001 - a missing face only loses bold headings
+            out.styles = {}
+        try:
+            out.rules = page_rules(page)
+        except Exception:  # noqa: BLE001 - no rules: tables come from aligned columns only
+            out.rules = []
+        try:
+            links = page_links(page)
+            upright = [c for c in chars if c.direction == 0]
+            out.links = [(text, uri, link.box) for link, (text, uri) in
+                         ((lk, t) for lk in links for t in link_texts([lk], upright))]
+        except Exception:  # noqa: BLE001 - links are an extra
+            out.links = []
+        return out
+
+    def line_bold(self, line: TextLine) -> bool:
+        return share(line.chars, self.styles, "bold") >= BOLD_SHARE
+
+    def take_tables(self, chars: list[Char], lines: list[TextLine]):
+        """``(tables, the lines outside them)``."""
+        from mineru_tui.pdf.tables import find_tables
+
+        upright = [c for c in chars if c.direction == 0 and c.visible]
+        tables = find_tables(upright, lines, self.rules)
+        if not tables:
+            return [], lines
+        rest = [ln for ln in lines if not any(_centre_in(ln.box, t.box) for t in tables)]
+        return tables, rest
+
+    def heading_levels(self, paras: list, texts: list[str], body_height: float) -> list[int | None]:
+        """Heading level (or None) of each paragraph (``.lines``; tables are never headings)."""
+        cands = []
+        body_chars: list[Char] = []
+        for p, text in zip(paras, texts):
+            chars = [c for ln in p.lines for c in ln.chars]
+            cands.append(Candidate(text, len(p.lines), p.height, share(chars, self.styles, "bold"),
+                                   share(chars, self.styles, "italic"), share(chars, self.styles, "mono")))
+            if p.lines and round(p.height) == round(body_height):
+                body_chars += chars
+        body_bold = share(body_chars, self.styles, "bold")
+        body_italic = share(body_chars, self.styles, "italic")
+        levels = _levels(cands, body_height, body_bold, body_italic)
+        return [None if not p.lines else lv for p, lv in zip(paras, levels)]
+
+    def linked(self, spans: list, para) -> list:
+        """``spans`` of a paragraph with the page's links under it applied."""
+        if not self.links or not para.lines:
+            return spans
+        from mineru_tui.pdf.links import apply_links
+
+        box = para.display_box()
+        mine = [(t, u) for t, u, b in self.links if _overlap(b, box)]
+        return apply_links(spans, mine) if mine else spans
+
+
+def _centre_in(b: Box, box: Box) -> bool:
+    x, y = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
+
+
+def join_bare_bullets(lines: list[TextLine]) -> list[TextLine]:
+    """A line that is only a bullet (set apart from its text by a tab, so the line reader
+    cut it off) joins the line to its right on the same row."""
+    out: list[TextLine] = []
+    used: set[int] = set()
+    for i, ln in enumerate(lines):
+        if i in used:
+            continue
+        if is_bare_bullet(ln.text):
+            cy = (ln.box[1] + ln.box[3]) / 2
+            right = [j for j, o in enumerate(lines) if j not in used and j != i and o.box[0] >= ln.box[2]
+                     and o.box[1] <= cy <= o.box[3] and o.box[0] - ln.box[2] < 6 * max(ln.height, 1.0)]
+            if right:
+                j = min(right, key=lambda j: lines[j].box[0])
+                o = lines[j]
+                used.add(j)
+                ln = TextLine(ln.chars + o.chars, (min(ln.box[0], o.box[0]), min(ln.box[1], o.box[1]),
+                                                   max(ln.box[2], o.box[2]), max(ln.box[3], o.box[3])),
+                              ln.direction, ln.text.strip() + " " + o.text, max(ln.height, o.height))
+        out.append(ln)
+    return out
