@@ -20,7 +20,7 @@ Scores (per tool, in one table):
   NFKC, case-folded, Markdown and HTML stripped), averaged over files;
 * **order** — share of the groundtruth's adjacent word pairs found adjacent in the output
   (multiset), averaged over files;
-* **headings** — groundtruth heading lines (``#``) whose words equal an output heading's
+* **headings** — groundtruth heading lines (``#``) whose words (in any order) equal an output heading's
   (``#`` line or ``<hN>``), over all files (recall); the precision beside it says how many
   of the output's headings are groundtruth headings;
 * **tables** — for each groundtruth table (pipe or HTML), the best cell F1 of an output
@@ -164,7 +164,8 @@ def headings(md: str) -> list[str]:
     body = _FENCE.sub("", md)
     found = re.findall(r"^ {0,3}#{1,6}\s+(.+?)\s*#*\s*$", body, re.M)
     found += re.findall(r"<h[1-6]\b[^>]*>(.*?)</h[1-6]>", body, re.I | re.S)
-    return [" ".join(words(strip_markdown(h))) for h in found if words(strip_markdown(h))]
+    # words compared as a set: "1 Introduction" and "Introduction 1" are the same heading
+    return [" ".join(sorted(words(strip_markdown(h)))) for h in found if words(strip_markdown(h))]
 
 
 def _cell(text: str) -> str:

@@ -67,6 +67,27 @@ def font_styles(page, chars: list[Char]) -> dict[int, FontStyle]:
     return cache
 
 
+_STYLE_WORDS = re.compile(r"[-,]?(?:bold|black|heavy|semi|demi|extra|ultra|light|thin|medium|regular|book|"
+                          r"roman|italic|oblique|condensed|narrow|mt|ps)+$", re.IGNORECASE)
+
+
+def family(name: str) -> str:
+    """A font name without its style words: ``TimesNewRomanPS-BoldMT`` -> ``timesnewroman``."""
+    base = re.split(r"[-,]", name, maxsplit=1)[0]
+    base = _STYLE_WORDS.sub("", base) or base
+    return base.casefold()
+
+
+def main_family(chars: list[Char], styles: dict[int, FontStyle]) -> str:
+    """The family most of the non-space ``chars`` are drawn in ("" when unknown)."""
+    counts: dict[str, int] = {}
+    for c in chars:
+        if not c.text.isspace():
+            f = family(styles.get(c.text_object, PLAIN).name)
+            counts[f] = counts.get(f, 0) + 1
+    return max(counts, key=counts.get) if counts else ""
+
+
 def share(chars: list[Char], styles: dict[int, FontStyle], attr: str) -> float:
     """The share of the non-space ``chars`` whose face has ``attr`` (bold, italic, mono)."""
     solid = [c for c in chars if not c.text.isspace()]

@@ -7,7 +7,10 @@ few words, not ending like a sentence) and stands out from the body text by one 
 * its weight: (almost) all bold where the body is not — a bold line on its own, as
   Word, LibreOffice and LaTeX section titles are;
 * a face of its own: a numbered or short title-case line all in italic over a roman
-  body (``3.2 Results``, ``Elastic Stop Nut``).
+  body (``3.2 Results``, ``Elastic Stop Nut``), or a line or two in a font family other
+  than the body's and a little larger (a sans-serif title over a serif body).
+
+Captions (``Table 2``, ``Figure 3``) are never headings, however set apart.
 
 Levels follow size: the largest heading type on the page is level 1 when it is clearly
 larger than the body, and each smaller heading size one level deeper; a heading in
@@ -29,6 +32,9 @@ TOP_LEVEL = 1.6  # type this much larger than the body is a level-1 heading
 _NUMBERED = re.compile(r"^(?:(?:\d+(?:\.\d+)*|[IVXLC]+|[A-Z])\.?)\s+\S")
 _DEPTH = re.compile(r"^(\d+(?:\.\d+)*)\.?\s")
 _SENTENCE_END = re.compile(r"[.,;]$")
+# captions are set apart like headings but MinerU reads them as captions, not titles
+_CAPTION = re.compile(r"^(?:table|tab\.|figure|fig\.|listing|algorithm|chart|exhibit|source|note)s?\s*"
+                      r"[\dIVX]", re.IGNORECASE)
 _LETTER = re.compile(r"[^\W\d_]")
 
 
@@ -42,12 +48,13 @@ class Candidate:
     bold: float  # share of its letters drawn bold
     italic: float  # share drawn italic
     mono: float = 0.0  # share drawn in a monospaced face (code is never a heading)
+    family: str = ""  # the font family most of it is drawn in
 
 
 def heading_levels(paras: list[Candidate], body_height: float, body_bold: float = 0.0,
-                   body_italic: float = 0.0) -> list[int | None]:
+                   body_italic: float = 0.0, body_family: str = "") -> list[int | None]:
     """For each paragraph, its heading level (1 = top), or None for body text."""
-    marks = [_stands_out(p, body_height, body_bold, body_italic) for p in paras]
+    marks = [_stands_out(p, body_height, body_bold, body_italic, body_family) for p in paras]
     larger = sorted({round(p.height, 0) for p, m in zip(paras, marks) if m == "size"}, reverse=True)
     levels: list[int | None] = []
     for p, m in zip(paras, marks):
@@ -66,11 +73,12 @@ def heading_levels(paras: list[Candidate], body_height: float, body_bold: float 
     return levels
 
 
-def _stands_out(p: Candidate, body_height: float, body_bold: float, body_italic: float) -> str | None:
+def _stands_out(p: Candidate, body_height: float, body_bold: float, body_italic: float,
+                body_family: str = "") -> str | None:
     text = p.text.strip()
     words = text.split()
     if (not words or p.lines > MAX_LINES or len(words) > MAX_WORDS or p.mono > 0.5
-            or not _LETTER.search(text)):
+            or not _LETTER.search(text) or _CAPTION.match(text)):
         return None
     ends_like_sentence = bool(_SENTENCE_END.search(text)) and not _NUMBERED.match(text)
     if ends_like_sentence and len(words) > 3:
@@ -81,6 +89,9 @@ def _stands_out(p: Candidate, body_height: float, body_bold: float, body_italic:
         return None
     if p.bold >= BOLD_SHARE and body_bold < 0.5:
         return "weight"
+    other_family = bool(p.family and body_family and p.family != body_family)
+    if other_family and p.lines <= 2 and p.height >= 1.05 * body_height and not ends_like_sentence:
+        return "face"
     short_title = p.lines == 1 and len(words) <= 6 and text[0].isupper() and not ends_like_sentence
     if p.italic >= BOLD_SHARE and body_italic < 0.5 and (_NUMBERED.match(text) or short_title):
         return "face"

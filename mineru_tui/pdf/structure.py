@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mineru_tui.pdf.chars import Box, Char
-from mineru_tui.pdf.fonts import FontStyle, font_styles, share
+from mineru_tui.pdf.fonts import FontStyle, font_styles, main_family, share
 from mineru_tui.pdf.headings import BOLD_SHARE, Candidate
 from mineru_tui.pdf.headings import heading_levels as _levels
 from mineru_tui.pdf.lines import TextLine
@@ -55,8 +55,10 @@ class PageStructure:
             out.links = []
         return out
 
-    def line_bold(self, line: TextLine) -> bool:
-        return share(line.chars, self.styles, "bold") >= BOLD_SHARE
+    def line_face(self, line: TextLine) -> tuple[bool, bool]:
+        """(all bold, all italic): a change of these between two lines ends a paragraph."""
+        return (share(line.chars, self.styles, "bold") >= BOLD_SHARE,
+                share(line.chars, self.styles, "italic") >= BOLD_SHARE)
 
     def take_tables(self, chars: list[Char], lines: list[TextLine]):
         """``(tables, the lines outside them)``."""
@@ -76,12 +78,13 @@ class PageStructure:
         for p, text in zip(paras, texts):
             chars = [c for ln in p.lines for c in ln.chars]
             cands.append(Candidate(text, len(p.lines), p.height, share(chars, self.styles, "bold"),
-                                   share(chars, self.styles, "italic"), share(chars, self.styles, "mono")))
+                                   share(chars, self.styles, "italic"), share(chars, self.styles, "mono"),
+                                   main_family(chars, self.styles)))
             if p.lines and round(p.height) == round(body_height):
                 body_chars += chars
         body_bold = share(body_chars, self.styles, "bold")
         body_italic = share(body_chars, self.styles, "italic")
-        levels = _levels(cands, body_height, body_bold, body_italic)
+        levels = _levels(cands, body_height, body_bold, body_italic, main_family(body_chars, self.styles))
         return [None if not p.lines else lv for p, lv in zip(paras, levels)]
 
     def linked(self, spans: list, para) -> list:

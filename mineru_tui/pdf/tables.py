@@ -140,6 +140,10 @@ def _grid_table(chars: list[Char], hs: list[Rule], vs: list[Rule]):
     xs = _positions([r.at for r in vs] + [r.a for r in hs] + [r.b for r in hs], 3.0)
     if len(ys) < 2 or len(xs) < 3:
         return None
+    extra = _text_rows(chars, xs, ys)
+    if extra:
+        hs = hs + extra
+        ys = _positions(ys + [r.at for r in extra], 1.0)
     nr, nc = len(ys) - 1, len(xs) - 1
     if nr * nc > 5000:
         return None
@@ -207,6 +211,38 @@ def _grid_table(chars: list[Char], hs: list[Rule], vs: list[Rule]):
     if len(rows) < 2 and not any(c.colspan > 1 for row in rows for c in row):
         return None
     return Table(rows)
+
+
+def _text_rows(chars: list[Char], xs: list[float], ys: list[float]) -> list[Rule]:
+    """Rows the rules do not draw: where two or more cells of a ruled row each hold the
+    same two or more text lines (one record per line, as a stacked "OTSL / HTML"), a
+    rule is drawn between those lines across those cells; a cell holding one line there
+    stays one cell spanning them (a rowspan)."""
+    out: list[Rule] = []
+    for r in range(len(ys) - 1):
+        band = [c for c in chars if ys[r] <= c.cy <= ys[r + 1] and not c.text.isspace()]
+        if len(band) < 4:
+            continue
+        height = statistics.median(c.box[3] - c.box[1] for c in band)
+        centres = sorted(c.cy for c in band)
+        rows = [[centres[0]]]
+        for y in centres[1:]:
+            if y - rows[-1][-1] > 0.6 * height:
+                rows.append([y])
+            else:
+                rows[-1].append(y)
+        if len(rows) < 2:
+            continue
+        mids = [(max(a) + min(b)) / 2 for a, b in zip(rows, rows[1:])]
+        split_cols = []
+        for c in range(len(xs) - 1):
+            cell = [ch.cy for ch in band if xs[c] <= ch.cx <= xs[c + 1]]
+            if cell and all(any(y < m for y in cell) and any(y > m for y in cell) for m in mids):
+                split_cols.append(c)
+        if len(split_cols) >= 2:
+            for c in split_cols:
+                out += [Rule(True, m, xs[c], xs[c + 1]) for m in mids]
+    return out
 
 
 def _index(edges: list[float], v: float) -> int | None:
