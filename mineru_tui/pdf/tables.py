@@ -235,9 +235,14 @@ def _text_rows(chars: list[Char], xs: list[float], ys: list[float]) -> list[Rule
             continue
         mids = [(max(a) + min(b)) / 2 for a, b in zip(rows, rows[1:])]
         split_cols = []
+        bounds = [-1e9] + mids + [1e9]
         for c in range(len(xs) - 1):
-            cell = [ch.cy for ch in band if xs[c] <= ch.cx <= xs[c + 1]]
-            if cell and all(any(y < m for y in cell) and any(y > m for y in cell) for m in mids):
+            cell = [ch for ch in band if xs[c] <= ch.cx <= xs[c + 1]]
+            lines = [[ch for ch in cell if lo < ch.cy <= hi] for lo, hi in zip(bounds, bounds[1:])]
+            # one record per line: every line there, none filling the cell (wrapped text does)
+            if cell and all(lines) and all(
+                    max(ch.box[2] for ch in ln) - min(ch.box[0] for ch in ln) < 0.75 * (xs[c + 1] - xs[c])
+                    for ln in lines):
                 split_cols.append(c)
         if len(split_cols) >= 2:
             for c in split_cols:
