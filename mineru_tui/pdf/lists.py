@@ -21,6 +21,7 @@ BULLET_CHARS = ("\u2022\u25e6\u25aa\u25ab\u2023\u2219\u00b7\u2043\u25cf\u25cb\u2
 _BULLET = re.compile(r"^([" + re.escape(BULLET_CHARS) + r"\-]|[\u0080-\u009f\ue000-\uf8ff])\s*(?=\S)")
 _NUMBER = re.compile(r"^(?:\(?(\d{1,3}|[a-z]|[ivx]{1,5})[.)]|\((\d{1,3}|[a-z]|[ivx]{1,5})\))\s+(?=\S)")
 INDENT = 8.0  # points of indentation per nesting level
+MAX_DEPTH = 5
 
 
 def list_item(text: str) -> tuple[str, str] | None:
@@ -74,7 +75,7 @@ def gather_lists(blocks: list, xs: list[float]) -> list:
         left = min(x for _, _, x in run)
         items, counters = [], {}
         for block, marker, x in run:
-            depth = min(int((x - left + INDENT / 2) // INDENT), 5)
+            depth = min(int((x - left + INDENT / 2) // INDENT), MAX_DEPTH)
             if marker == "#.":
                 counters[depth] = counters.get(depth, 0) + 1
                 marker = f"{counters[depth]}."
@@ -102,6 +103,8 @@ def gather_lists(blocks: list, xs: list[float]) -> list:
             out.append(block)
             continue
         marker, rest = found
+        if run and abs(x - min(rx for _, _, rx in run)) > MAX_DEPTH * INDENT:
+            flush()  # an item far off to the side: another column's list
         spans = list(block.lines[0].spans)
         spans[0] = type(first)(first.type, rest, first.style, first.link)
         if not rest:

@@ -354,7 +354,10 @@ def _column_table(chars: list[Char], strict: bool = False):
 
 def _aligned_regions(lines: list) -> list[Box]:
     """Boxes of runs of rows made of several far-apart pieces (unruled table candidates)."""
-    rows = _rows([ln for ln in lines if ln.text])
+    from mineru_tui.pdf.lists import starts_item
+
+    # a list item beside a table is another column's list, not the table's first column
+    rows = _rows([ln for ln in lines if ln.text and not starts_item(ln.text)])
     out: list[Box] = []
     run: list[list] = []
 
