@@ -80,7 +80,7 @@ def _stands_out(p: Candidate, body_height: float, body_bold: float, body_italic:
     if (not words or p.lines > MAX_LINES or len(words) > MAX_WORDS or p.mono > 0.5
             or not _LETTER.search(text) or _CAPTION.match(text)):
         return None
-    ends_like_sentence = bool(_SENTENCE_END.search(text)) and not _NUMBERED.match(text)
+    ends_like_sentence = bool(_SENTENCE_END.search(text)) and (not _NUMBERED.match(text) or len(words) > 6)
     if ends_like_sentence and len(words) > 3:
         return None
     if body_height > 0 and p.height >= LARGER * body_height:

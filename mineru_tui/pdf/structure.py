@@ -29,6 +29,7 @@ class PageStructure:
     styles: dict[int, FontStyle] = field(default_factory=dict)
     rules: list = field(default_factory=list)
     links: list[tuple[str, str, Box]] = field(default_factory=list)  # (text, uri, box)
+    frames: list[Box] = field(default_factory=list)  # ruled boxes that are not tables
 
     @classmethod
     def read(cls, page, chars: list[Char]) -> PageStructure:
@@ -65,7 +66,7 @@ class PageStructure:
         from mineru_tui.pdf.tables import find_tables
 
         upright = [c for c in chars if c.direction == 0 and c.visible]
-        tables = find_tables(upright, lines, self.rules)
+        tables = find_tables(upright, lines, self.rules, self.frames)
         if not tables:
             return [], lines
         rest = [ln for ln in lines if not any(_centre_in(ln.box, t.box) for t in tables)]
@@ -85,7 +86,9 @@ class PageStructure:
         body_bold = share(body_chars, self.styles, "bold")
         body_italic = share(body_chars, self.styles, "italic")
         levels = _levels(cands, body_height, body_bold, body_italic, main_family(body_chars, self.styles))
-        return [None if not p.lines else lv for p, lv in zip(paras, levels)]
+        # text in a framed drawing (a syntax diagram, a labelled figure) is no heading
+        return [None if not p.lines or any(_centre_in(p.display_box(), f) for f in self.frames) else lv
+                for p, lv in zip(paras, levels)]
 
     def linked(self, spans: list, para) -> list:
         """``spans`` of a paragraph with the page's links under it applied."""

@@ -42,9 +42,12 @@ class FoundTable:
     table: object  # mineru_tui.document.model.Table
 
 
-def find_tables(chars: list[Char], lines: list, rules: list[Rule]) -> list[FoundTable]:
+def find_tables(chars: list[Char], lines: list, rules: list[Rule],
+                frames: list[Box] | None = None) -> list[FoundTable]:
     """Tables on a page: ``chars`` are its visible upright characters, ``lines`` the line
-    reader's lines of them (``.box``, ``.text``, ``.height``), ``rules`` its ruling lines."""
+    reader's lines of them (``.box``, ``.text``, ``.height``), ``rules`` its ruling lines.
+    Ruled regions that hold text but are no table (a framed figure, a boxed note) are
+    added to ``frames`` when it is given."""
     found: list[FoundTable] = []
     for region, hs, vs in _ruled_regions(rules):
         inside = [c for c in chars if _inside(c, region)]
@@ -53,8 +56,10 @@ def find_tables(chars: list[Char], lines: list, rules: list[Rule]) -> list[Found
         table = _grid_table(inside, hs, vs) if len(vs) >= 2 else None
         if table is None:
             table = _column_table(inside)
-        if table is not None:
+        if table is not None and _plausible(table):
             found.append(FoundTable(region, table))
+        elif frames is not None and len(vs) >= 2:  # a closed box, not stacked rules
+            frames.append(region)
     taken = [f.box for f in found]
     for region in _aligned_regions([ln for ln in lines if not any(_centre_in(ln.box, b) for b in taken)]):
         inside = [c for c in chars if _inside(c, region)]
@@ -62,6 +67,17 @@ def find_tables(chars: list[Char], lines: list, rules: list[Rule]) -> list[Found
         if table is not None:
             found.append(FoundTable(region, table))
     return found
+
+
+def _plausible(table) -> bool:
+    """A table has text in three or more cells over two or more rows, none holding most of
+    it: a framed figure with a label, or a box around a paragraph, is not one."""
+    from mineru_tui.document.model import plain_text
+
+    sizes = [len(plain_text(b)) for row in table.rows for c in row for b in c.blocks]
+    sizes = [n for n in sizes if n]
+    rows = sum(1 for row in table.rows if any(c.blocks for c in row))
+    return len(sizes) >= 3 and rows >= 2 and max(sizes) <= 0.7 * sum(sizes)
 
 
 def _inside(c: Char, box: Box, pad: float = 1.0) -> bool:
@@ -88,8 +104,15 @@ def _ruled_regions(rules: list[Rule]) -> list[tuple[Box, list[Rule], list[Rule]]
             i = parent[i]
         return i
 
-    for i in range(n):
+    crossed = set()
+    for i in range(n):  # first the rules that cross: boxes and grids
         for j in range(i + 1, n):
+            if rules[i].horizontal != rules[j].horizontal and _meet(rules[i], rules[j]):
+                parent[find(i)] = find(j)
+                crossed.update((i, j))
+    free = [i for i in range(n) if i not in crossed and rules[i].horizontal]
+    for k, i in enumerate(free):  # then free horizontal rules stacked up (booktabs)
+        for j in free[k + 1:]:
             if _meet(rules[i], rules[j]):
                 parent[find(i)] = find(j)
     groups: dict[int, list[Rule]] = {}
