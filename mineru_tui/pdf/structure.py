@@ -74,6 +74,7 @@ class PageStructure:
 
     def heading_levels(self, paras: list, texts: list[str], body_height: float) -> list[int | None]:
         """Heading level (or None) of each paragraph (``.lines``; tables are never headings)."""
+        body_height = _body_height(paras) or body_height
         cands = []
         body_chars: list[Char] = []
         for p, text in zip(paras, texts):
@@ -81,7 +82,7 @@ class PageStructure:
             cands.append(Candidate(text, len(p.lines), p.height, share(chars, self.styles, "bold"),
                                    share(chars, self.styles, "italic"), share(chars, self.styles, "mono"),
                                    main_family(chars, self.styles)))
-            if p.lines and round(p.height) == round(body_height):
+            if p.lines and abs(p.height - body_height) <= 0.1 * body_height:
                 body_chars += chars
         body_bold = share(body_chars, self.styles, "bold")
         body_italic = share(body_chars, self.styles, "italic")
@@ -99,6 +100,22 @@ class PageStructure:
         box = para.display_box()
         mine = [(t, u) for t, u, b in self.links if _overlap(b, box)]
         return apply_links(spans, mine) if mine else spans
+
+
+def _body_height(paras: list) -> float:
+    """The type height most of the page's letters are set in: the median line height,
+    weighted by the letters of each line (rounding to whole points would put 11.5-pt body
+    text and 10-pt figure labels in the same bucket on one page and not on another)."""
+    weighted = sorted((ln.height, len(ln.text)) for p in paras for ln in p.lines if ln.height > 0)
+    total = sum(n for _, n in weighted)
+    if not total:
+        return 0.0
+    run = 0
+    for h, n in weighted:
+        run += n
+        if run >= total / 2:
+            return h
+    return weighted[-1][0]
 
 
 def _centre_in(b: Box, box: Box) -> bool:
