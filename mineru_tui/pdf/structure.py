@@ -30,6 +30,7 @@ class PageStructure:
     rules: list = field(default_factory=list)
     links: list[tuple[str, str, Box]] = field(default_factory=list)  # (text, uri, box)
     frames: list[Box] = field(default_factory=list)  # ruled boxes that are not tables
+    line_order: dict[int, int] = field(default_factory=dict)  # id(line) -> reading position
 
     @classmethod
     def read(cls, page, chars: list[Char]) -> PageStructure:
@@ -69,8 +70,22 @@ class PageStructure:
         tables = find_tables(upright, lines, self.rules, self.frames)
         if not tables:
             return [], lines
+        self.line_order = {id(ln): i for i, ln in enumerate(lines)}
+        for t in tables:  # where the table's first line was read: its place in reading order
+            inside = [i for i, ln in enumerate(lines) if _centre_in(ln.box, t.box)]
+            t.at = min(inside) if inside else len(lines)
         rest = [ln for ln in lines if not any(_centre_in(ln.box, t.box) for t in tables)]
         return tables, rest
+
+    def place_tables(self, paras: list, tables: list, make) -> list:
+        """``paras`` (in reading order, over lines in reading order) with a paragraph made by
+        ``make(table)`` for each table, where the table's first line was read."""
+        out = list(paras)
+        for t in sorted(tables, key=lambda t: t.at, reverse=True):
+            k = next((i for i, p in enumerate(out) if p.lines
+                      and self.line_order.get(id(p.lines[0]), -1) > t.at), len(out))
+            out.insert(k, make(t))
+        return out
 
     def heading_levels(self, paras: list, texts: list[str], body_height: float) -> list[int | None]:
         """Heading level (or None) of each paragraph (``.lines``; tables are never headings)."""

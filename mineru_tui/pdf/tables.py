@@ -12,6 +12,9 @@ Three kinds are found, in this order:
   pieces of text far apart (short pieces, not lines of prose filling two text columns),
   read the same way as the booktabs kind.
 
+A table of right-to-left text is read from the right: its first cell is the rightmost
+(the HTML and the pipe table keep reading order, as a right-to-left page shows them).
+
 Each cell's text is read with the line reader (:func:`~mineru_tui.pdf.lines.build_lines`),
 so cells get the same spacing, script and hyphenation rules as paragraphs. The result is
 the document model's :class:`~mineru_tui.document.model.Table`: the renderers write a pipe
@@ -40,6 +43,7 @@ class FoundTable:
 
     box: Box
     table: object  # mineru_tui.document.model.Table
+    at: int = 0  # reading position of the table's first line among the page's lines
 
 
 def find_tables(chars: list[Char], lines: list, rules: list[Rule],
@@ -67,6 +71,14 @@ def find_tables(chars: list[Char], lines: list, rules: list[Rule],
         if table is not None:
             found.append(FoundTable(region, table))
     return found
+
+
+def is_rtl(chars: list[Char]) -> bool:
+    """Mostly right-to-left letters (Hebrew, Arabic, Syriac, Thaana, N'Ko): the table's
+    columns read from the right, so its first cell is the rightmost."""
+    letters = [c.text for c in chars if c.text.isalpha()]
+    rtl = sum(1 for t in letters if "\u0590" <= t <= "\u08ff" or "\ufb1d" <= t <= "\ufefc")
+    return bool(letters) and rtl > 0.5 * len(letters)
 
 
 def _plausible(table) -> bool:
@@ -215,15 +227,17 @@ def _grid_table(chars: list[Char], hs: list[Rule], vs: list[Rule]):
     cmap = {c: i for i, c in enumerate(cols_keep)}
     grid_rows: list[list[Cell]] = [[] for _ in rows_keep]
     seen = set()
+    rtl = is_rtl(chars)
     for r in rows_keep:
-        for c in cols_keep:
+        for c in (reversed(cols_keep) if rtl else cols_keep):
             root = find(r * nc + c)
             if root in seen:
                 continue
             s = spans[root]
             top = min(x for x in range(s[0], s[2] + 1) if x in rmap)
-            left = min(x for x in range(s[1], s[3] + 1) if x in cmap)
-            if top != r or left != c:
+            cols_in = [x for x in range(s[1], s[3] + 1) if x in cmap]
+            first = max(cols_in) if rtl else min(cols_in)  # a cell starts at its reading side
+            if top != r or first != c:
                 continue
             seen.add(root)
             rowspan = sum(1 for x in range(s[0], s[2] + 1) if x in rmap)
@@ -338,6 +352,7 @@ def _column_table(chars: list[Char], strict: bool = False):
         return None
     table_rows, filled_rows = [], 0
     prose = pieces_in_cols = 0
+    rtl = is_rtl(chars)
     for r in rows:
         cells: list[list] = [[] for _ in cols]
         spans_of: list[tuple[int, int]] = []
@@ -364,7 +379,7 @@ def _column_table(chars: list[Char], strict: bool = False):
             c = span_end + 1
         if sum(1 for x in cells if x) >= 2:
             filled_rows += 1
-        table_rows.append(row)
+        table_rows.append(row[::-1] if rtl else row)
     if strict:
         words = [len(p.text.split()) for p in pieces]
         if (filled_rows < MIN_ROWS or prose > 0.4 * pieces_in_cols

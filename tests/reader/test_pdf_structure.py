@@ -17,7 +17,9 @@ from mineru_tui.document.model import plain_text, walk
 from mineru_tui.pdf import open_pdf
 from mineru_tui.pdf.headings import Candidate, heading_levels
 from mineru_tui.pdf.lists import list_item
-from mineru_tui.pdf.rules import page_rules
+from mineru_tui.pdf.chars import Char
+from mineru_tui.pdf.rules import Rule, page_rules
+from mineru_tui.pdf.tables import _grid_table
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests/corpus/pdf"
@@ -229,3 +231,21 @@ def test_bench_scores_the_committed_subset(tmp_path):
     scored = pdf_text.score_file(table, to_markdown(low("2305.03393v1-pg9.pdf")))
     assert len(scored["tables"]) == 1 and scored["tables"][0] > 0.9
     assert pdf_text.score_file(table, "no table here")["tables"] == [0.0]
+
+
+def _char(text: str, x: float, y: float, w: float = 6.0) -> Char:
+    box = (x, y, x + w, y + 8)
+    return Char(text=text, box=box, loose=box, origin=(x, y + 8), direction=0, tilt=0.0,
+                size=8.0, index=0)
+
+
+def test_a_right_to_left_table_starts_at_its_right_edge():
+    # a 2 x 2 ruled grid; the right column holds the labels, as a Persian form sets them
+    hs = [Rule(True, y, 0, 200) for y in (0, 20, 40)]
+    vs = [Rule(False, x, 0, 40) for x in (0, 100, 200)]
+    chars = [_char("ب", 150, 6), _char("ا", 50, 6), _char("د", 150, 26), _char("ج", 50, 26)]
+    table = _grid_table(chars, hs, vs)
+    assert [[plain_text(c.blocks[0]) for c in row] for row in table.rows] == [["ب", "ا"], ["د", "ج"]]
+    latin = [_char("b", 150, 6), _char("a", 50, 6), _char("d", 150, 26), _char("c", 50, 26)]
+    assert [[plain_text(c.blocks[0]) for c in row] for row in _grid_table(latin, hs, vs).rows] == \
+        [["a", "b"], ["c", "d"]]
