@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mineru_tui.pdf.chars import Box, Char
-from mineru_tui.pdf.fonts import FontStyle, font_styles, main_family, share
+from mineru_tui.pdf.fonts import PLAIN, FontStyle, family, font_styles, main_family, share
 from mineru_tui.pdf.headings import BOLD_SHARE, Candidate
 from mineru_tui.pdf.headings import heading_levels as _levels
 from mineru_tui.pdf.lines import TextLine
@@ -31,6 +31,7 @@ class PageStructure:
     links: list[tuple[str, str, Box]] = field(default_factory=list)  # (text, uri, box)
     frames: list[Box] = field(default_factory=list)  # ruled boxes that are not tables
     line_order: dict[int, int] = field(default_factory=dict)  # id(line) -> reading position
+    _faces: dict[int, tuple] = field(default_factory=dict, repr=False)
 
     @classmethod
     def read(cls, page, chars: list[Char]) -> PageStructure:
@@ -57,10 +58,25 @@ class PageStructure:
             out.links = []
         return out
 
-    def line_face(self, line: TextLine) -> tuple[bool, bool]:
-        """(all bold, all italic): a change of these between two lines ends a paragraph."""
-        return (share(line.chars, self.styles, "bold") >= BOLD_SHARE,
-                share(line.chars, self.styles, "italic") >= BOLD_SHARE)
+    def line_face(self, line: TextLine) -> tuple[bool, bool, str]:
+        """(all bold, all italic, the family nearly all of it is in, or "")."""
+        key = id(line)
+        face = self._faces.get(key)
+        if face is None:
+            fam = main_family(line.chars, self.styles)
+            solid = [c for c in line.chars if not c.text.isspace()]
+            in_fam = sum(1 for c in solid if family(self.styles.get(c.text_object, PLAIN).name) == fam)
+            face = self._faces[key] = (share(line.chars, self.styles, "bold") >= BOLD_SHARE,
+                                       share(line.chars, self.styles, "italic") >= BOLD_SHARE,
+                                       fam if solid and in_fam >= BOLD_SHARE * len(solid) else "")
+        return face
+
+    def breaks(self, above: TextLine, below: TextLine) -> bool:
+        """True when ``below`` cannot continue the paragraph ``above`` ends: one is all bold
+        (or all italic) and the other not, or they are set in two different font families
+        (a sans-serif subheading over serif body text of nearly the same size)."""
+        a, b = self.line_face(above), self.line_face(below)
+        return a[:2] != b[:2] or bool(a[2] and b[2] and a[2] != b[2])
 
     def take_tables(self, chars: list[Char], lines: list[TextLine]):
         """``(tables, the lines outside them)``."""

@@ -81,7 +81,7 @@ def text_only_page(page) -> list:
         if direction == 0 and direction == main:
             tables, lines = page_structure.take_tables(by_direction[direction], lines)
         lines = structure.join_bare_bullets(lines)
-        paras = _paragraphs(lines, direction, page_structure.line_face)
+        paras = _paragraphs(lines, direction, page_structure.breaks)
         body = _body_height(paras) if paras else 0.0
         paras += [_Para([], t.box, 0.0, table=t) for t in tables]
         if not paras:
@@ -132,17 +132,17 @@ def _image_share(page) -> float:
     return best
 
 
-def _paragraphs(lines: list[TextLine], direction: int, face=lambda ln: None) -> list[_Para]:
+def _paragraphs(lines: list[TextLine], direction: int, breaks=lambda a, b: False) -> list[_Para]:
     """Lines (sorted top to bottom) gathered into paragraphs. A line starting a list item
-    starts a new one, and so does a change between all-bold (or all-italic) and not (a bold
-    heading of body size on its own line, right above its paragraph)."""
+    starts a new one, and so does a line that ``breaks(previous line, line)`` says cannot
+    continue it (a change of face: a bold heading of body size right above its text)."""
     paras: list[_Para] = []
     for ln in lines:
         box = upright(ln.box, direction)
         height = ln.height or box[3] - box[1]
         home = None
         for p in ([] if structure.starts_item(ln.text) else reversed(paras)):
-            if face(p.lines[-1]) != face(ln):
+            if breaks(p.lines[-1], ln):
                 continue
             gap = box[1] - p.box[3]
             if gap > PARAGRAPH_GAP * max(height, p.height):
