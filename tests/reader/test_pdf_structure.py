@@ -249,3 +249,19 @@ def test_a_right_to_left_table_starts_at_its_right_edge():
     latin = [_char("b", 150, 6), _char("a", 50, 6), _char("d", 150, 26), _char("c", 50, 26)]
     assert [[plain_text(c.blocks[0]) for c in row] for row in _grid_table(latin, hs, vs).rows] == \
         [["a", "b"], ["c", "d"]]
+
+
+def test_korean_report_subheadings_table_and_running_header():
+    doc = low("normal_4pages.pdf")
+    got = titles(doc)
+    # sans-serif (Dotum) subheadings over a serif (Batang) body, barely larger
+    for heading in ("(2) 생명보험 표준약관 재해분류표", "(1) 상위법에 반하는 보험약관의 해석",
+                    "(3) 신종위험에 대비하는 보험상품 개발 필요", "5 맺으며"):
+        assert heading in got
+    md = to_markdown(doc)
+    assert "| 구분 | 개정전 | 개정후 |" in md and "| 분류 | 1군 감염병 | 1급 감염병 |" in md
+    # the running title at the top of pages 2 and 4 is furniture; on page 1 it is the masthead
+    headers = [(p.page_idx, plain_text(b)) for p in doc.pages for b in p.discarded_blocks
+               if b.type == BlockType.HEADER]
+    assert (1, "이슈와 논점") in headers and (3, "이슈와 논점") in headers
+    assert md.count("\n이슈와 논점\n") == 0 and md.count("## 이슈와 논점") == 1
