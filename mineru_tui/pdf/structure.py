@@ -31,6 +31,8 @@ class PageStructure:
     links: list[tuple[str, str, Box]] = field(default_factory=list)  # (text, uri, box)
     frames: list[Box] = field(default_factory=list)  # ruled boxes that are not tables
     line_order: dict[int, int] = field(default_factory=dict)  # id(line) -> reading position
+    page_area: float = 0.0
+    table_lines: list = field(default_factory=list)  # the lines the tables took
     _faces: dict[int, tuple] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -41,6 +43,10 @@ class PageStructure:
         from mineru_tui.pdf.rules import page_rules
 
         out = cls()
+        try:
+            out.page_area = page.size_pt[0] * page.size_pt[1]
+        except Exception:  # noqa: BLE001 - a page without a size: no border check
+            out.page_area = 0.0
         try:
             out.styles = font_styles(page, chars)
         except Exception:  # noqa: BLE001 - a missing face only loses bold headings
@@ -84,6 +90,8 @@ class PageStructure:
 
         upright = [c for c in chars if c.direction == 0 and c.visible]
         tables = find_tables(upright, lines, self.rules, self.frames)
+        # a framed drawing holds several lines (a box round a title and a logo is no drawing)
+        self.frames = [f for f in self.frames if sum(_centre_in(ln.box, f) for ln in lines) >= 4]
         if not tables:
             return [], lines
         self.line_order = {id(ln): i for i, ln in enumerate(lines)}
@@ -91,6 +99,7 @@ class PageStructure:
             inside = [i for i, ln in enumerate(lines) if _centre_in(ln.box, t.box)]
             t.at = min(inside) if inside else len(lines)
         rest = [ln for ln in lines if not any(_centre_in(ln.box, t.box) for t in tables)]
+        self.table_lines = [ln for ln in lines if any(_centre_in(ln.box, t.box) for t in tables)]
         return tables, rest
 
     def place_tables(self, paras: list, tables: list, make) -> list:
@@ -105,21 +114,25 @@ class PageStructure:
 
     def heading_levels(self, paras: list, texts: list[str], body_height: float) -> list[int | None]:
         """Heading level (or None) of each paragraph (``.lines``; tables are never headings)."""
-        body_height = _body_height(paras) or body_height
+        # the body is all the page's text, tables' included (a form page is mostly table)
+        every = [_Lines(p.lines) for p in paras if p.lines] + [_Lines(self.table_lines)]
+        body_height = _body_height(every) or body_height
         cands = []
-        body_chars: list[Char] = []
         for p, text in zip(paras, texts):
             chars = [c for ln in p.lines for c in ln.chars]
             cands.append(Candidate(text, len(p.lines), p.height, share(chars, self.styles, "bold"),
                                    share(chars, self.styles, "italic"), share(chars, self.styles, "mono"),
                                    main_family(chars, self.styles)))
-            if p.lines and abs(p.height - body_height) <= 0.1 * body_height:
-                body_chars += chars
+        body_chars = [c for group in every for ln in group.lines
+                      if abs(ln.height - body_height) <= 0.1 * body_height for c in ln.chars]
         body_bold = share(body_chars, self.styles, "bold")
         body_italic = share(body_chars, self.styles, "italic")
         levels = _levels(cands, body_height, body_bold, body_italic, main_family(body_chars, self.styles))
-        # text in a framed drawing (a syntax diagram, a labelled figure) is no heading
-        return [None if not p.lines or any(_centre_in(p.display_box(), f) for f in self.frames) else lv
+        # text in a framed drawing (a syntax diagram, a labelled figure) is no heading; a
+        # border round the whole page is no such frame
+        frames = [f for f in self.frames
+                  if not self.page_area or (f[2] - f[0]) * (f[3] - f[1]) < 0.8 * self.page_area]
+        return [None if not p.lines or any(_centre_in(p.display_box(), f) for f in frames) else lv
                 for p, lv in zip(paras, levels)]
 
     def linked(self, spans: list, para) -> list:
@@ -131,6 +144,11 @@ class PageStructure:
         box = para.display_box()
         mine = [(t, u) for t, u, b in self.links if _overlap(b, box)]
         return apply_links(spans, mine) if mine else spans
+
+
+@dataclass
+class _Lines:
+    lines: list
 
 
 def _body_height(paras: list) -> float:

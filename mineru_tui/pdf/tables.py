@@ -57,10 +57,10 @@ def find_tables(chars: list[Char], lines: list, rules: list[Rule],
         inside = [c for c in chars if _inside(c, region)]
         if not any(not c.text.isspace() for c in inside):
             continue
-        table = _grid_table(inside, hs, vs) if len(vs) >= 2 else None
-        if table is None:
-            table = _column_table(inside)
-        if table is not None and _plausible(table):
+        # a box of crossing rules is a grid or a frame; only rules without verticals
+        # (booktabs) leave the columns to the text
+        table = _grid_table(inside, hs, vs) if len(vs) >= 2 else _column_table(inside)
+        if table is not None and _plausible(table) and not any(_overlap(region, f.box) for f in found):
             found.append(FoundTable(region, table))
         elif frames is not None and len(vs) >= 2:  # a closed box, not stacked rules
             frames.append(region)
@@ -90,6 +90,16 @@ def _plausible(table) -> bool:
     sizes = [n for n in sizes if n]
     rows = sum(1 for row in table.rows if any(c.blocks for c in row))
     return len(sizes) >= 3 and rows >= 2 and max(sizes) <= 0.7 * sum(sizes)
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    """The two boxes share more than half of the smaller one."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return False
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return w * h > 0.5 * smaller
 
 
 def _inside(c: Char, box: Box, pad: float = 1.0) -> bool:
