@@ -12,10 +12,10 @@ few words, not ending like a sentence) and stands out from the body text by one 
 
 Captions (``Table 2``, ``Figure 3``) are never headings, however set apart.
 
-Levels follow size: the largest heading type on the page is level 1 when it is clearly
-larger than the body, and each smaller heading size one level deeper; a heading in
-body-size type is one level below the smallest larger heading. A dotted section number
-(``2.1.3``) deepens the level by its depth where no size tells.
+Levels follow the type's size relative to the body's, so that they agree from page to
+page: 1.6 times the body or more is level 1, 1.3 times level 2, less level 3; a heading
+that stands out by weight or face is level 3, or by its section number's depth (``1`` 2,
+``5.1`` 3, ``2.1.3`` 4).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ MAX_LINES = 3
 MAX_WORDS = 18
 BOLD_SHARE = 0.9  # this share of a paragraph's letters bold makes it a bold paragraph
 TOP_LEVEL = 1.6  # type this much larger than the body is a level-1 heading
+SECOND_LEVEL = 1.3  # and this much larger a level-2 one (smaller but standing out: level 3)
 
 _NUMBERED = re.compile(r"^(?:(?:\d+(?:\.\d+)*|[IVXLC]+|[A-Z])\.?)\s+\S")
 _DEPTH = re.compile(r"^(\d+(?:\.\d+)*)\.?\s")
@@ -55,20 +56,21 @@ def heading_levels(paras: list[Candidate], body_height: float, body_bold: float 
                    body_italic: float = 0.0, body_family: str = "") -> list[int | None]:
     """For each paragraph, its heading level (1 = top), or None for body text."""
     marks = [_stands_out(p, body_height, body_bold, body_italic, body_family) for p in paras]
-    larger = sorted({round(p.height, 0) for p, m in zip(paras, marks) if m == "size"}, reverse=True)
     levels: list[int | None] = []
     for p, m in zip(paras, marks):
         if m is None:
             levels.append(None)
             continue
-        base = 1 if larger and larger[0] >= TOP_LEVEL * body_height else 2
+        number = _DEPTH.match(p.text)
         if m == "size":
-            level = base + larger.index(round(p.height, 0))
+            ratio = p.height / body_height if body_height else 1.0
+            level = 1 if ratio >= TOP_LEVEL else 2 if ratio >= SECOND_LEVEL else 3
+            if number:  # a top-level section number in slightly larger type: "1 Introduction"
+                level = min(level, 2 + number.group(1).count("."))
+        elif number:  # "1 Introduction" 2, "5.1 Results" 3, "2.1.3 …" 4
+            level = 2 + number.group(1).count(".")
         else:
-            level = base + len(larger)
-            number = _DEPTH.match(p.text)
-            if number and not larger:
-                level = 1 + number.group(1).count(".") + (base - 1)
+            level = 3
         levels.append(max(1, min(level, 6)))
     return levels
 
