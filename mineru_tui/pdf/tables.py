@@ -10,7 +10,8 @@ Three kinds are found, in this order:
   fullest rows occupy; a cell that spans several of them (a grouped header) gets a colspan.
 * **Unruled aligned columns.** Three or more consecutive rows, each made of two or more
   pieces of text far apart (short pieces, not lines of prose filling two text columns),
-  read the same way as the booktabs kind.
+  read the same way as the booktabs kind. A table of contents (entries, dot leaders, page
+  numbers) is one too, its leaders dropped.
 
 A table of right-to-left text is read from the right: its first cell is the rightmost
 (the HTML and the pipe table keep reading order, as a right-to-left page shows them).
@@ -23,6 +24,7 @@ table when nothing is lost and HTML with spans otherwise.
 
 from __future__ import annotations
 
+import re
 import statistics
 from dataclasses import dataclass
 
@@ -65,12 +67,63 @@ def find_tables(chars: list[Char], lines: list, rules: list[Rule],
         elif frames is not None and len(vs) >= 2:  # a closed box, not stacked rules
             frames.append(region)
     taken = [f.box for f in found]
-    for region in _aligned_regions([ln for ln in lines if not any(_centre_in(ln.box, b) for b in taken)]):
+    free = [ln for ln in lines if not any(_centre_in(ln.box, b) for b in taken)]
+    found += _contents_tables(free)
+    taken = [f.box for f in found]
+    for region in _aligned_regions([ln for ln in free if not any(_centre_in(ln.box, b) for b in taken)]):
         inside = [c for c in chars if _inside(c, region)]
         table = _column_table(inside, strict=True)
         if table is not None:
             found.append(FoundTable(region, table))
     return found
+
+
+_CONTENTS_LINE = re.compile(r"^(.*?\S)(?:\s*\.){3,}\s*(\S{1,8})$")
+_SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.?|[A-Z]\.)$")
+
+
+def _contents_tables(lines: list) -> list[FoundTable]:
+    """Runs of three or more lines "entry . . . . page" (a table of contents) as tables of
+    two columns, entry and page, the dot leaders dropped."""
+    from mineru_tui.document import text_block, text_span
+    from mineru_tui.document.model import Cell, Table
+
+    out: list[FoundTable] = []
+    run: list[tuple] = []
+
+    numbers = [ln for ln in lines if _SECTION_NUMBER.match(ln.text.strip())]
+
+    def number_of(ln):
+        """A section number set apart to the left of an entry, on its row."""
+        cy = (ln.box[1] + ln.box[3]) / 2
+        left = [n for n in numbers if n.box[2] <= ln.box[0] + 1 and n.box[1] <= cy <= n.box[3]
+                and ln.box[0] - n.box[2] < 80]
+        return max(left, key=lambda n: n.box[2]) if left else None
+
+    def close():
+        if len(run) >= MIN_ROWS:
+            rows, boxes = [], []
+            for ln, m in run:
+                entry, num = m.group(1), number_of(ln)
+                if num is not None:
+                    entry = num.text.strip() + " " + entry
+                    boxes.append(num.box)
+                boxes.append(ln.box)
+                rows.append([Cell([text_block([text_span(entry)])]),
+                             Cell([text_block([text_span(m.group(2))])])])
+            box = (min(b[0] for b in boxes), min(b[1] for b in boxes),
+                   max(b[2] for b in boxes), max(b[3] for b in boxes))
+            out.append(FoundTable(box, Table(rows)))
+        run.clear()
+
+    for ln in sorted(lines, key=lambda ln: (ln.box[1], ln.box[0])):
+        m = _CONTENTS_LINE.match(ln.text.strip())
+        if m and run and ln.box[1] - run[-1][0].box[3] > ROW_GAP * max(ln.height, 1.0):
+            close()
+        if m:
+            run.append((ln, m))
+    close()
+    return out
 
 
 def is_rtl(chars: list[Char]) -> bool:
@@ -317,6 +370,14 @@ def _cell_blocks(chars: list[Char]) -> list:
 # ---------------------------------------------------------------- tables from text columns
 
 
+_LEADER = re.compile(r"(?:\s*\.){3,}\s*")  # dot leaders of a table of contents
+
+
+def _words(text: str) -> int:
+    """Words of a piece, leader dots not counted."""
+    return len(_LEADER.sub(" ", text).split())
+
+
 def _pieces(chars: list[Char]) -> list:
     from mineru_tui.pdf.lines import build_lines
 
@@ -375,13 +436,14 @@ def _column_table(chars: list[Char], strict: bool = False):
             spans_of.append((hit[0], hit[-1]))
             width = cols[hit[0]][1] - cols[hit[0]][0]
             pieces_in_cols += 1
-            if len(p.text) >= PROSE_CHARS and p.box[2] - p.box[0] >= 0.85 * width and len(hit) == 1:
+            if (len(p.text) >= PROSE_CHARS and p.box[2] - p.box[0] >= 0.85 * width and len(hit) == 1
+                    and not _LEADER.search(p.text)):
                 prose += 1
         row: list[Cell] = []
         c = 0
         while c < len(cols):
             span_end = max([e for s, e in spans_of if s == c] or [c])
-            text = " ".join(p.text for p in cells[c])
+            text = _LEADER.sub(" ", " ".join(p.text for p in cells[c])).strip()
             from mineru_tui.document import text_block, text_span
 
             blocks = [text_block([text_span(text)])] if text else []
@@ -391,7 +453,7 @@ def _column_table(chars: list[Char], strict: bool = False):
             filled_rows += 1
         table_rows.append(row[::-1] if rtl else row)
     if strict:
-        words = [len(p.text.split()) for p in pieces]
+        words = [_words(p.text) for p in pieces]
         if (filled_rows < MIN_ROWS or prose > 0.4 * pieces_in_cols
                 or statistics.median(words) > MAX_CELL_WORDS):
             return None
@@ -418,7 +480,7 @@ def _aligned_regions(lines: list) -> list[Box]:
 
     for r in rows:
         height = max(p.box[3] - p.box[1] for p in r)
-        tabular = len(r) >= 2 and all(len(p.text.split()) <= MAX_CELL_WORDS for p in r)
+        tabular = len(r) >= 2 and all(_words(p.text) <= MAX_CELL_WORDS for p in r)
         if tabular and run:
             prev = run[-1]
             gap = min(p.box[1] for p in r) - max(p.box[3] for p in prev)

@@ -268,3 +268,22 @@ def test_korean_report_subheadings_table_and_running_header():
                if b.type == BlockType.HEADER]
     assert (1, "이슈와 논점") in headers and (3, "이슈와 논점") in headers
     assert len(re.findall(r"^(?:#+ )?이슈와 논점$", md, re.M)) == 1
+
+
+def test_a_table_of_contents_is_a_table_of_entries_and_pages():
+    md = to_markdown(low("GeoBase_NHNC1_Data_Model_UML_EN.pdf"))
+    # dot leaders dropped; section numbers set apart to the left rejoin their entries
+    assert "| 1 OVERVIEW | 6 |\n|---|---|\n| 2 LRS | 6 |\n| 2.1 LRS MODEL | 7 |" in md
+    assert "| 3.1.5 Toponymy (external package) | 18 |" in md
+    assert "....." not in md
+
+
+def test_mail_and_web_links_from_annotations():
+    md = to_markdown(low("GeoBase_NHNC1_Data_Model_UML_EN.pdf"))
+    assert "[geoginfo@RNCan.gc.ca](mailto:geoginfo@RNCan.gc.ca)" in md
+    assert "[www.GeoGratis.gc.ca](http://www.geogratis.gc.ca/)" in md
+
+
+def test_a_ruled_revision_table_is_a_pipe_table():
+    md = to_markdown(low("GeoBase_NHNC1_Data_Model_UML_EN.pdf"))
+    assert "| Date | Version | Description |\n|---|---|---|\n| September 2002 | Draft 01 |" in md
