@@ -10,6 +10,10 @@ few words, not ending like a sentence) and stands out from the body text by one 
   body (``3.2 Results``, ``Elastic Stop Nut``), or a line or two in a font family other
   than the body's and a little larger (a sans-serif title over a serif body).
 
+A lone numbered line (``2.5 Standards``) in type no smaller than the body's is a heading
+too, when neither neighbour is numbered (that would be a numbered list): in a form set
+all in bold, the numbers are all that tells a section title.
+
 Captions (``Table 2``, ``Figure 3``) are never headings, however set apart.
 
 Levels follow the type's size relative to the body's, so that they agree from page to
@@ -56,6 +60,11 @@ def heading_levels(paras: list[Candidate], body_height: float, body_bold: float 
                    body_italic: float = 0.0, body_family: str = "") -> list[int | None]:
     """For each paragraph, its heading level (1 = top), or None for body text."""
     marks = [_stands_out(p, body_height, body_bold, body_italic, body_family) for p in paras]
+    for i in range(len(paras)):
+        # a lone numbered line, in type no smaller than the body, where nothing else stands
+        # out (a form or report set entirely in bold): "2.5 Standards", "-3 پذيرش در بورس"
+        if marks[i] is None and _lone_section(paras, i, body_height):
+            marks[i] = "number"
     levels: list[int | None] = []
     for p, m in zip(paras, marks):
         if m is None:
@@ -73,6 +82,20 @@ def heading_levels(paras: list[Candidate], body_height: float, body_bold: float 
             level = 3
         levels.append(max(1, min(level, 6)))
     return levels
+
+
+_SECTION = re.compile(r"^-?\d{1,2}(?:[.-]\d{1,2})*[.-]?\s+[^\W\d_]")
+_ITEM = re.compile(r"^\(?(?:\d{1,3}|[a-z])[.)]\s")
+
+
+def _lone_section(paras: list[Candidate], i: int, body_height: float) -> bool:
+    p = paras[i]
+    text = p.text.strip()
+    if (p.lines != 1 or len(text.split()) > 8 or not _SECTION.match(text) or _SENTENCE_END.search(text)
+            or _CAPTION.match(text) or p.height < 0.95 * body_height or p.mono > 0.5):
+        return False
+    near = [paras[j].text.strip() for j in (i - 1, i + 1) if 0 <= j < len(paras)]
+    return not any(_SECTION.match(t) or _ITEM.match(t) for t in near)  # not a numbered list
 
 
 def _stands_out(p: Candidate, body_height: float, body_bold: float, body_italic: float,
