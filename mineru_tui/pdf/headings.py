@@ -88,6 +88,14 @@ _SECTION = re.compile(r"^-?\d{1,2}(?:[.-]\d{1,2})*[.-]?\s+[^\W\d_]")
 _ITEM = re.compile(r"^\(?(?:\d{1,3}|[a-z])[.)]\s")
 
 
+def _bulleted(text: str) -> bool:
+    """A bulleted list item (a check box glyph too) is never a heading."""
+    from mineru_tui.pdf.lists import list_item
+
+    item = list_item(text)
+    return item is not None and item[0] == "-"
+
+
 def _lone_section(paras: list[Candidate], i: int, body_height: float) -> bool:
     p = paras[i]
     text = p.text.strip()
@@ -103,7 +111,7 @@ def _stands_out(p: Candidate, body_height: float, body_bold: float, body_italic:
     text = p.text.strip()
     words = text.split()
     if (not words or p.lines > MAX_LINES or len(words) > MAX_WORDS or p.mono > 0.5
-            or not _LETTER.search(text) or _CAPTION.match(text)):
+            or not _LETTER.search(text) or _CAPTION.match(text) or _bulleted(text)):
         return None
     ends_like_sentence = bool(_SENTENCE_END.search(text)) and (not _NUMBERED.match(text) or len(words) > 6)
     if ends_like_sentence and len(words) > 3:
