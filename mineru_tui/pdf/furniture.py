@@ -7,6 +7,9 @@ when it lies in the top or bottom band of its page and either
 * its text, with digits ignored, comes back in the same band on other pages (a running
   title, "Page 3 of 9", a chapter name in the footer), or
 * it is only a page number (``7``, ``- 7 -``, ``Page 7``, ``7 / 12``, ``vii``).
+
+A page number may sit a little further in (the top or bottom 15 %: LaTeX's running heads),
+and a line on the same row as such a page number is the running title beside it.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import re
 
 BAND = 0.1  # share of the page height at the top and at the bottom where furniture lives
+WIDE_BAND = 0.15  # where a page number (and the running title on its row) may still be
 MIN_SHARE = 0.3  # a text repeated on this share of the pages (and at least two) repeats
 
 _PAGE_NUMBER = re.compile(r"^(?:(?:page|p\.|seite|página|pagina)\s*)?[-–—(\[]?\s*(?:\d{1,4}|[ivxlc]{1,7})"
@@ -24,14 +28,19 @@ def _key(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"\d+", "#", text.casefold())).strip()
 
 
-def _band(bbox, height: float) -> str | None:
+def _band(bbox, height: float, share: float = BAND) -> str | None:
     if not bbox or height <= 0:
         return None
-    if bbox[3] <= BAND * height:
+    if bbox[3] <= share * height:
         return "top"
-    if bbox[1] >= (1 - BAND) * height:
+    if bbox[1] >= (1 - share) * height:
         return "bottom"
     return None
+
+
+def _same_row(a, b) -> bool:
+    inter = min(a[3], b[3]) - max(a[1], b[1])
+    return inter > 0.5 * min(a[3] - a[1], b[3] - b[1])
 
 
 def drop_furniture(pages: list) -> int:
@@ -45,10 +54,17 @@ def drop_furniture(pages: list) -> int:
     marks: list[list[tuple[str, str] | None]] = []
     for i, page in enumerate(pages):
         height = (page.page_size or (0, 0))[1]
+        # a page number a little further in (LaTeX's running heads sit lower than a
+        # tenth of the page), and whatever shares its row: the running title beside it
+        numbers = [b for b in page.para_blocks if _band(b.bbox, height, WIDE_BAND)
+                   and _PAGE_NUMBER.match(plain_text(b).strip())]
         row = []
         for b in page.para_blocks:
             band = _band(b.bbox, height)
             text = plain_text(b)
+            if band is None and numbers and _band(b.bbox, height, WIDE_BAND) and len(text) <= 200:
+                if b in numbers or any(_same_row(b.bbox, n.bbox) for n in numbers if n is not b):
+                    band = _band(b.bbox, height, WIDE_BAND)
             if band is None or not text or len(text) > 200:
                 row.append(None)
                 continue
@@ -65,9 +81,11 @@ def drop_furniture(pages: list) -> int:
                 keep.append(b)
                 continue
             band = key[0]
+            height = (page.page_size or (0, 0))[1]
             if _PAGE_NUMBER.match(plain_text(b).strip()):
                 b.type = BlockType.PAGE_NUMBER
-            elif len(pages) > 1 and len(seen[key]) >= need:
+            elif (len(pages) > 1 and len(seen[key]) >= need) or _band(b.bbox, height) is None:
+                # repeated, or beside a page number in the wider band
                 b.type = BlockType.HEADER if band == "top" else BlockType.FOOTER
             else:
                 keep.append(b)

@@ -85,7 +85,6 @@ _SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.?|[A-Z]\.)$")
 def _contents_tables(lines: list) -> list[FoundTable]:
     """Runs of three or more lines "entry . . . . page" (a table of contents) as tables of
     two columns, entry and page, the dot leaders dropped."""
-    from mineru_tui.document import text_block, text_span
     from mineru_tui.document.model import Cell, Table
 
     out: list[FoundTable] = []
@@ -109,8 +108,8 @@ def _contents_tables(lines: list) -> list[FoundTable]:
                     entry = num.text.strip() + " " + entry
                     boxes.append(num.box)
                 boxes.append(ln.box)
-                rows.append([Cell([text_block([text_span(entry)])]),
-                             Cell([text_block([text_span(m.group(2))])])])
+                rows.append([Cell([_text_block(entry)]),
+                             Cell([_text_block(m.group(2))])])
             box = (min(b[0] for b in boxes), min(b[1] for b in boxes),
                    max(b[2] for b in boxes), max(b[3] for b in boxes))
             out.append(FoundTable(box, Table(rows)))
@@ -357,14 +356,21 @@ def _index(edges: list[float], v: float) -> int | None:
     return None
 
 
+def _text_block(text: str):
+    """A cell's paragraph: the line reader's ``<sup>``/``<sub>`` runs become styled spans."""
+    from mineru_tui.document import text_block
+    from mineru_tui.pdf.blocks_text import text_to_spans
+
+    return text_block(text_to_spans(text))
+
+
 def _cell_blocks(chars: list[Char]) -> list:
-    from mineru_tui.document import text_block, text_span
     from mineru_tui.pdf.lines import build_lines, join_lines
 
     if not chars:
         return []
     text = join_lines([ln.text for ln in build_lines(chars, 0)])
-    return [text_block([text_span(text)])] if text else []
+    return [_text_block(text)] if text else []
 
 
 # ---------------------------------------------------------------- tables from text columns
@@ -444,9 +450,7 @@ def _column_table(chars: list[Char], strict: bool = False):
         while c < len(cols):
             span_end = max([e for s, e in spans_of if s == c] or [c])
             text = _LEADER.sub(" ", " ".join(p.text for p in cells[c])).strip()
-            from mineru_tui.document import text_block, text_span
-
-            blocks = [text_block([text_span(text)])] if text else []
+            blocks = [_text_block(text)] if text else []
             row.append(Cell(blocks, colspan=span_end - c + 1, header=not table_rows))
             c = span_end + 1
         if sum(1 for x in cells if x) >= 2:

@@ -287,3 +287,20 @@ def test_mail_and_web_links_from_annotations():
 def test_a_ruled_revision_table_is_a_pipe_table():
     md = to_markdown(low("GeoBase_NHNC1_Data_Model_UML_EN.pdf"))
     assert "| Date | Version | Description |\n|---|---|---|\n| September 2002 | Draft 01 |" in md
+
+
+def test_a_running_title_beside_the_page_number_is_furniture():
+    # LaTeX (llncs): "Optimized Table Tokenization … 9" sits 12 % down the page
+    doc = low("2305.03393v1-pg9.pdf")
+    gone = {(b.type, plain_text(b)) for p in doc.pages for b in p.discarded_blocks}
+    assert (BlockType.PAGE_NUMBER, "9") in gone
+    assert (BlockType.HEADER, "Optimized Table Tokenization for Table Structure Recognition") in gone
+    assert to_markdown(doc).startswith("order to compute the TED score.")
+
+
+def test_cell_text_keeps_its_scripts_as_styles():
+    from mineru_tui.pdf.tables import _text_block
+
+    spans = _text_block("E=mc<sup>2</sup> and H<sub>2</sub>O").lines[0].spans
+    assert [(s.content, sorted(s.style)) for s in spans] == [
+        ("E=mc", []), ("2", ["superscript"]), (" and H", []), ("2", ["subscript"]), ("O", [])]
