@@ -9,7 +9,8 @@ when it lies in the top or bottom band of its page and either
 * it is only a page number (``7``, ``- 7 -``, ``Page 7``, ``7 / 12``, ``vii``).
 
 A page number may sit a little further in (the top or bottom 15 %: LaTeX's running heads),
-and a line on the same row as such a page number is the running title beside it.
+and a block on the same row as a page number is the running title or footer beside it
+(``Chapter 3. Access Control … 27``, ``© 2014 … iii``).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ def drop_furniture(pages: list) -> int:
 
     seen: dict[tuple[str, str], set[int]] = {}
     marks: list[list[tuple[str, str] | None]] = []
+    beside: list[set[int]] = []  # per page: ids of blocks on a page number's row
     for i, page in enumerate(pages):
         height = (page.page_size or (0, 0))[1]
         # a page number a little further in (LaTeX's running heads sit lower than a
@@ -59,12 +61,13 @@ def drop_furniture(pages: list) -> int:
         numbers = [b for b in page.para_blocks if _band(b.bbox, height, WIDE_BAND)
                    and _PAGE_NUMBER.match(plain_text(b).strip())]
         row = []
+        beside.append({id(b) for b in page.para_blocks if _band(b.bbox, height, WIDE_BAND)
+                       and any(n is not b and _same_row(b.bbox, n.bbox) for n in numbers)})
         for b in page.para_blocks:
             band = _band(b.bbox, height)
             text = plain_text(b)
-            if band is None and numbers and _band(b.bbox, height, WIDE_BAND) and len(text) <= 200:
-                if b in numbers or any(_same_row(b.bbox, n.bbox) for n in numbers if n is not b):
-                    band = _band(b.bbox, height, WIDE_BAND)
+            if band is None and (b in numbers or id(b) in beside[-1]):
+                band = _band(b.bbox, height, WIDE_BAND)
             if band is None or not text or len(text) > 200:
                 row.append(None)
                 continue
@@ -74,7 +77,7 @@ def drop_furniture(pages: list) -> int:
         marks.append(row)
     need = max(2, round(MIN_SHARE * len(pages)))
     moved = 0
-    for page, row in zip(pages, marks):
+    for page, row, near in zip(pages, marks, beside):
         keep = []
         for b, key in zip(page.para_blocks, row):
             if key is None:
@@ -84,8 +87,8 @@ def drop_furniture(pages: list) -> int:
             height = (page.page_size or (0, 0))[1]
             if _PAGE_NUMBER.match(plain_text(b).strip()):
                 b.type = BlockType.PAGE_NUMBER
-            elif (len(pages) > 1 and len(seen[key]) >= need) or _band(b.bbox, height) is None:
-                # repeated, or beside a page number in the wider band
+            elif (len(pages) > 1 and len(seen[key]) >= need) or id(b) in near:
+                # repeated, or on the page number's row ("Chapter 3. Access Control   27")
                 b.type = BlockType.HEADER if band == "top" else BlockType.FOOTER
             else:
                 keep.append(b)
