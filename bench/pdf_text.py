@@ -3,7 +3,8 @@ groundtruth Markdown (issue 20).
 
 A corpus is a folder of ``NAME.pdf`` files, each with its groundtruth ``NAME.md`` beside it
 (docling's ``tests/data/pdf/sources`` + ``tests/data/pdf/groundtruth`` give eleven such
-pairs; ``tests/corpus/pdf`` holds a few committed ones). Every tool runs in its own
+pairs; ``tests/corpus/pdf`` holds five of them, committed). Results and the peers' venvs:
+``docs/pdf.md``. Every tool runs in its own
 process, in its own Python (peers live in their own venvs, never the project's: pymupdf is
 AGPL)::
 
@@ -39,6 +40,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -295,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     if not pdfs:
         print(f"pdf_text: no NAME.pdf with NAME.md in {a.corpus}", file=sys.stderr)
         return 2
-    keep = a.keep or Path(os.environ.get("TMPDIR", "/tmp")) / "pdf_text_out"
+    keep = a.keep or Path(tempfile.gettempdir()) / "pdf_text_out"
     tools = a.tool or ["ours", "pypdfium2"]
     pages = sum(_page_count(str(p)) for p in pdfs)
     print(f"corpus: {len(pdfs)} files, {pages} pages")
