@@ -37,6 +37,8 @@ ROW_GAP = 2.5  # line heights: rows further apart end an unruled table
 MIN_ROWS = 3
 PROSE_CHARS = 20  # a piece this long that fills its column is a line of prose
 MAX_CELL_WORDS = 12
+MAX_RULES = 1500  # a page drawing more straight lines than this is a chart or a map
+MAX_CELLS = 3000
 
 
 @dataclass
@@ -55,7 +57,7 @@ def find_tables(chars: list[Char], lines: list, rules: list[Rule],
     Ruled regions that hold text but are no table (a framed figure, a boxed note) are
     added to ``frames`` when it is given."""
     found: list[FoundTable] = []
-    for region, hs, vs in _ruled_regions(rules):
+    for region, hs, vs in (_ruled_regions(rules) if len(rules) <= MAX_RULES else []):
         inside = [c for c in chars if _inside(c, region)]
         if not any(not c.text.isspace() for c in inside):
             continue
@@ -242,7 +244,7 @@ def _grid_table(chars: list[Char], hs: list[Rule], vs: list[Rule]):
         hs = hs + extra
         ys = _positions(ys + [r.at for r in extra], 1.0)
     nr, nc = len(ys) - 1, len(xs) - 1
-    if nr * nc > 5000:
+    if nr * nc > MAX_CELLS:
         return None
 
     def vline(x, y0, y1):
