@@ -89,7 +89,12 @@ class PageStructure:
         from mineru_tui.pdf.tables import find_tables
 
         upright = [c for c in chars if c.direction == 0 and c.visible]
-        tables = find_tables(upright, lines, self.rules, self.frames)
+        try:
+            tables = find_tables(upright, lines, self.rules, self.frames)
+        except (ValueError, ZeroDivisionError, IndexError, OverflowError):
+            # a degenerate drawing (zero-size boxes, NaN coordinates): the page is still read,
+            # as text without tables, rather than lost
+            return [], lines
         # a framed drawing holds several lines (a box round a title and a logo is no drawing)
         self.frames = [f for f in self.frames if sum(_centre_in(ln.box, f) for ln in lines) >= 4]
         if not tables:

@@ -304,3 +304,15 @@ def test_cell_text_keeps_its_scripts_as_styles():
     spans = _text_block("E=mc<sup>2</sup> and H<sub>2</sub>O").lines[0].spans
     assert [(s.content, sorted(s.style)) for s in spans] == [
         ("E=mc", []), ("2", ["superscript"]), (" and H", []), ("2", ["subscript"]), ("O", [])]
+
+
+def test_a_table_search_that_fails_leaves_the_page_as_text(monkeypatch):
+    import mineru_tui.pdf.tables as tables
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("a degenerate drawing")
+
+    monkeypatch.setattr(tables, "find_tables", broken)
+    doc = convert(CORPUS / "2305.03393v1-pg9.pdf", ConvertOptions(effort="low"))
+    assert not blocks(doc, BlockType.TABLE)
+    assert "5.1 Hyper Parameter Optimization" in titles(doc) and "0.965" in to_markdown(doc)
