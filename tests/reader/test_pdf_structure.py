@@ -316,3 +316,23 @@ def test_a_table_search_that_fails_leaves_the_page_as_text(monkeypatch):
     doc = convert(CORPUS / "2305.03393v1-pg9.pdf", ConvertOptions(effort="low"))
     assert not blocks(doc, BlockType.TABLE)
     assert "5.1 Hyper Parameter Optimization" in titles(doc) and "0.965" in to_markdown(doc)
+
+
+def test_a_table_takes_the_reading_place_of_its_first_line(monkeypatch):
+    # for a line reader that gives lines in reading order (columns first): the table goes
+    # where its first line was read, between the paragraphs around it
+    from types import SimpleNamespace as NS
+
+    import mineru_tui.pdf.tables as tables
+    from mineru_tui.pdf.structure import PageStructure
+    from mineru_tui.pdf.tables import FoundTable
+
+    lines = [NS(box=(0, y, 100, y + 8), text=t) for y, t in
+             [(0, "before"), (20, "cell a"), (30, "cell b"), (50, "after"), (70, "last")]]
+    monkeypatch.setattr(tables, "find_tables", lambda *a: [FoundTable((0, 18, 100, 40), None)])
+    ps = PageStructure()
+    found, rest = ps.take_tables([], lines)
+    assert [ln.text for ln in rest] == ["before", "after", "last"] and found[0].at == 1
+    paras = [NS(lines=[ln]) for ln in rest]
+    ordered = ps.place_tables(paras, found, lambda t: NS(lines=[], table=t))
+    assert [p.lines[0].text if p.lines else "TABLE" for p in ordered] == ["before", "TABLE", "after", "last"]
