@@ -10,7 +10,8 @@ when it lies in the top or bottom band of its page and either
 
 A page number may sit a little further in (the top or bottom 15 %: LaTeX's running heads),
 and a block on the same row as a page number is the running title or footer beside it
-(``Chapter 3. Access Control … 27``, ``© 2014 … iii``).
+(``Chapter 3. Access Control … 27``, ``© 2014 … iii``); so is a one-line text block there
+that ends or starts with a page number (the two read as one line).
 """
 
 from __future__ import annotations
@@ -37,6 +38,21 @@ def _band(bbox, height: float, share: float = BAND) -> str | None:
     if bbox[1] >= (1 - share) * height:
         return "bottom"
     return None
+
+
+_HEAD_NUMBER = re.compile(r"^(?:\d{1,3}|[ivxlc]{1,7})\s+\S.*\D$|^\D.*\S\s+(?:\d{1,3}|[ivxlc]{1,7})$",
+                          re.IGNORECASE)
+
+
+def _running_head(block) -> bool:
+    """One line of body text (not a title) with a page number at one end: a running title
+    and its page number read as one line ("Optimized Table Tokenization … 9")."""
+    from mineru_tui.document import BlockType
+    from mineru_tui.document.model import plain_text
+
+    text = plain_text(block).strip()
+    return (block.type == BlockType.TEXT and len(block.lines) == 1 and "\n" not in text
+            and len(text.split()) <= 15 and bool(_HEAD_NUMBER.match(text)))
 
 
 def _same_row(a, b) -> bool:
@@ -66,7 +82,7 @@ def drop_furniture(pages: list) -> int:
         for b in page.para_blocks:
             band = _band(b.bbox, height)
             text = plain_text(b)
-            if band is None and (b in numbers or id(b) in beside[-1]):
+            if band is None and (b in numbers or id(b) in beside[-1] or _running_head(b)):
                 band = _band(b.bbox, height, WIDE_BAND)
             if band is None or not text or len(text) > 200:
                 row.append(None)
@@ -87,6 +103,8 @@ def drop_furniture(pages: list) -> int:
             height = (page.page_size or (0, 0))[1]
             if _PAGE_NUMBER.match(plain_text(b).strip()):
                 b.type = BlockType.PAGE_NUMBER
+            elif _running_head(b):
+                b.type = BlockType.HEADER if band == "top" else BlockType.FOOTER
             elif (len(pages) > 1 and len(seen[key]) >= need) or id(b) in near:
                 # repeated, or on the page number's row ("Chapter 3. Access Control   27")
                 b.type = BlockType.HEADER if band == "top" else BlockType.FOOTER
