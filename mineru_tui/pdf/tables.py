@@ -432,6 +432,7 @@ def _column_table(chars: list[Char], strict: bool = False):
     table_rows, filled_rows = [], 0
     prose = pieces_in_cols = 0
     rtl = is_rtl(chars)
+    rows = _join_header_lines(rows)
     for r in rows:
         cells: list[list] = [[] for _ in cols]
         spans_of: list[tuple[int, int]] = []
@@ -468,6 +469,29 @@ def _column_table(chars: list[Char], strict: bool = False):
     return Table(table_rows)
 
 
+def _join_header_lines(rows: list[list]) -> list[list]:
+    """The first row's cells continued on a second line ("State funded" over "legal aid"):
+    one piece, each under a piece of the first row, closer than the rows below are apart,
+    becomes part of that piece's cell."""
+    if len(rows) < 4:
+        return rows
+    gaps = [min(p.box[1] for p in b) - max(p.box[3] for p in a) for a, b in zip(rows[1:], rows[2:])]
+    usual = statistics.median(gaps)
+    first, second = rows[0], rows[1]
+    gap = min(p.box[1] for p in second) - max(p.box[3] for p in first)
+    if len(second) != 1 or len(first) < 2 or gap >= 0.6 * usual:
+        return rows
+    piece = second[0]
+    above = [p for p in first if min(p.box[2], piece.box[2]) - max(p.box[0], piece.box[0]) > 0]
+    if len(above) != 1:
+        return rows
+    head = above[0]
+    joined = type(head)(head.chars + piece.chars,
+                        (min(head.box[0], piece.box[0]), head.box[1], max(head.box[2], piece.box[2]),
+                         piece.box[3]), head.direction, head.text + " " + piece.text, head.height)
+    return [[joined if p is head else p for p in first]] + rows[2:]
+
+
 def _aligned_regions(lines: list) -> list[Box]:
     """Boxes of runs of rows made of several far-apart pieces (unruled table candidates)."""
     from mineru_tui.pdf.lists import starts_item
@@ -484,17 +508,24 @@ def _aligned_regions(lines: list) -> list[Box]:
                         max(p.box[2] for p in ps), max(p.box[3] for p in ps)))
         run.clear()
 
+    pending: list[list] = []  # a single piece right under a table's first row: its header wraps
     for r in rows:
         height = max(p.box[3] - p.box[1] for p in r)
         tabular = len(r) >= 2 and all(_words(p.text) <= MAX_CELL_WORDS for p in r)
-        if tabular and run:
-            prev = run[-1]
-            gap = min(p.box[1] for p in r) - max(p.box[3] for p in prev)
-            if gap > ROW_GAP * height:
-                close()
+        prev = (pending or run or [None])[-1]
+        gap = min(p.box[1] for p in r) - max(p.box[3] for p in prev) if prev else 0.0
         if tabular:
+            if run and gap > ROW_GAP * height:
+                pending.clear()
+                close()
+            run.extend(pending)
+            pending.clear()
             run.append(r)
+        elif len(run) == 1 and not pending and len(r) == 1 and _words(r[0].text) <= MAX_CELL_WORDS \
+                and gap < 0.5 * height:
+            pending.append(r)
         else:
+            pending.clear()
             close()
     close()
     return out
