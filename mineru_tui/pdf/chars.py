@@ -9,6 +9,7 @@ so the layout blocks (found on the rendered image) and the characters share one 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 MAX_NATIVE_CHARS = 65_535  # MinerU sends a page's text to OCR above this many characters
@@ -28,7 +29,9 @@ class Char:
     direction in the display frame, counter-clockwise degrees snapped to 0/90/180/270, and
     ``tilt`` how far the character's real angle is from it. ``visible`` is False for text
     drawn in an invisible render mode (OCR layers). ``hyphen`` marks PDFium's soft line-end
-    hyphen (U+0002 in the text).
+    hyphen (U+0002 in the text). ``size`` is the font size in points as drawn (the text
+    object's size times its matrix), ``bold`` whether the font is bold (its weight, flags or
+    name, or text painted with fill and stroke), ``italic`` whether it is italic or oblique.
     """
 
     text: str
@@ -44,6 +47,8 @@ class Char:
     map_error: bool = False
     visible: bool = True
     text_object: int = 0  # address of the PDFium text object that draws it (0: none)
+    bold: bool = False
+    italic: bool = False
 
     @property
     def cx(self) -> float:
@@ -90,16 +95,27 @@ def _read_chars(page, limit: int) -> list[Char] | None:
         u2, v2 = ua * (right - x0) + ub * (top - y0), va * (right - x0) + vb * (top - y0)
         return (min(u1, u2), min(v1, v2), max(u1, u2), max(v1, v2))
 
-    render_modes: dict[int, int] = {}
+    objects: dict[int, tuple[bool, float, bool, bool]] = {}  # text object -> its facts
     left, bottom, right, top = (ctypes.c_double() for _ in range(4))
     lrect = pdfium_c.FS_RECTF()
     out: list[Char] = []
+    low_half = False  # the previous character was the first half of a surrogate pair
     for i in range(n):
         code = pdfium_c.FPDFText_GetUnicode(tp, i)
+        if low_half:  # already joined to the character before
+            low_half = False
+            continue
         generated = bool(pdfium_c.FPDFText_IsGenerated(tp, i))
         if generated and code in (0x0D, 0x0A):
             continue
-        text = chr(code) if 0 < code < 0x110000 else "\ufffd"
+        if 0xD800 <= code <= 0xDBFF and i + 1 < n:
+            # PDFium gives a character beyond the BMP (mathematical letters, emoji) as
+            # UTF-16: two "characters", the second with the same box
+            low = pdfium_c.FPDFText_GetUnicode(tp, i + 1)
+            if 0xDC00 <= low <= 0xDFFF:
+                code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                low_half = True
+        text = chr(code) if 0 < code < 0x110000 and not 0xD800 <= code <= 0xDFFF else "\ufffd"
         pdfium_c.FPDFText_GetCharBox(tp, i, left, right, bottom, top)
         tight = rect(left.value, bottom.value, right.value, top.value)
         pdfium_c.FPDFText_GetLooseCharBox(tp, i, lrect)
@@ -116,19 +132,52 @@ def _read_chars(page, limit: int) -> list[Char] | None:
         angle = math.degrees(math.atan2(-dv, du)) % 360
         direction = round(angle / 90) % 4 * 90
         tilt = abs((angle - direction + 180) % 360 - 180)
-        visible, key = True, 0
+        visible, key, size, bold, italic = True, 0, 0.0, False, False
         obj = pdfium_c.FPDFText_GetTextObject(tp, i)
         if obj:
             key = ctypes.cast(obj, ctypes.c_void_p).value or 0
-            mode = render_modes.get(key)
-            if mode is None:
-                mode = render_modes[key] = pdfium_c.FPDFTextObj_GetTextRenderMode(obj)
-            visible = mode not in (pdfium_c.FPDF_TEXTRENDERMODE_INVISIBLE,
-                                   pdfium_c.FPDF_TEXTRENDERMODE_CLIP)
+            known = objects.get(key)
+            if known is None:
+                known = objects[key] = _object_facts(obj, pdfium_c, ctypes)
+            visible, size, bold, italic = known
+        if size <= 0:
+            size = pdfium_c.FPDFText_GetFontSize(tp, i)
         out.append(Char(
             text=text, box=tight, loose=loose, origin=origin, direction=direction, tilt=tilt,
-            size=pdfium_c.FPDFText_GetFontSize(tp, i), index=i, generated=generated,
+            size=size, index=i, generated=generated,
             hyphen=bool(pdfium_c.FPDFText_IsHyphen(tp, i)) or code == 0x02,
             map_error=pdfium_c.FPDFText_HasUnicodeMapError(tp, i) == 1, visible=visible,
-            text_object=key))
+            text_object=key, bold=bold, italic=italic))
     return out
+
+
+_BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)
+_ITALIC_NAME = re.compile(r"italic|oblique", re.IGNORECASE)
+FORCE_BOLD = 1 << 18  # the font descriptor's ForceBold flag
+ITALIC = 1 << 6  # ... and its Italic flag
+
+
+def _object_facts(obj, pdfium_c, ctypes) -> tuple[bool, float, bool, bool]:
+    """(visible, font size as drawn, bold, italic) of one text object, read once per object."""
+    mode = pdfium_c.FPDFTextObj_GetTextRenderMode(obj)
+    visible = mode not in (pdfium_c.FPDF_TEXTRENDERMODE_INVISIBLE,
+                           pdfium_c.FPDF_TEXTRENDERMODE_CLIP)
+    size = ctypes.c_float()
+    matrix = pdfium_c.FS_MATRIX()
+    font_size = 0.0
+    if pdfium_c.FPDFTextObj_GetFontSize(obj, size) and pdfium_c.FPDFPageObj_GetMatrix(obj, matrix):
+        # the size along the glyphs' vertical axis (the matrix may scale, skew or turn)
+        font_size = size.value * math.hypot(matrix.c, matrix.d)
+    bold = mode == pdfium_c.FPDF_TEXTRENDERMODE_FILL_STROKE  # faux bold
+    italic = False
+    font = pdfium_c.FPDFTextObj_GetFont(obj)
+    if font:
+        weight = pdfium_c.FPDFFont_GetWeight(font)
+        flags = pdfium_c.FPDFFont_GetFlags(font)
+        buf = ctypes.create_string_buffer(256)
+        n = pdfium_c.FPDFFont_GetBaseFontName(font, buf, len(buf))
+        name = buf.value.decode("latin-1", "replace").split("+", 1)[-1] if n else ""
+        bold = (bold or weight >= 600 or (flags > 0 and bool(flags & FORCE_BOLD))
+                or bool(_BOLD_NAME.search(name)))
+        italic = (flags > 0 and bool(flags & ITALIC)) or bool(_ITALIC_NAME.search(name))
+    return visible, font_size, bold, italic

@@ -46,10 +46,15 @@ _SCRIPTS = (  # (name, first, last) for the non-CJK scripts the noise check coun
 
 @dataclass(frozen=True)
 class PageDecision:
-    """Whether to use a page's text layer, and why (a short sentence for the middle JSON)."""
+    """Whether to use a page's text layer, and why (a short sentence for the middle JSON).
+
+    ``blank`` marks a page with nothing on it (no characters, no objects): an empty page,
+    not a scan, so neither the text layer nor the model has anything to read.
+    """
 
     use_text_layer: bool
     reason: str
+    blank: bool = False
 
 
 @dataclass(frozen=True)
@@ -214,6 +219,8 @@ def classify_page(page, chars: list[Char] | None = None) -> PageDecision:
             return PageDecision(False, f"The page has more than {MAX_NATIVE_CHARS} characters.")
         stats = text_stats(chars)
         if stats.chars == 0:
+            if is_blank(page):
+                return PageDecision(False, "The page is blank.", blank=True)
             return PageDecision(False, "The page has no text layer.")
         if stats.chars < CHARS_THRESHOLD:
             return PageDecision(False, f"The text layer has only {stats.chars} characters "
@@ -230,6 +237,13 @@ def classify_page(page, chars: list[Char] | None = None) -> PageDecision:
     except Exception as err:  # as MinerU: a text layer we cannot read is one we do not use
         first = str(err).splitlines()[0] if str(err) else type(err).__name__
         return PageDecision(False, f"The text layer could not be read ({first}).")
+
+
+def is_blank(page) -> bool:
+    """Whether ``page`` draws nothing: no page objects at all (no text, image or path)."""
+    import pypdfium2.raw as pdfium_c
+
+    return pdfium_c.FPDFPage_CountObjects(page.raw.raw) == 0
 
 
 def sample_indices(total: int, limit: int = MAX_SAMPLE_PAGES) -> list[int]:

@@ -1,26 +1,47 @@
-"""Characters into lines, lines into text: the rules MinerU 4.0.12 applies to PDF characters.
+"""Characters into lines, lines into text: one line reader for the whole text path.
+
+Public shape (what ``--effort low``, the default effort's text blocks and the structure
+reading built on top use):
+
+* :func:`page_lines` ``(chars, direction=None) -> list[TextLine]``: a page's lines in reading
+  order. The page is first cut into blocks by recursive XY cuts (:mod:`.columns`: columns
+  before rows), then rows are formed inside each block. Each :class:`TextLine` has ``text``,
+  ``box`` (display-frame points, origin top left), ``block`` (the block it was read in,
+  numbered in reading order), ``stretch`` and ``column`` (the side-by-side blocks it stands
+  among, and its place there), ``height`` (font height of its text), ``size`` (font size in
+  points), ``bold``, ``italic``, ``rtl`` and ``chars`` (in reading order).
+* :func:`build_lines` ``(chars) -> list[TextLine]``: the lines of one layout block (no cuts).
+* :func:`join_lines` ``(texts) -> str``: a block's lines as one paragraph.
+
+The rules, MinerU 4.0.12's where it has them:
 
 * Characters are read in their own direction: a block whose text runs upwards (a rotated
   table label, a margin note) is turned upright before lines are formed.
-* A character joins a line when their vertical extents overlap enough; lines run top to
-  bottom, characters left to right. Tall blocks of upright characters stacked one per line
-  are vertical writing and read as columns, right to left.
-* Within a line a space goes where the PDF has one or where the gap between glyphs exceeds
-  a quarter of the median glyph width. Smaller glyphs above/below the baseline become
-  ``<sup>``/``<sub>`` runs (MinerU writes the same tags).
+* A character joins a line when their cores overlap: the band from the glyph's baseline up
+  to half its font height, so lines set with tight leading stay apart (loose font boxes
+  overlap there) while raised and lowered scripts stay on their line. Lines run top to
+  bottom. Tall blocks of upright CJK characters are vertical writing, read as columns, right
+  to left.
+* Within a line, characters run left to right; a line of right-to-left text is put back into
+  reading order by the Unicode bidirectional algorithm (:mod:`.bidi_order`).
+* A space goes where the PDF has one (unless the glyphs touch) or where the gap between
+  glyphs exceeds a quarter of the median glyph width. Smaller glyphs above/below the
+  baseline become ``<sup>``/``<sub>`` runs (MinerU writes the same tags).
 * Ligatures are expanded, PDFium's soft hyphen (U+0002) becomes ``-``, spacing accents drawn
-  over a letter are composed with it.
+  over a letter are composed with it, Arabic presentation forms become plain letters.
 * Lines are joined with one space, except a word hyphenated at a line end (joined without
   the hyphen), digit ranges, URLs and CJK text (joined without a space).
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 import statistics
 import unicodedata
 from dataclasses import dataclass
 
+from mineru_tui.pdf.bidi_order import is_rtl_char, logical_order, mirrored, rtl_base
 from mineru_tui.pdf.chars import MAX_TILT, STANDARD_TOLERANCE, Box, Char
 
 LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
@@ -35,8 +56,10 @@ LINE_END_HYPHENS = "-\u00ad\u2010\u2011\u2043\x02"
 KEEP_HYPHEN_WORDS = {"open", "non", "self", "cross", "anti", "pre", "post", "co", "semi",
                      "multi", "quasi"}
 
-LINE_OVERLAP = 0.3  # share of the smaller height two boxes must share to be one line
+LINE_OVERLAP = 0.3  # share of the smaller core two glyphs must share to be one line
+CORE = 0.5  # a glyph's core: from the baseline up this share of its font height
 SPACE_GAP = 0.25  # gap, in median glyph widths, that counts as a space
+SPACE_TOUCH = 0.02  # glyphs closer than this (median glyph widths) touch: no space between
 SCRIPT_SIZE = 0.85  # glyphs smaller than this share of the line's size may be scripts
 
 
@@ -49,6 +72,11 @@ def is_cjk(ch: str) -> bool:
     return (0x3040 <= o <= 0x30FF or 0x3400 <= o <= 0x4DBF or 0x4E00 <= o <= 0x9FFF
             or 0xF900 <= o <= 0xFAFF or 0xAC00 <= o <= 0xD7AF or 0x20000 <= o <= 0x2FA1F
             or 0x3000 <= o <= 0x303F or 0xFF00 <= o <= 0xFFEF)
+
+
+def _is_han_kana(ch: str) -> bool:
+    """Chinese or Japanese script (not Hangul, which spaces its words)."""
+    return bool(ch) and is_cjk(ch[-1]) and not 0xAC00 <= ord(ch[-1]) <= 0xD7AF
 
 
 def upright(box: Box, direction: int) -> Box:
@@ -70,21 +98,64 @@ def _upright_point(p: tuple[float, float], direction: int) -> tuple[float, float
 
 @dataclass
 class TextLine:
-    """A line of characters in reading order; ``box`` is in the display frame."""
+    """A line of characters in reading order; ``box`` is in the display frame.
+
+    ``chars`` are in logical order (right-to-left runs put back in reading order), ``text``
+    is the line's text after MinerU's rules. ``height`` is the font height (loose boxes) of
+    its text (not of one big symbol), ``size`` the font size in points of its body text,
+    ``bold``/``italic`` whether most of its letters are bold/italic. ``block`` numbers the
+    part of the page the line was read in (:func:`page_lines`: a column of a stretch, in
+    reading order; 0 for a layout block's lines); ``stretch`` numbers the cut that set that
+    block beside others (columns of text, or of a table without rules; None when nothing
+    stands beside it) and ``column`` is the block's place there; ``rtl`` marks a line whose
+    base direction is right to left.
+    """
 
     chars: list[Char]
     box: Box
     direction: int
     text: str = ""
-    height: float = 0.0  # font height (loose boxes) of the line's largest glyphs
+    height: float = 0.0
+    size: float = 0.0
+    bold: bool = False
+    italic: bool = False
+    block: int = 0
+    stretch: int | None = None
+    column: int = 0
+    rtl: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class _Glyph:
     char: Char
     box: Box  # upright frame
     loose: Box
     baseline: float
+    top: float = 0.0  # the glyph's core: from half a font height above the baseline
+    bottom: float = 0.0  # to just below it; rows are clustered on this, not on loose boxes
+
+    @property
+    def height(self) -> float:
+        return self.loose[3] - self.loose[1]
+
+
+def _glyphs(chars: list[Char], direction: int) -> list[_Glyph]:
+    out = []
+    for c in chars:
+        if c.direction != direction or c.tilt > MAX_TILT:
+            continue
+        box, loose = upright(c.box, direction), upright(c.loose, direction)
+        h = loose[3] - loose[1]
+        if h <= 0:
+            h = max(box[3] - box[1], 1e-3)
+            loose = (loose[0], box[1], loose[2], box[3])
+        baseline = _upright_point(c.origin, direction)[1]
+        if not loose[1] - 0.1 * h <= baseline <= loose[3] + 0.1 * h:
+            baseline = loose[3] - 0.2 * h  # no usable origin: the usual descent
+        # x-height glyphs, accents and dots all sit on the baseline: a core from the
+        # baseline up to half the font height keeps lines apart however tight the leading
+        out.append(_Glyph(c, box, loose, baseline, baseline - CORE * h, baseline + 0.1 * h))
+    return out
 
 
 def dominant_direction(chars: list[Char]) -> int:
@@ -98,7 +169,7 @@ def dominant_direction(chars: list[Char]) -> int:
 
 def build_lines(chars: list[Char], direction: int | None = None,
                 box: Box | None = None, split_gap: float | None = None) -> list[TextLine]:
-    """Group ``chars`` into lines in reading order.
+    """Group ``chars`` (one layout block's) into lines in reading order.
 
     Characters running in another direction than ``direction`` (default: the dominant one)
     are left out, as are those tilted by more than ``MAX_TILT`` and lines made only of
@@ -106,50 +177,140 @@ def build_lines(chars: list[Char], direction: int | None = None,
     in columns are vertical writing, read right to left. ``box`` (the block, display frame)
     is accepted for callers and unused: vertical writing is recognised from the glyphs. With
     ``split_gap``, a line is cut where the gap between two glyphs exceeds ``split_gap``
-    times the line's height (columns side by side on a page without layout blocks).
+    times the line's height. A whole page is better read with :func:`page_lines`, which
+    finds its columns first.
     """
     if direction is None:
         direction = dominant_direction(chars)
-
-    glyphs = [_Glyph(c, upright(c.box, direction), upright(c.loose, direction),
-                     _upright_point(c.origin, direction)[1])
-              for c in chars if c.direction == direction and c.tilt <= MAX_TILT]
-    solid = sorted((g for g in glyphs if not g.char.text.isspace()),
-                   key=lambda g: (g.box[1], g.box[0]))
-    spaces = [g for g in glyphs if g.char.text.isspace()]
-    rows = _cluster(solid, axis=1)
-    if direction == 0 and len(solid) >= 3 and _is_vertical(rows, solid):
+    glyphs = _glyphs(chars, direction)
+    solid = [g for g in glyphs if not g.char.text.isspace()]
+    if len(solid) >= 3 and direction == 0 and _is_vertical(solid):
         return _columns(solid, direction)
+    return _lines(glyphs, direction, split_gap)
+
+
+def page_lines(chars: list[Char], direction: int | None = None) -> list[TextLine]:
+    """A page's lines in reading order, each with the ``block`` it was read in.
+
+    The page's text is first cut into blocks by recursive XY cuts over its text pieces
+    (runs of glyphs drawn one after the other on one baseline, so a line of one column never
+    bridges two lines of another): columns are found before rows, a stretch where several
+    lines in a row share a gutter is read column by column (right to left on a page of
+    right-to-left text), and a line that spans the gutter ends the stretch. Lines are then
+    formed inside each block as :func:`build_lines` forms them. Characters running in
+    another direction than ``direction`` (default: the dominant one) are left out.
+    """
+    from mineru_tui.pdf.columns import text_blocks
+
+    if direction is None:
+        direction = dominant_direction(chars)
+    glyphs = _glyphs(chars, direction)
+    solid = [g for g in glyphs if not g.char.text.isspace()]
+    if not solid:
+        return []
+    # vertical writing reads its columns right to left; a horizontal running head or page
+    # number on such a page is a block of its own, read as a line
+    vertical = len(solid) >= 3 and direction == 0 and _is_vertical(solid)
+    out: list[TextLine] = []
+    for n, block in enumerate(text_blocks(glyphs, right_to_left=vertical or None)):
+        block_solid = [g for g in block.glyphs if not g.char.text.isspace()]
+        if vertical and block_solid and _is_vertical(block_solid):
+            lines = _columns(block_solid, direction)
+        else:
+            lines = _lines(block.glyphs, direction, None)
+        for line in lines:
+            line.block, line.stretch, line.column = n, block.stretch, block.column
+            out.append(line)
+    return out
+
+
+def _lines(glyphs: list[_Glyph], direction: int, split_gap: float | None) -> list[TextLine]:
+    solid = sorted((g for g in glyphs if not g.char.text.isspace()),
+                   key=lambda g: (g.bottom, g.box[0]))
+    spaces = [g for g in glyphs if g.char.text.isspace()]
+    rows = _rows(solid)
     rows = [r for r in rows if any(g.char.tilt <= STANDARD_TOLERANCE for g in r)]
-    extents = [(min(x.box[1] for x in r), max(x.box[3] for x in r)) for r in rows]
-    for g in spaces:  # a space belongs to the line its centre (or baseline) falls in
-        cy = (g.loose[1] + g.loose[3]) / 2
-        for r, (top, bottom) in zip(rows, extents):
-            if top <= cy <= bottom or top <= g.baseline <= bottom:
-                r.append(g)
+    cores = [(min(x.top for x in r), max(x.bottom for x in r)) for r in rows]
+    order = sorted(range(len(rows)), key=lambda k: cores[k][0])
+    rows = [rows[k] for k in order]
+    cores = [cores[k] for k in order]
+    extents = [(min(x.loose[1] for x in r), max(x.loose[3] for x in r)) for r in rows]
+    tops = [c[0] for c in cores]
+    for g in spaces:  # a space goes to the line whose baseline band holds its baseline
+        home = None
+        # rows are ordered by their cores' tops: only a few around the space can hold it
+        k = bisect.bisect_right(tops, g.baseline + 0.25 * g.height)
+        for j in range(max(0, k - 4), min(len(rows), k + 1)):
+            ctop, cbottom = cores[j]
+            if ctop - 0.25 * g.height <= g.baseline <= cbottom + 0.25 * g.height:
+                home = rows[j]
                 break
+        if home is None:
+            cy = (g.loose[1] + g.loose[3]) / 2
+            for j in range(max(0, k - 4), min(len(rows), k + 1)):
+                if extents[j][0] <= cy <= extents[j][1]:
+                    home = rows[j]
+                    break
+        if home is not None:
+            home.append(g)
     for r in rows:
-        r.sort(key=lambda g: ((g.box[0] + g.box[2]) / 2, g.char.index))
+        r.sort(key=_visual_key)
     if split_gap is not None:
         rows = [piece for r in rows for piece in _split_row(r, split_gap)]
     lines = []
-    for r in sorted(rows, key=lambda r: (min(g.box[1] for g in r), min(g.box[0] for g in r))):
-        cs = [g.char for g in r]
-        line = TextLine(cs, _union([c.box for c in cs if not c.text.isspace()] or
-                                   [c.box for c in cs]), direction)
-        line.text = _line_text(r)
-        line.height = max((g.loose[3] - g.loose[1] for g in r if not g.char.text.isspace()),
-                          default=0.0)
+    for r in sorted(rows, key=lambda r: (min(g.bottom for g in r), min(g.box[0] for g in r))):
+        line = _make_line(r, direction)
         if line.text:
             lines.append(line)
     return lines
+
+
+_ALEFS = "\u0627\u0623\u0625\u0622\u0671"
+
+
+def _visual_key(g: _Glyph) -> tuple:
+    """Left to right. Characters sharing one glyph's box (a ligature) keep the file's order,
+    which for right-to-left letters runs right to left; but a lam-alef, which PDFium splits
+    from its presentation form alef first, is put lam first (alef to the left of it)."""
+    x = (g.box[0] + g.box[2]) / 2
+    if is_rtl_char(g.char.text):
+        return (x, 0 if g.char.text in _ALEFS else 1, -g.char.index)
+    return (x, 0, g.char.index)
+
+
+def _make_line(row: list[_Glyph], direction: int) -> TextLine:
+    text, order, rtl = _line_text(row)
+    cs = [row[i].char for i in order]
+    solid = [g for g in row if not g.char.text.isspace()]
+    line = TextLine(cs, _union([c.box for c in cs if not c.text.isspace()] or
+                               [c.box for c in cs]), direction, text, rtl=rtl)
+    if solid:
+        line.height = _main_height(solid)
+        body = [g for g in solid if g.height >= SCRIPT_SIZE * line.height] or solid
+        sizes = sorted(g.char.size for g in body)
+        line.size = sizes[len(sizes) // 2]
+        letters = [g for g in body if g.char.text.isalnum()] or body
+        line.bold = sum(g.char.bold for g in letters) * 2 > len(letters)
+        line.italic = sum(g.char.italic for g in letters) * 2 > len(letters)
+    return line
+
+
+def _main_height(solid: list[_Glyph]) -> float:
+    """The font height of a line's text: the largest that at least a quarter of its glyphs
+    reach, so one big glyph (a checkbox, a symbol) does not make the rest look small."""
+    heights = sorted(g.height for g in solid)
+    need = max(1, len(heights) // 4)
+    for h in reversed(heights):  # tallest first
+        if len(heights) - bisect.bisect_left(heights, 0.95 * h) >= need:
+            return h
+    return heights[-1]
 
 
 def _split_row(row: list[_Glyph], split_gap: float) -> list[list[_Glyph]]:
     solid = [g for g in row if not g.char.text.isspace()]
     if not solid:
         return []
-    height = max(g.loose[3] - g.loose[1] for g in solid)
+    height = max(g.height for g in solid)
     pieces, prev = [[]], None
     for g in row:
         if g.char.text.isspace():
@@ -162,13 +323,11 @@ def _split_row(row: list[_Glyph], split_gap: float) -> list[list[_Glyph]]:
     return [p for p in pieces if any(not g.char.text.isspace() for g in p)]
 
 
-def _cluster(glyphs: list[_Glyph], axis: int) -> list[list[_Glyph]]:
-    """Glyphs sorted along ``axis`` grouped where their extents on that axis overlap."""
+def _rows(glyphs: list[_Glyph]) -> list[list[_Glyph]]:
+    """Glyphs sorted by baseline grouped where their cores (baseline bands) overlap."""
     groups: list[tuple[list[_Glyph], list[float]]] = []
     for g in glyphs:
-        lo, hi = g.box[axis], g.box[axis + 2]
-        if axis == 1 and hi - lo < 0.5 * (g.loose[3] - g.loose[1]):
-            lo, hi = g.loose[1], g.loose[3]  # accents, dots, dashes: place by font height
+        lo, hi = g.top, g.bottom
         best, best_score = None, LINE_OVERLAP
         for members, ext in groups[-4:]:  # only recent groups can still overlap
             inter = min(hi, ext[1]) - max(lo, ext[0])
@@ -181,36 +340,104 @@ def _cluster(glyphs: list[_Glyph], axis: int) -> list[list[_Glyph]]:
         else:
             best[0].append(g)
             best[1][0], best[1][1] = min(best[1][0], lo), max(best[1][1], hi)
+    # a raised glyph met before its line (a numerator, a footnote mark) may have started a
+    # group of its own that the line then passed by: such groups join the line they overlap
+    merged: list[tuple[list[_Glyph], list[float]]] = []
+    for members, ext in sorted(groups, key=lambda m: m[1][1]):
+        for other in reversed(merged[-4:]):
+            inter = min(ext[1], other[1][1]) - max(ext[0], other[1][0])
+            smaller = max(min(ext[1] - ext[0], other[1][1] - other[1][0]), 1e-6)
+            if inter / smaller > LINE_OVERLAP:
+                other[0].extend(members)
+                other[1][0], other[1][1] = min(other[1][0], ext[0]), max(other[1][1], ext[1])
+                break
+        else:
+            merged.append((members, ext))
+    return _join_scripts([m for m, _ in merged])
+
+
+def _join_scripts(rows: list[list[_Glyph]]) -> list[list[_Glyph]]:
+    """A row of small glyphs set off the baseline of the row next to it (a subscript
+    lowered further than its core reaches, a raised exponent) joins that row when it lies
+    within the row's width."""
+    if len(rows) < 2:
+        return rows
+    facts = []
+    for r in rows:
+        baselines = sorted(g.baseline for g in r)
+        facts.append((_main_height(r), baselines[len(baselines) // 2],
+                      min(g.loose[0] for g in r), max(g.loose[2] for g in r)))
+    order = sorted(range(len(rows)), key=lambda k: facts[k][1])
+    gone = set()
+    for pos, k in enumerate(order):
+        h, base, x0, x1 = facts[k]
+        best = None
+        for near in (pos - 1, pos + 1):
+            if not 0 <= near < len(order) or order[near] in gone:
+                continue
+            j = order[near]
+            hj, bj, xj0, xj1 = facts[j]
+            if (h <= SCRIPT_SIZE * hj and abs(base - bj) <= 0.5 * hj
+                    and x0 >= xj0 - 0.5 * hj and x1 <= xj1 + 0.5 * hj):
+                if best is None or abs(base - bj) < abs(base - facts[best][1]):
+                    best = j
+        if best is not None:
+            rows[best].extend(rows[k])
+            gone.add(k)
+    return [r for k, r in enumerate(rows) if k not in gone]
+
+
+def _cluster_x(glyphs: list[_Glyph]) -> list[list[_Glyph]]:
+    """Glyphs sorted by x grouped where their horizontal extents overlap (columns)."""
+    groups: list[tuple[list[_Glyph], list[float]]] = []
+    for g in sorted(glyphs, key=lambda g: (g.box[0], g.box[1])):
+        lo, hi = g.box[0], g.box[2]
+        best, best_score = None, LINE_OVERLAP
+        for members, ext in groups[-4:]:
+            inter = min(hi, ext[1]) - max(lo, ext[0])
+            score = inter / max(min(hi - lo, ext[1] - ext[0]), 1e-6)
+            if score > best_score:
+                best, best_score = (members, ext), score
+        if best is None:
+            groups.append(([g], [lo, hi]))
+        else:
+            best[0].append(g)
+            best[1][0], best[1][1] = min(best[1][0], lo), max(best[1][1], hi)
     return [m for m, _ in groups]
 
 
-def _is_vertical(rows: list[list[_Glyph]], glyphs: list[_Glyph]) -> bool:
+def _is_vertical(glyphs: list[_Glyph]) -> bool:
     """CJK glyphs standing in tall narrow columns, far apart across each row: vertical
     writing (MinerU reads a block as vertical when most of its lines are > 2 times taller
     than wide)."""
     if sum(is_cjk(g.char.text) for g in glyphs) < 0.5 * len(glyphs):
         return False
+    rows = _rows(sorted(glyphs, key=lambda g: (g.bottom, g.box[0])))
     widths = sorted(g.box[2] - g.box[0] for g in glyphs)
     char_w = max(widths[len(widths) // 2], 1e-6)
-    gaps = [b.box[0] - a.box[2] for r in rows
-            for a, b in zip(sorted(r, key=lambda g: g.box[0]), sorted(r, key=lambda g: g.box[0])[1:])]
+    gaps = []
+    for r in rows:
+        r = sorted(r, key=lambda g: g.box[0])
+        gaps += [b.box[0] - a.box[2] for a, b in zip(r, r[1:])]
     if gaps and statistics.median(gaps) < char_w:
         return False
-    cols = _cluster(sorted(glyphs, key=lambda g: (g.box[0], g.box[1])), axis=0)
+    cols = _cluster_x(glyphs)
     ratios = [(max(g.box[3] for g in c) - min(g.box[1] for g in c))
               / max(max(g.box[2] for g in c) - min(g.box[0] for g in c), 1e-6) for c in cols]
     return statistics.median(ratios) > 2.0
 
 
 def _columns(glyphs: list[_Glyph], direction: int) -> list[TextLine]:
-    cols = _cluster(sorted(glyphs, key=lambda g: (g.box[0], g.box[1])), axis=0)
+    cols = _cluster_x(glyphs)
     lines = []
     for col in sorted(cols, key=lambda c: -max(g.box[2] for g in c)):  # right to left
         col.sort(key=lambda g: (g.box[1], g.char.index))
         cs = [g.char for g in col]
+        sizes = sorted(c.size for c in cs)
         lines.append(TextLine(cs, _union([c.box for c in cs]), direction,
                               _clean("".join(c.text for c in cs)),
-                              max(g.loose[2] - g.loose[0] for g in col)))
+                              max(g.loose[2] - g.loose[0] for g in col), sizes[len(sizes) // 2],
+                              sum(c.bold for c in cs) * 2 > len(cs)))
     return [ln for ln in lines if ln.text]
 
 
@@ -219,24 +446,31 @@ def _union(boxes: list[Box]) -> Box:
             max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
-def _line_text(row: list[_Glyph]) -> str:
-    """One line's text: spaces from the PDF and from gaps, scripts tagged, cleaned."""
+def _line_text(row: list[_Glyph]) -> tuple[str, list[int], bool]:
+    """One line's text from its glyphs left to right: spaces from the PDF and from gaps,
+    scripts tagged, right-to-left runs in reading order, cleaned. Also the glyphs' reading
+    order (indices into ``row``) and whether the line reads right to left."""
     solid = [g for g in row if not g.char.text.isspace()]
     if not solid:
-        return ""
-    sizes = [g.loose[3] - g.loose[1] for g in solid]
-    main = max(sizes)
+        return "", list(range(len(row))), False
+    sizes = [g.height for g in solid]
+    main = _main_height(solid)
     body = [g for g, s in zip(solid, sizes) if s >= SCRIPT_SIZE * main] or solid
     baseline = statistics.median(g.baseline for g in body)
     width = statistics.median(max(g.loose[2] - g.loose[0], 1e-3) for g in body)
-    parts: list[tuple[str, str]] = []  # (text, script) with script in "", "sup", "sub"
+    parts: list[tuple[str, str, int]] = []  # (text, script, index in row or -1 for a space)
     right = None  # right edge of the glyphs so far (an accent may end before its letter)
     space = ""  # "pdf" for a space in the file, "generated" for one PDFium added
-    for g, s in zip(row, [g.loose[3] - g.loose[1] for g in row]):
+    for i, g in enumerate(row):
         if g.char.text.isspace():
             if right is not None and space != "pdf":
                 space = "generated" if g.char.generated else "pdf"
             continue
+        if unicodedata.combining(g.char.text) and parts:
+            # a mark drawn over its letter (Arabic vowels, tanween): no space, no gap
+            parts.append((g.char.text, parts[-1][1], i))
+            continue
+        s = g.height
         script = ""
         if s < SCRIPT_SIZE * main:
             if g.baseline < baseline - 0.2 * main:
@@ -244,16 +478,32 @@ def _line_text(row: list[_Glyph]) -> str:
             elif g.baseline > baseline + 0.1 * main:
                 script = "sub"
         if right is not None:
-            wide = g.loose[0] - right > SPACE_GAP * width
-            # PDFium adds spaces between text objects; geometry decides whether they are real
-            if space == "pdf" or wide:
-                parts.append((" ", script if script and parts and parts[-1][1] == script else ""))
-        parts.append((g.char.text if not g.char.hyphen else "\x02", script))
+            gap = g.loose[0] - right
+            # PDFium adds spaces between text objects; geometry decides whether they are
+            # real. A space of the file between two glyphs that touch is none either (Word
+            # writes one inside Arabic words with a tanween).
+            # Between Chinese or Japanese characters only the file's own spaces count
+            # (MinerU drops generated ones: justified CJK text is spaced out).
+            wide = gap > SPACE_GAP * width and not (
+                parts and _is_han_kana(parts[-1][0]) and _is_han_kana(g.char.text))
+            if (space == "pdf" and gap > SPACE_TOUCH * width) or wide:
+                parts.append((" ", script if script and parts and parts[-1][1] == script else "",
+                              -1))
+        parts.append((g.char.text if not g.char.hyphen else "\x02", script, i))
         right = g.loose[2] if right is None else max(right, g.loose[2])
         space = ""
-    _compose_accents(parts, [g for g in row if not g.char.text.isspace()])
+    _compose_accents(parts, solid)
+    parts = [p for p in parts if p[0]]
+    texts = [p[0] for p in parts]
+    rtl = rtl_base(texts)
+    order = list(range(len(row)))
+    if rtl or any(is_rtl_char(t) for t in texts):
+        perm, odd = logical_order(texts, rtl)
+        parts = [(mirrored(parts[k][0]) if odd[k] else parts[k][0], parts[k][1], parts[k][2])
+                 for k in perm]
+        order = [p[2] for p in parts if p[2] >= 0]
     out, current = [], ""
-    for text, script in parts:
+    for text, script, _ in parts:
         if script != current:
             if current:
                 out.append(f"</{current}>")
@@ -263,12 +513,12 @@ def _line_text(row: list[_Glyph]) -> str:
         out.append(text)
     if current:
         out.append(f"</{current}>")
-    return _clean("".join(out)).strip()
+    return _clean("".join(out)).strip(), order, rtl
 
 
-def _compose_accents(parts: list[tuple[str, str]], glyphs: list[_Glyph]) -> None:
+def _compose_accents(parts: list[tuple[str, str, int]], glyphs: list[_Glyph]) -> None:
     """A spacing accent drawn over a neighbouring letter becomes a combining mark on it."""
-    solid_idx = [i for i, (t, _) in enumerate(parts) if t != " "]
+    solid_idx = [i for i, p in enumerate(parts) if p[0] != " "]
     for k, i in enumerate(solid_idx):
         mark = SPACING_ACCENTS.get(parts[i][0])
         if mark is None:
@@ -280,22 +530,26 @@ def _compose_accents(parts: list[tuple[str, str]], glyphs: list[_Glyph]) -> None
                 inter = min(g.box[2], n.box[2]) - max(g.box[0], n.box[0])
                 if inter > 0.5 * max(g.box[2] - g.box[0], 1e-6):
                     j = solid_idx[nk]
-                    parts[j] = (unicodedata.normalize("NFC", parts[j][0] + mark), parts[j][1])
-                    parts[i] = ("", parts[i][1])
+                    parts[j] = (unicodedata.normalize("NFC", parts[j][0] + mark),
+                                parts[j][1], parts[j][2])
+                    parts[i] = ("", parts[i][1], parts[i][2])
                     # a space put between the accent and its letter goes too
                     lo, hi = sorted((i, j))
                     for s in range(lo + 1, hi):
                         if parts[s][0] == " ":
-                            parts[s] = ("", parts[s][1])
+                            parts[s] = ("", parts[s][1], -1)
                     break
 
 
 def _clean(text: str) -> str:
     for lig, plain in LIGATURES.items():
         text = text.replace(lig, plain)
+    if _PRESENTATION_FORMS.search(text):  # Arabic letters in their drawn (joined) shapes
+        text = _PRESENTATION_FORMS.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
     return text.replace("\r\n", "")
 
 
+_PRESENTATION_FORMS = re.compile("[\ufb50-\ufdff\ufe70-\ufefe]+")
 _URL_TAIL = re.compile(r"(?:https?://|www\.)\S*$", re.IGNORECASE)
 
 

@@ -2,10 +2,10 @@
 ``txt`` document), for users without the model.
 
 Without a layout model, blocks are rebuilt from the characters: visible characters form
-lines (cut at wide gaps, so columns stay apart), lines one under the other with the same
-size and left/right overlap form a paragraph, and paragraphs are ordered by recursive XY
-cuts (top to bottom, columns left to right). A paragraph in clearly larger type than the
-page's body text is a title. Text in another direction (a rotated margin note) becomes
+lines in reading order (:func:`~mineru_tui.pdf.lines.page_lines`: the page cut into blocks,
+columns before rows, by recursive XY cuts), and lines one under the other in the same
+block with the same size and left/right overlap form a paragraph. A paragraph in clearly
+larger type than the page's body text is a title. Text in another direction (a rotated margin note) becomes
 ``aside_text`` blocks after the page's main text.
 
 Pages whose text layer is missing or unreliable raise :class:`NeedsModelError`: they are
@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from mineru_tui.pdf import structure
 from mineru_tui.pdf.chars import Box, page_chars
 from mineru_tui.pdf.classify import classify_page
-from mineru_tui.pdf.lines import TextLine, build_lines, join_lines, upright
+from mineru_tui.pdf.lines import TextLine, join_lines, page_lines, upright
 
-COLUMN_GAP = 1.5  # a gap wider than this many line heights separates two columns
 PARAGRAPH_GAP = 0.9  # a vertical gap above this many line heights starts a new paragraph
 IMAGE_PAGE_SHARE = 0.5  # a page this much covered by images is a scan, even with some text
 
@@ -41,6 +40,7 @@ class _Para:
     lines: list[TextLine]
     box: Box  # upright frame
     height: float  # typical line (font) height
+    block: int = 0  # the block of the page its lines were read in
     table: object = None  # a table found on the page (structure.tables.FoundTable)
 
     def display_box(self) -> Box:
@@ -53,13 +53,16 @@ class _Para:
 def text_only_page(page) -> list:
     """The page's text blocks (``mineru_tui.document.Block``) in reading order, read from the
     text layer alone. Boxes are in display-frame points (origin top left), the frame of
-    ``page.size_pt``. Raises :class:`NeedsModelError` for pages without a usable text layer.
+    ``page.size_pt``. Raises :class:`NeedsModelError` for pages without a usable text layer;
+    a blank page (nothing drawn) has no blocks.
     """
     from mineru_tui.document import Block, BlockType, Line, table_block
     from mineru_tui.pdf.blocks_text import text_to_spans
 
     chars = page_chars(page)
     decision = classify_page(page, chars)
+    if decision.blank:  # nothing drawn: an empty page, not one for the model
+        return []
     if not decision.use_text_layer:
         few = chars is not None and decision.reason.startswith("The text layer has only")
         if not (few and _image_share(page) < IMAGE_PAGE_SHARE):
@@ -76,17 +79,16 @@ def text_only_page(page) -> list:
     page_structure = structure.PageStructure.read(page, visible)
     blocks: list[Block] = []
     for direction in [main] + sorted(d for d in by_direction if d != main):
-        lines = build_lines(by_direction[direction], direction, split_gap=COLUMN_GAP)
+        lines = page_lines(by_direction[direction], direction)  # in reading order
         tables = []
         if direction == 0 and direction == main:
             tables, lines = page_structure.take_tables(by_direction[direction], lines)
         lines = structure.join_bare_bullets(lines)
         paras = _paragraphs(lines, direction, page_structure.breaks)
-        body = _body_height(paras) if paras else 0.0
-        paras += [_Para([], t.box, 0.0, table=t) for t in tables]
-        if not paras:
+        if not paras and not tables:
             continue
-        ordered = _reading_order(paras)
+        body = _body_height(paras) if paras else 0.0
+        ordered = page_structure.place_tables(paras, tables, lambda t: _Para([], t.box, 0.0, table=t))
         texts = [join_lines([ln.text for ln in p.lines]) for p in ordered]
         levels = page_structure.heading_levels(ordered, texts, body) if direction == main else []
         made, xs = [], []
@@ -133,15 +135,16 @@ def _image_share(page) -> float:
 
 
 def _paragraphs(lines: list[TextLine], direction: int, breaks=lambda a, b: False) -> list[_Para]:
-    """Lines (sorted top to bottom) gathered into paragraphs. A line starting a list item
-    starts a new one, and so does a line that ``breaks(previous line, line)`` says cannot
-    continue it (a change of face: a bold heading of body size right above its text)."""
+    """Lines (in reading order) gathered into paragraphs, within the block each was read in.
+    A line starting a list item starts a new one, and so does a line that ``breaks(previous
+    line, line)`` says cannot continue it (a bold heading of body size right above its text)."""
     paras: list[_Para] = []
     for ln in lines:
         box = upright(ln.box, direction)
         height = ln.height or box[3] - box[1]
         home = None
-        for p in ([] if structure.starts_item(ln.text) else reversed(paras)):
+        same_block = [p for p in paras[-1:] if p.block == ln.block]
+        for p in ([] if structure.starts_item(ln.text) else same_block):  # an item starts anew
             if breaks(p.lines[-1], ln):
                 continue
             gap = box[1] - p.box[3]
@@ -153,7 +156,7 @@ def _paragraphs(lines: list[TextLine], direction: int, breaks=lambda a, b: False
                 home = p
                 break
         if home is None:
-            paras.append(_Para([ln], box, height))
+            paras.append(_Para([ln], box, height, ln.block))
         else:
             home.lines.append(ln)
             home.box = (min(home.box[0], box[0]), min(home.box[1], box[1]),
@@ -169,42 +172,3 @@ def _body_height(paras: list[_Para]) -> float:
         key = round(p.height, 0)
         weights[key] = weights.get(key, 0) + sum(len(ln.text) for ln in p.lines)
     return max(weights, key=weights.get)
-
-
-def _reading_order(paras: list[_Para]) -> list[_Para]:
-    """Recursive XY cut: columns (cuts along x) first; otherwise bands top to bottom, where
-    neighbouring bands that both split into columns are kept together, so a two-column
-    stretch reads down each column rather than across."""
-    if len(paras) <= 1:
-        return list(paras)
-    columns = _cut(paras, 0)
-    if len(columns) > 1:
-        return [p for g in columns for p in _reading_order(g)]
-    bands = _cut(paras, 1)
-    if len(bands) == 1:
-        return sorted(paras, key=lambda p: (p.box[1], p.box[0]))
-    merged: list[list[_Para]] = []
-    multi_prev = False
-    for band in bands:
-        multi = len(_cut(band, 0)) > 1
-        if merged and multi and multi_prev:
-            merged[-1].extend(band)
-        else:
-            merged.append(list(band))
-        multi_prev = multi
-    if len(merged) == 1:  # every band splits into columns, yet the whole does not
-        return [p for band in bands for p in _reading_order(band)]
-    return [p for g in merged for p in _reading_order(g)]
-
-
-def _cut(paras: list[_Para], axis: int) -> list[list[_Para]]:
-    """Paragraphs split into groups separated by gaps along ``axis`` (0 = x, 1 = y)."""
-    items = sorted(paras, key=lambda p: p.box[axis])
-    groups, end = [[items[0]]], items[0].box[axis + 2]
-    for p in items[1:]:
-        if p.box[axis] > end:
-            groups.append([p])
-        else:
-            groups[-1].append(p)
-        end = max(end, p.box[axis + 2])
-    return groups

@@ -66,13 +66,8 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
     from mineru_tui.document import Document  # after opening: a broken file loads no more
     from mineru_tui.reader import merge
 
-    from mineru_tui.errors import cut_warning
-
     doc = Document(backend="vlm")
     records: list[dict] = []
-    if model_free:
-        doc.warnings.append(cut_warning("effort low: text read from the PDF's own text layer only, "
-                                        "without the model (tables, formulas and pictures not read)"))
     failed: list[str] = []
     try:
         for item in pages:
@@ -83,13 +78,18 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
             try:
                 if isinstance(item, sources.PageError):
                     raise pipeline.PageFailed(item.reason)
-                if model_free:
+                if item.blank:  # nothing drawn: an empty page, for the model as for the text layer
+                    page, record = _blank_page(item, settings)
+                elif model_free:
                     page, record = _text_layer_page(item, doc)
                 else:
                     record, blocks = pipeline.read_page(item, engine, settings, path=str(path), emit=emit,
                                                         cancel=cancel)
-                    page = _map(blocks, item, doc)
-                    _note_record(page, record)
+                    if record.get("layout_unusable"):
+                        page = _unusable_layout_page(item, record, doc)
+                    else:
+                        page = _map(blocks, item, doc)
+                        _note_record(page, record)
                     _note_block_failures(doc, item.number, record)
             except pipeline.PageCancelled:
                 raise PagesInterrupted(_finish(doc, records, path, detected, settings, engine, merge)) from None
@@ -110,6 +110,7 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
         close()
     if failed and len(failed) == len(doc.pages):
         raise ConvertError(failed[0] if len(failed) == 1 else f"no page could be read ({failed[0]})")
+    _warn_nothing_read(doc, records)
     return _finish(doc, records, path, detected, settings, engine, merge)
 
 
@@ -153,12 +154,77 @@ def _text_layer_page(item, doc):
     except NeedsModelError as e:  # the page number is in the warning that names failed pages
         reason = e.reason[:1].lower() + e.reason[1:]
         raise PageFailed(f"the model is needed ({reason.rstrip('.')})") from None
+    if not page.para_blocks:  # characters, but none that read as text (a tilted watermark)
+        raise PageFailed("the model is needed (its text layer gave no readable text)")
     for b in page.para_blocks:
         set_extra(b, source="text_layer")
     set_extra(page, page_no=item.number, mode="text-layer", text_layer=decision)
     record = {"page_idx": item.ordinal, "page_no": item.number, "mode": "text-layer",
               "decision": decision, "page_size": list(item.page_size), "blocks": []}
     return page, record
+
+
+def _blank_page(item, settings):
+    """A page that draws nothing: an empty page, read by neither the model nor the text layer."""
+    from mineru_tui.document import Page
+    from mineru_tui.reader.mapping import set_extra
+
+    page = Page(item.ordinal, page_size=tuple(item.page_size))
+    mode = "text-layer" if settings.effort == "low" else settings.mode
+    set_extra(page, page_no=item.number, mode=mode, blank=True)
+    return page, {"page_idx": item.ordinal, "page_no": item.number, "mode": mode, "blank": True,
+                  "page_size": list(item.page_size), "blocks": []}
+
+
+def _unusable_layout_page(item, record: dict, doc):
+    """A page whose layout answer gave no block keeps what it can: its text layer's reading
+    when it has a usable one (marked ``fallback: "text_layer"``), else nothing; either way
+    with a warning that ``parse`` always shows, also on the page in the middle JSON."""
+    from mineru_tui.document import Page
+    from mineru_tui.errors import cut_warning
+    from mineru_tui.pdf import NeedsModelError, classify_page, text_only_page
+    from mineru_tui.reader.mapping import set_extra
+
+    page = Page(item.ordinal, page_size=tuple(item.page_size))
+    why = record["layout_unusable"]
+    decision = item.decision
+    if item.pdf_page is not None and decision is None:
+        try:
+            d = classify_page(item.pdf_page)
+            decision = {"use_text_layer": bool(d.use_text_layer), "reason": str(d.reason)}
+        except Exception:  # a text layer we cannot classify is not used
+            decision = None
+    blocks = []
+    if item.pdf_page is not None and decision and decision.get("use_text_layer"):
+        try:
+            blocks = list(text_only_page(item.pdf_page))
+        except NeedsModelError:
+            blocks = []
+    if blocks:
+        page.para_blocks = blocks
+        for b in blocks:
+            set_extra(b, source="text_layer")
+        record["fallback"] = "text_layer"
+        warning = f"page {item.number}: {why}; read from the PDF's own text layer instead"
+    else:
+        warning = f"page {item.number}: {why}; the page is left empty"
+    record["layout_warning"] = warning
+    doc.warnings.append(cut_warning(warning))
+    set_extra(page, page_no=item.number, mode=record["mode"], text_layer=decision,
+              layout_unusable=why, fallback=record.get("fallback"), warnings=[warning])
+    return page
+
+
+def _warn_nothing_read(doc, records) -> None:
+    """A file whose every page came out empty says so (``parse`` shows it without ``-v``)."""
+    from mineru_tui.errors import cut_warning
+
+    if not doc.pages or any(p.para_blocks or p.discarded_blocks for p in doc.pages):
+        return
+    if all(r.get("blank") for r in records):
+        doc.warnings.append(cut_warning("nothing was read: every page is blank"))
+    else:
+        doc.warnings.append(cut_warning("nothing was read: every page came out empty"))
 
 
 def _failed_page(item, reason: str, doc):
@@ -252,6 +318,31 @@ def _page_image(source, kind: str | None, number: int):
     return None
 
 
+def _rebuild_unusable(item, record: dict, source, kind, doc):
+    """A page whose layout answer was unusable, as it was read: its text layer re-read from
+    ``source`` when it fell back on it (an empty page without the source)."""
+    from mineru_tui.document import Page
+    from mineru_tui.pdf import open_pdf, text_only_page
+    from mineru_tui.reader.mapping import set_extra
+
+    page = Page(item.ordinal, page_size=item.page_size)
+    if record.get("fallback") == "text_layer" and source is not None and kind == "pdf":
+        with open_pdf(Path(source), str(record["page_no"])) as pdf:
+            for pdf_page in pdf:
+                page.para_blocks = list(text_only_page(pdf_page))
+                for b in page.para_blocks:
+                    set_extra(b, source="text_layer")
+    from mineru_tui.errors import cut_warning
+
+    warning = record.get("layout_warning")
+    if warning:
+        doc.warnings.append(cut_warning(warning))
+    set_extra(page, page_no=record["page_no"], mode=record.get("mode"),
+              text_layer=record.get("decision"), layout_unusable=record["layout_unusable"],
+              fallback=record.get("fallback"), warnings=[warning] if warning else None)
+    return page
+
+
 def rebuild(model_json: dict | str | Path, source: str | Path | None = None):
     """The document ``read_pages`` made, rebuilt from its ``<stem>_model.json`` without the model.
 
@@ -269,6 +360,10 @@ def rebuild(model_json: dict | str | Path, source: str | Path | None = None):
                                   tuple(record.get("page_size") or (0, 0)))
         if record.get("error"):
             page, _ = _failed_page(item, record["error"], doc)
+        elif record.get("blank"):
+            page, _ = _blank_page(item, pipeline.Settings(mode=record.get("mode", "two-stage")))
+        elif record.get("layout_unusable"):
+            page = _rebuild_unusable(item, record, source, model_json.get("kind"), doc)
         else:
             blocks = pipeline.rebuild_blocks(record)
             page = _map(blocks, item, doc)

@@ -62,6 +62,7 @@ class PageInput:
     page_size: tuple[float, float]  # PDF points, or pixels for images
     pdf_page: object | None = None
     decision: dict | None = None  # {"use_text_layer": bool, "reason": str} (PDF pages)
+    blank: bool = False  # a PDF page that draws nothing: empty, not a scan
 
 
 def read_page(inp: PageInput, engine, settings: Settings, *, path: str, emit: Callable,
@@ -93,6 +94,11 @@ def _layout(inp, engine, settings, path, emit, cancel) -> calls.Answer:
 def _two_stage(inp, engine, settings, path, emit, cancel):
     layout = _layout(inp, engine, settings, path, emit, cancel)
     blocks = protocol.parse_layout(layout.text)
+    if not blocks:  # the page reader falls back on the text layer, or an empty page
+        emit(LayoutDone(path, inp.ordinal, ()))
+        return ({"layout": {"answer": layout.text, "finish_reason": layout.finish_reason,
+                            "tokens": layout.tokens},
+                 "blocks": [], "layout_unusable": _unusable_why(layout)}, [])
     requests, indices = protocol.block_requests(inp.image, blocks, settings.image_analysis,
                                                 settings.max_new_tokens)
     for b in blocks:
@@ -123,6 +129,15 @@ def _two_stage(inp, engine, settings, path, emit, cancel):
     record = {"layout": {"answer": layout.text, "finish_reason": layout.finish_reason, "tokens": layout.tokens},
               "blocks": copy.deepcopy([dict(b) for b in blocks])}
     return record, protocol.post_process(blocks)
+
+
+def _unusable_why(layout: calls.Answer) -> str:
+    """Why a layout answer gave no block, in a few words for a warning."""
+    if layout.finish_reason in ("length", "repetition"):
+        return "the layout answer was cut at the length limit before any block"
+    if not layout.text.strip():
+        return "the layout answer was empty"
+    return "no block could be read from the layout answer"
 
 
 def _fill_from_text_layer(inp, blocks, requests, indices):
@@ -160,6 +175,9 @@ def _text_mode(inp, engine, settings, path, emit, cancel):
     if ans.finish_reason == "error":
         raise PageFailed(f"the text call failed: {ans.error or 'engine error'}")
     paragraphs = [p.strip() for p in ans.text.split("\n\n") if p.strip()]
+    if not paragraphs:  # the page reader falls back on the text layer, or an empty page
+        return ({"text": {"answer": ans.text, "finish_reason": ans.finish_reason, "tokens": ans.tokens},
+                 "blocks": [], "layout_unusable": "the text answer was empty"}, [])
     blocks = []
     for p in paragraphs:
         b = ContentBlock("text", [0.0, 0.0, 1.0, 1.0], angle=0, content=p)

@@ -58,7 +58,7 @@ def _image_source(path: Path, pages: str | None):
 
 
 def _pdf_source(path: Path, pages: str | None, classify: bool):
-    from mineru_tui.pdf import classify_page, open_pdf
+    from mineru_tui.pdf import classify_page, is_blank, open_pdf
 
     pdf = open_pdf(path, pages)
     n = len(pdf)
@@ -69,7 +69,8 @@ def _pdf_source(path: Path, pages: str | None, classify: bool):
             try:
                 image = page.render()  # MinerU's size: 200 dpi, long edge at most 3500 px
                 decision = None
-                if classify:
+                blank = is_blank(page)  # nothing drawn: an empty page, not a scan
+                if classify and not blank:
                     try:
                         d = classify_page(page)
                         decision = {"use_text_layer": bool(d.use_text_layer), "reason": str(d.reason)}
@@ -85,7 +86,9 @@ def _pdf_source(path: Path, pages: str | None, classify: bool):
                 page.close()
                 continue
             try:
-                yield PageInput(ordinal, number, image, size, page, decision)
+                if blank:
+                    decision = {"use_text_layer": False, "reason": "The page is blank.", "blank": True}
+                yield PageInput(ordinal, number, image, size, page, decision, blank=blank)
             finally:
                 page.close()
 

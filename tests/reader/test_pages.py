@@ -316,10 +316,11 @@ def test_pdf_default_effort_takes_text_from_the_text_layer(tmp_path):
     engine = ScriptedEngine({LAYOUT: [PDF_LAYOUT], TABLE: ["<fcel>t<nl>"], TEXT: ["MODEL TEXT"]})
     doc, _ = read(pdf, engine, effort="high")
     assert "MODEL TEXT" in to_markdown(doc) and [r.prompt for c in engine.calls for r in c] == [LAYOUT, TEXT, TABLE]
-    # effort low: no model at all, marked as such
+    # effort low: no model at all, marked as such in the middle JSON; its normal behaviour
+    # is not a warning
     doc, _ = read(pdf, None, effort="low")
     assert "carries every word" in to_markdown(doc)
-    assert any("effort low" in w for w in doc.warnings)
+    assert doc.warnings == []
     assert to_middle_json(doc)["pdf_info"][0]["mode"] == "text-layer"
 
 
@@ -431,7 +432,7 @@ def test_cli_effort_low_pages_and_usage_errors(tmp_path):
     r = _parse(pdf, "--effort", "low", "--pages", "2-3", "--model", tmp_path / "no-model", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout.count("carries every word") == 2  # two pages, no model needed
-    assert "effort low" in r.stderr  # marked on stderr too
+    assert "content cut" not in r.stderr and "warning" not in r.stderr  # its normal behaviour
     r = _parse(pdf, "--pages", "4-2", "--effort", "low", cwd=tmp_path)  # caught before reading
     assert r.returncode == 2 and r.stdout == "" and "the range 4-2 runs backwards" in r.stderr
     r = _parse(pdf, "--pages", "4", "--effort", "low", cwd=tmp_path)  # past the end: that file fails
@@ -445,3 +446,82 @@ def test_cli_effort_low_pages_and_usage_errors(tmp_path):
     assert r.stderr.strip().splitlines() == [f"error: {png}: {tmp_path / 'no-model'}: no such directory "
                                              "(and not a Hugging Face repo id like "
                                              "opendatalab/MinerU2.5-Pro-2605-1.2B)"]
+
+
+def test_an_unusable_layout_answer_keeps_the_text_layer_with_a_warning(tmp_path):
+    text = pf.Page(items=list(pf.text_lines(LINES)))
+    scan = pf.Page(items=[pf.Image(0, 0, 612, 792)])
+    pdf = pf.write_pdf(tmp_path / "paper.pdf", [text, scan])
+    for answer in (Answer("<|box_start|>12 3", finish_reason="length"), Answer("no layout here")):
+        engine = ScriptedEngine(lambda r, a=answer: a if r.prompt == LAYOUT else Answer("MODEL"))
+        doc, _ = read(pdf, engine)
+        assert "carries every word" in to_markdown(doc)  # page 1's text layer, not nothing
+        info = to_middle_json(doc)["pdf_info"]
+        assert info[0]["fallback"] == "text_layer" and info[0]["layout_unusable"]
+        assert {b["source"] for b in info[0]["para_blocks"]} == {"text_layer"}
+        assert info[1]["para_blocks"] == [] and "left empty" in info[1]["warnings"][0]
+        warnings = [w for w in doc.warnings if w.startswith("content cut: page ")]
+        assert len(warnings) == 2 and "page 1: " in warnings[0] and "text layer instead" in warnings[0]
+        assert "page 2: " in warnings[1] and "the page is left empty" in warnings[1]
+    # shown by parse without -v, and the model JSON rebuilds the same page
+    out, err = io.StringIO(), io.StringIO()
+    assert run([pdf], Options(out_dir=tmp_path / "out", reading=ConvertOptions(engine=engine)), out, err) == 0
+    assert "page 1: no block could be read from the layout answer; read from the PDF's own text layer" in err.getvalue()
+    assert "page 2: no block could be read" in err.getvalue()
+    folder = tmp_path / "out" / "paper"
+    again = rebuild(folder / "paper_model.json", source=pdf)
+    assert to_markdown(again) == (folder / "paper.md").read_text() != ""
+
+
+def test_a_file_whose_every_page_is_empty_says_so(tmp_path):
+    scan = pf.Page(items=[pf.Image(0, 0, 612, 792)])
+    pdf = pf.write_pdf(tmp_path / "scans.pdf", [scan, scan])
+    engine = ScriptedEngine(lambda r: Answer("garbage"))
+    out, err = io.StringIO(), io.StringIO()
+    assert run([pdf], Options(reading=ConvertOptions(engine=engine)), out, err) == 0
+    assert "nothing was read: every page came out empty" in err.getvalue()
+    assert err.getvalue().count("the page is left empty") == 2
+
+
+def test_a_blank_page_is_an_empty_page_not_a_scan(tmp_path):
+    text = pf.Page(items=list(pf.text_lines(LINES)))
+    pdf = pf.write_pdf(tmp_path / "with-blank.pdf", [text, pf.Page(items=[]), text])
+    engine = ScriptedEngine({LAYOUT: [PDF_LAYOUT], TABLE: ["<fcel>t<nl>"], TEXT: ["MODEL TEXT"]})
+    doc, events = read(pdf, engine)
+    assert [r.prompt for c in engine.calls for r in c].count(LAYOUT) == 2  # no layout pass on it
+    info = to_middle_json(doc)["pdf_info"]
+    assert info[1]["blank"] is True and info[1]["para_blocks"] == []
+    assert doc.warnings == []
+    doc, _ = read(pdf, None, effort="low")  # no "needs the model" for it
+    assert doc.warnings == [] and to_markdown(doc).count("carries every word") == 2
+    blank = pf.write_pdf(tmp_path / "blank.pdf", [pf.Page(items=[])])
+    for engine, effort in ((None, "low"), (ScriptedEngine({}), "medium")):
+        doc, _ = read(blank, engine, effort=effort)
+        assert doc.warnings == ["content cut: nothing was read: every page is blank"]
+
+
+def test_effort_low_never_gives_an_empty_page_without_a_warning(tmp_path):
+    # only a diagonal watermark: characters enough, but none read as text
+    mark = pf.Page(items=[pf.Text(100, 200, "DRAFT COPY DO NOT DISTRIBUTE " * 3, 30, angle=45)])
+    pdf = pf.write_pdf(tmp_path / "watermark.pdf", [pf.Page(items=list(pf.text_lines(LINES))), mark])
+    doc, _ = read(pdf, None, effort="low")
+    assert any("page 2 was not read: the model is needed (its text layer gave no readable text)" in w
+               for w in doc.warnings)
+
+
+def test_an_empty_text_mode_answer_and_a_blank_page_are_rebuilt_the_same(tmp_path):
+    text = pf.Page(items=list(pf.text_lines(LINES)))
+    pdf = pf.write_pdf(tmp_path / "paper.pdf", [text, pf.Page(items=[])])
+    engine = ScriptedEngine(lambda r: Answer(" \n"))
+    doc, _ = read(pdf, engine, mode="text")
+    assert "carries every word" in to_markdown(doc)
+    assert [w for w in doc.warnings if "page" in w] == [
+        "content cut: page 1: the text answer was empty; read from the PDF's own text layer instead"]
+    assert [len(c) for c in engine.calls] == [1]  # the blank page cost no pass
+    out, err = io.StringIO(), io.StringIO()
+    options = Options(out_dir=tmp_path / "out", reading=ConvertOptions(engine=engine, mode="text"))
+    assert run([pdf], options, out, err) == 0
+    folder = tmp_path / "out" / "paper"
+    again = rebuild(folder / "paper_model.json", source=pdf)
+    assert to_markdown(again) == (folder / "paper.md").read_text()
+    assert to_middle_json(again)["pdf_info"][1]["blank"] is True

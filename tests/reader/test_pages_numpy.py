@@ -55,6 +55,12 @@ def test_parse_image_and_pdf_with_the_tiny_model(tmp_path):
         json.loads((folder / f"{stem}_content_list.json").read_text())
         (folder / f"{stem}.md").read_text()
         assert (folder / f"{stem}_layout.pdf").read_bytes().startswith(b"%PDF")
+    # the noise never parses as a layout: the PDF keeps its text layer, the scan is empty,
+    # and both say so on stderr without -v
+    assert "a line of text" in (tmp_path / "out" / "paper" / "paper.md").read_text()
+    assert r.stderr.count("read from the PDF's own text layer instead") == 2
+    assert "scan.png: content cut: page 1: " in r.stderr and "the page is left empty" in r.stderr
+    assert "scan.png: content cut: nothing was read: every page came out empty" in r.stderr
     # text mode on stdout: one pass per page, the noise goes to stdout, exit 0
     r = _parse(png, "--mode", "text", cwd=tmp_path)
     assert r.returncode == 0, r.stderr

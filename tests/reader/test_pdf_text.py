@@ -183,3 +183,22 @@ def test_a_page_with_too_many_characters_gives_no_text(tmp_path, monkeypatch):
     monkeypatch.setattr(bt, "page_chars", lambda page: None)  # as page_chars over 65,535
     with open_pdf(path) as doc:
         assert text_for_blocks(doc[0], [("text", (0, 0, 1, 1))], (1700, 2200)) == [None]
+
+
+def test_spaced_out_chinese_takes_no_space_but_its_own():
+    # justified CJK text: glyphs set apart by more than a quarter of their width
+    chars = [_char(c, 10 + 14 * i, 10, 20 + 14 * i, 20, i) for i, c in enumerate("中文文本")]
+    assert build_lines(chars)[0].text == "中文文本"
+    chars.insert(2, _char(" ", 38, 10, 38, 20, 9))  # a space of the file's own still counts
+    assert build_lines(chars)[0].text == "中文 文本"
+    latin = [_char(c, 10 + 14 * i, 10, 20 + 14 * i, 20, i) for i, c in enumerate("ab")]
+    assert build_lines(latin)[0].text == "a b"
+
+
+def test_a_vertical_page_reads_its_columns_right_to_left_and_its_page_number_as_a_line():
+    from mineru_tui.pdf.lines import page_lines
+
+    chars = [_char(c, 150, 10 + 12 * i, 160, 20 + 12 * i, i) for i, c in enumerate("縦書きの")]
+    chars += [_char(c, 130, 10 + 12 * i, 140, 20 + 12 * i, 4 + i) for i, c in enumerate("本です")]
+    chars += [_char(c, 80 + 6 * i, 100, 85 + 6 * i, 108, 8 + i, size=8) for i, c in enumerate("12")]
+    assert [ln.text for ln in page_lines(chars)] == ["縦書きの", "本です", "12"]
