@@ -78,6 +78,17 @@ def test_heading_levels_follow_size_relative_to_the_body():
     assert heading_levels(paras[1:], body_height=10) == [2, 3, 3, 4, None]
 
 
+def test_a_face_of_its_own_marks_a_heading():
+    # an italic title-case line over a roman body (the FAA handbook's "Elastic Stop Nut"), a
+    # sans-serif line a little larger than a serif body; italic prose and same-family lines
+    # are not headings
+    paras = [Candidate("Elastic Stop Nut", 1, 10, 0.0, 1.0, family="times"),
+             Candidate("(2) 생명보험 표준약관 재해분류표", 1, 10.7, 0.0, 0.0, family="kopubdotum"),
+             Candidate("an emphasised aside in italics", 1, 10, 0.0, 1.0, family="times"),
+             Candidate("Same family line", 1, 10.7, 0.0, 0.0, family="kopubbatang")]
+    assert heading_levels(paras, body_height=10, body_family="kopubbatang") == [3, 3, None, None]
+
+
 def test_sentences_and_small_type_are_not_headings():
     paras = [Candidate("This bold sentence ends with a period like prose does.", 1, 10, 1.0, 0),
              Candidate("Figure label", 1, 7, 1.0, 0), Candidate("Table 2: Results", 1, 10, 1.0, 0)]
