@@ -14,21 +14,16 @@ scans or images, and only the model can read them.
 
 from __future__ import annotations
 
-import re
 import statistics
 from dataclasses import dataclass
 
+from mineru_tui.pdf import structure
 from mineru_tui.pdf.chars import Box, page_chars
 from mineru_tui.pdf.classify import classify_page
 from mineru_tui.pdf.lines import TextLine, join_lines, page_lines, upright
 
 PARAGRAPH_GAP = 0.9  # a vertical gap above this many line heights starts a new paragraph
-TITLE_SIZE = 1.25  # a paragraph this much larger than the body text is a title
-TITLE_MAX_LINES = 3
 IMAGE_PAGE_SHARE = 0.5  # a page this much covered by images is a scan, even with some text
-
-
-_BULLET = re.compile(r"^[\u2022\u25e6\u25aa\u2023\u2219\u00b7\u2013*-]\s")
 
 
 class NeedsModelError(Exception):
@@ -46,8 +41,11 @@ class _Para:
     box: Box  # upright frame
     height: float  # typical line (font) height
     block: int = 0  # the block of the page its lines were read in
+    table: object = None  # a table found on the page (structure.tables.FoundTable)
 
     def display_box(self) -> Box:
+        if self.table is not None:
+            return self.table.box
         return (min(ln.box[0] for ln in self.lines), min(ln.box[1] for ln in self.lines),
                 max(ln.box[2] for ln in self.lines), max(ln.box[3] for ln in self.lines))
 
@@ -58,7 +56,7 @@ def text_only_page(page) -> list:
     ``page.size_pt``. Raises :class:`NeedsModelError` for pages without a usable text layer;
     a blank page (nothing drawn) has no blocks.
     """
-    from mineru_tui.document import Block, BlockType, Line
+    from mineru_tui.document import Block, BlockType, Line, table_block
     from mineru_tui.pdf.blocks_text import text_to_spans
 
     chars = page_chars(page)
@@ -78,31 +76,48 @@ def text_only_page(page) -> list:
         by_direction.setdefault(c.direction, []).append(c)
     main = max(by_direction, key=lambda d: (sum(not c.text.isspace() for c in by_direction[d]),
                                             d == 0))
+    page_structure = structure.PageStructure.read(page, visible)
     blocks: list[Block] = []
     for direction in [main] + sorted(d for d in by_direction if d != main):
         lines = page_lines(by_direction[direction], direction)  # in reading order
-        paras = _paragraphs(lines, direction)
-        if not paras:
+        tables = []
+        if direction == 0 and direction == main:
+            tables, lines = page_structure.take_tables(by_direction[direction], lines)
+        lines = structure.join_bare_bullets(lines)
+        paras = _paragraphs(lines, direction, page_structure.breaks)
+        if not paras and not tables:
             continue
-        body = _body_height(paras)
-        for para in paras:
-            text = join_lines([ln.text for ln in para.lines])
+        body = _body_height(paras) if paras else 0.0
+        ordered = page_structure.place_tables(paras, tables, lambda t: _Para([], t.box, 0.0, table=t))
+        texts = [join_lines([ln.text for ln in p.lines]) for p in ordered]
+        levels = page_structure.heading_levels(ordered, texts, body) if direction == main else []
+        made, xs = [], []
+        for k, (para, text) in enumerate(zip(ordered, texts)):
+            box = [round(v, 2) for v in para.display_box()]
+            if para.table is not None:
+                block = table_block(para.table.table)
+                block.bbox = box
+                made.append(block)
+                xs.append(box[0])
+                continue
             if not text:
                 continue
             if direction != main:
                 kind = BlockType.ASIDE_TEXT
-            elif para.height >= TITLE_SIZE * body and len(para.lines) <= TITLE_MAX_LINES:
+            elif levels and levels[k] is not None:
                 kind = BlockType.TITLE
             else:
                 kind = BlockType.TEXT
-            box = [round(v, 2) for v in para.display_box()]
             # MinerU's angle turns the block counter-clockwise to upright: text reading
             # downwards (direction 270, counter-clockwise) has angle 90
-            block = Block(kind, lines=[Line(text_to_spans(text), bbox=list(box))], bbox=box,
+            spans = page_structure.linked(text_to_spans(text), para)
+            block = Block(kind, lines=[Line(spans, bbox=list(box))], bbox=box,
                           angle=(360 - direction) % 360 or None)
             if kind == BlockType.TITLE:
-                block.level = 1 if para.height >= 1.6 * body else 2
-            blocks.append(block)
+                block.level = levels[k]
+            made.append(block)
+            xs.append(upright(para.display_box(), direction)[0])
+        blocks += structure.gather_lists(made, xs) if direction == main else made
     for i, block in enumerate(blocks):
         block.index = i
     return blocks
@@ -119,15 +134,19 @@ def _image_share(page) -> float:
     return best
 
 
-def _paragraphs(lines: list[TextLine], direction: int) -> list[_Para]:
-    """Lines (in reading order) gathered into paragraphs, within the block each was read in."""
+def _paragraphs(lines: list[TextLine], direction: int, breaks=lambda a, b: False) -> list[_Para]:
+    """Lines (in reading order) gathered into paragraphs, within the block each was read in.
+    A line starting a list item starts a new one, and so does a line that ``breaks(previous
+    line, line)`` says cannot continue it (a bold heading of body size right above its text)."""
     paras: list[_Para] = []
     for ln in lines:
         box = upright(ln.box, direction)
         height = ln.height or box[3] - box[1]
         home = None
         same_block = [p for p in paras[-1:] if p.block == ln.block]
-        for p in ([] if _BULLET.match(ln.text) else same_block):  # an item starts anew
+        for p in ([] if structure.starts_item(ln.text) else same_block):  # an item starts anew
+            if breaks(p.lines[-1], ln):
+                continue
             gap = box[1] - p.box[3]
             if gap > PARAGRAPH_GAP * max(height, p.height):
                 continue

@@ -262,8 +262,19 @@ def _warn_failed_pages(doc, records) -> None:
         doc.warnings.append(cut_warning(f"{what} not read: {reason}"))
 
 
+def _drop_text_layer_furniture(doc, records) -> None:
+    """Running headers, footers and page numbers of the pages read from the text layer
+    alone go to the discarded blocks (the model finds them on the other pages)."""
+    text_layer = [p for p, r in zip(doc.pages, records) if r.get("mode") == "text-layer"]
+    if text_layer:
+        from mineru_tui.pdf.furniture import drop_furniture
+
+        drop_furniture(text_layer)
+
+
 def _finish(doc, records, path, detected, settings, engine, merge):
     _warn_failed_pages(doc, records)
+    _drop_text_layer_furniture(doc, records)
     merge.merge_across_pages(doc)
     meta = {"_version_name": f"mineru-tui {__version__}", "file": Path(path).name, "kind": detected.kind,
             "engine": getattr(engine, "name", None), "model": getattr(engine, "model_id", None),

@@ -7,6 +7,7 @@ import pytest
 from tests.pdf_fixtures import PUA1, PUA2, Image, Page, Text, text_lines, write_pdf
 
 from mineru_tui.document import BlockType
+from mineru_tui.document.model import plain_text
 from mineru_tui.pdf import (
     NeedsModelError,
     classify_document,
@@ -97,8 +98,7 @@ def test_text_only_reads_columns_in_order(tmp_path):
         (BlockType.TITLE, "A Report Title"),
         (BlockType.TEXT, "Left column, first paragraph, whose second line is hyphenated here."),
         (BlockType.TEXT, "Left column, second paragraph."),
-        (BlockType.TEXT, "- a dash item"),
-        (BlockType.TEXT, "- another item"),
+        (BlockType.LIST, "a dash item\nanother item"),  # dash items are a list
         (BlockType.TEXT, "Right column, first paragraph continues here."),
         (BlockType.TEXT, "Right column, last paragraph."),
         (BlockType.ASIDE_TEXT, "arXiv:2509.22186 margin"),
@@ -106,7 +106,7 @@ def test_text_only_reads_columns_in_order(tmp_path):
     with open_pdf(path) as doc:
         for page in doc:
             blocks = text_only_page(page)
-            got = [(b.type, "".join(s.content for s in b.lines[0].spans)) for b in blocks]
+            got = [(b.type, plain_text(b)) for b in blocks]
             assert got == expected
             assert [b.index for b in blocks] == list(range(len(expected)))
             w, h = page.size_pt

@@ -1,0 +1,131 @@
+"""Headings without a model: what stands out from the body text and reads like a title.
+
+A paragraph of the page's text is a heading when it is short (at most three lines, a
+few words, not ending like a sentence) and stands out from the body text by one of:
+
+* its size: type at least ``LARGER`` times the body's;
+* its weight: (almost) all bold where the body is not — a bold line on its own, as
+  Word, LibreOffice and LaTeX section titles are;
+* a face of its own: a numbered or short title-case line all in italic over a roman
+  body (``3.2 Results``, ``Elastic Stop Nut``), or a line or two in a font family other
+  than the body's and a little larger (a sans-serif title over a serif body).
+
+A lone numbered line (``2.5 Standards``) in type no smaller than the body's is a heading
+too, when neither neighbour is numbered (that would be a numbered list): in a form set
+all in bold, the numbers are all that tells a section title.
+
+Captions (``Table 2``, ``Figure 3``) are never headings, however set apart.
+
+Levels follow the type's size relative to the body's, so that they agree from page to
+page: 1.6 times the body or more is level 1, 1.3 times level 2, less level 3; a heading
+that stands out by weight or face is level 3, or by its section number's depth (``1`` 2,
+``5.1`` 3, ``2.1.3`` 4).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+LARGER = 1.15  # this much larger than the body's type stands out
+MAX_LINES = 3
+MAX_WORDS = 18
+BOLD_SHARE = 0.9  # this share of a paragraph's letters bold makes it a bold paragraph
+TOP_LEVEL = 1.6  # type this much larger than the body is a level-1 heading
+SECOND_LEVEL = 1.3  # and this much larger a level-2 one (smaller but standing out: level 3)
+
+_NUMBERED = re.compile(r"^(?:(?:\d+(?:\.\d+)*|[IVXLC]+|[A-Z])\.?)\s+\S")
+_DEPTH = re.compile(r"^(\d+(?:\.\d+)*)\.?\s")
+_SENTENCE_END = re.compile(r"[.,;]$")
+# captions are set apart like headings but MinerU reads them as captions, not titles
+_CAPTION = re.compile(r"^(?:table|tab\.|figure|fig\.|listing|algorithm|chart|exhibit|source|note)s?\s*"
+                      r"[\dIVX]", re.IGNORECASE)
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+@dataclass
+class Candidate:
+    """What the rule needs to know of one paragraph."""
+
+    text: str
+    lines: int
+    height: float  # type height (font height of the lines' largest glyphs)
+    bold: float  # share of its letters drawn bold
+    italic: float  # share drawn italic
+    mono: float = 0.0  # share drawn in a monospaced face (code is never a heading)
+    family: str = ""  # the font family most of it is drawn in
+
+
+def heading_levels(paras: list[Candidate], body_height: float, body_bold: float = 0.0,
+                   body_italic: float = 0.0, body_family: str = "") -> list[int | None]:
+    """For each paragraph, its heading level (1 = top), or None for body text."""
+    marks = [_stands_out(p, body_height, body_bold, body_italic, body_family) for p in paras]
+    for i in range(len(paras)):
+        # a lone numbered line, in type no smaller than the body, where nothing else stands
+        # out (a form or report set entirely in bold): "2.5 Standards", "-3 پذيرش در بورس"
+        if marks[i] is None and _lone_section(paras, i, body_height):
+            marks[i] = "number"
+    levels: list[int | None] = []
+    for p, m in zip(paras, marks):
+        if m is None:
+            levels.append(None)
+            continue
+        number = _DEPTH.match(p.text)
+        if m == "size":
+            ratio = p.height / body_height if body_height else 1.0
+            level = 1 if ratio >= TOP_LEVEL else 2 if ratio >= SECOND_LEVEL else 3
+            if number:  # a top-level section number in slightly larger type: "1 Introduction"
+                level = min(level, 2 + number.group(1).count("."))
+        elif number:  # "1 Introduction" 2, "5.1 Results" 3, "2.1.3 …" 4
+            level = 2 + number.group(1).count(".")
+        else:
+            level = 3
+        levels.append(max(1, min(level, 6)))
+    return levels
+
+
+_SECTION = re.compile(r"^-?\d{1,2}(?:[.-]\d{1,2})*[.-]?\s+[^\W\d_]")
+_ITEM = re.compile(r"^\(?(?:\d{1,3}|[a-z])[.)]\s")
+
+
+def _bulleted(text: str) -> bool:
+    """A bulleted list item (a check box glyph too) is never a heading."""
+    from mineru_tui.pdf.lists import list_item
+
+    item = list_item(text)
+    return item is not None and item[0] == "-"
+
+
+def _lone_section(paras: list[Candidate], i: int, body_height: float) -> bool:
+    p = paras[i]
+    text = p.text.strip()
+    if (p.lines != 1 or len(text.split()) > 8 or not _SECTION.match(text) or _SENTENCE_END.search(text)
+            or _CAPTION.match(text) or p.height < 0.95 * body_height or p.mono > 0.5):
+        return False
+    near = [paras[j].text.strip() for j in (i - 1, i + 1) if 0 <= j < len(paras)]
+    return not any(_SECTION.match(t) or _ITEM.match(t) for t in near)  # not a numbered list
+
+
+def _stands_out(p: Candidate, body_height: float, body_bold: float, body_italic: float,
+                body_family: str = "") -> str | None:
+    text = p.text.strip()
+    words = text.split()
+    if (not words or p.lines > MAX_LINES or len(words) > MAX_WORDS or p.mono > 0.5
+            or not _LETTER.search(text) or _CAPTION.match(text) or _bulleted(text)):
+        return None
+    ends_like_sentence = bool(_SENTENCE_END.search(text)) and (not _NUMBERED.match(text) or len(words) > 6)
+    if ends_like_sentence and len(words) > 3:
+        return None
+    if body_height > 0 and p.height >= LARGER * body_height:
+        return "size"
+    if p.height < 0.9 * body_height:  # smaller type: a caption, a note, a label
+        return None
+    if p.bold >= BOLD_SHARE and body_bold < 0.5:
+        return "weight"
+    other_family = bool(p.family and body_family and p.family != body_family)
+    if other_family and p.lines <= 2 and p.height >= 1.05 * body_height and not ends_like_sentence:
+        return "face"
+    short_title = p.lines == 1 and len(words) <= 6 and text[0].isupper() and not ends_like_sentence
+    if p.italic >= BOLD_SHARE and body_italic < 0.5 and (_NUMBERED.match(text) or short_title):
+        return "face"
+    return None

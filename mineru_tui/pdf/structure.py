@@ -1,0 +1,204 @@
+"""Structure for the model-free reading, over the line reader's output.
+
+:mod:`.text_only` reads a page's characters into lines (``.chars``, ``.box``, ``.text``,
+``.height``) and lines into paragraphs; this module is the narrow door through which it
+gets the page's structure: faces (:mod:`.fonts`), ruling lines and tables
+(:mod:`.rules`, :mod:`.tables`), link annotations (:mod:`.links`), headings
+(:mod:`.headings`) and lists (:mod:`.lists`). Page furniture needs every page and is
+handled after the document is read (:mod:`.furniture`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mineru_tui.pdf.chars import Box, Char
+from mineru_tui.pdf.fonts import PLAIN, FontStyle, family, font_styles, main_family, share
+from mineru_tui.pdf.headings import BOLD_SHARE, Candidate
+from mineru_tui.pdf.headings import heading_levels as _levels
+from mineru_tui.pdf.lines import TextLine
+from mineru_tui.pdf.lists import gather_lists, is_bare_bullet, starts_item
+
+__all__ = ["PageStructure", "gather_lists", "join_bare_bullets", "starts_item"]
+
+
+@dataclass
+class PageStructure:
+    """What a page offers beyond its characters, read once per page."""
+
+    styles: dict[int, FontStyle] = field(default_factory=dict)
+    rules: list = field(default_factory=list)
+    links: list[tuple[str, str, Box]] = field(default_factory=list)  # (text, uri, box)
+    frames: list[Box] = field(default_factory=list)  # ruled boxes that are not tables
+    line_order: dict[int, int] = field(default_factory=dict)  # id(line) -> reading position
+    page_area: float = 0.0
+    table_lines: list = field(default_factory=list)  # the lines the tables took
+    _faces: dict[int, tuple] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def read(cls, page, chars: list[Char]) -> PageStructure:
+        """Faces, rules and links of ``page`` (each best effort: a page whose drawing or
+        annotations PDFium cannot walk is still read as plain text)."""
+        from mineru_tui.pdf.links import link_texts, page_links
+        from mineru_tui.pdf.rules import page_rules
+
+        out = cls()
+        try:
+            out.page_area = page.size_pt[0] * page.size_pt[1]
+        except Exception:  # noqa: BLE001 - a page without a size: no border check
+            out.page_area = 0.0
+        try:
+            out.styles = font_styles(page, chars)
+        except Exception:  # noqa: BLE001 - a missing face only loses bold headings
+            out.styles = {}
+        try:
+            out.rules = page_rules(page)
+        except Exception:  # noqa: BLE001 - no rules: tables come from aligned columns only
+            out.rules = []
+        try:
+            links = page_links(page)
+            upright = [c for c in chars if c.direction == 0]
+            out.links = [(text, uri, link.box) for link, (text, uri) in
+                         ((lk, t) for lk in links for t in link_texts([lk], upright))]
+        except Exception:  # noqa: BLE001 - links are an extra
+            out.links = []
+        return out
+
+    def line_face(self, line: TextLine) -> tuple[bool, bool, str]:
+        """(all bold, all italic, the family nearly all of it is in, or "")."""
+        key = id(line)
+        face = self._faces.get(key)
+        if face is None:
+            fam = main_family(line.chars, self.styles)
+            solid = [c for c in line.chars if not c.text.isspace()]
+            in_fam = sum(1 for c in solid if family(self.styles.get(c.text_object, PLAIN).name) == fam)
+            face = self._faces[key] = (share(line.chars, self.styles, "bold") >= BOLD_SHARE,
+                                       share(line.chars, self.styles, "italic") >= BOLD_SHARE,
+                                       fam if solid and in_fam >= BOLD_SHARE * len(solid) else "")
+        return face
+
+    def breaks(self, above: TextLine, below: TextLine) -> bool:
+        """True when ``below`` cannot continue the paragraph ``above`` ends: one is all bold
+        (or all italic) and the other not, or they are set in two different font families
+        (a sans-serif subheading over serif body text of nearly the same size)."""
+        a, b = self.line_face(above), self.line_face(below)
+        return a[:2] != b[:2] or bool(a[2] and b[2] and a[2] != b[2])
+
+    def take_tables(self, chars: list[Char], lines: list[TextLine]):
+        """``(tables, the lines outside them)``."""
+        from mineru_tui.pdf.tables import find_tables
+
+        upright = [c for c in chars if c.direction == 0 and c.visible]
+        try:
+            tables = find_tables(upright, lines, self.rules, self.frames)
+        except (ValueError, ZeroDivisionError, IndexError, OverflowError):
+            # a degenerate drawing (zero-size boxes, NaN coordinates): the page is still read,
+            # as text without tables, rather than lost
+            return [], lines
+        # a framed drawing holds several lines (a box round a title and a logo is no drawing)
+        self.frames = [f for f in self.frames if sum(_centre_in(ln.box, f) for ln in lines) >= 4]
+        if not tables:
+            return [], lines
+        self.line_order = {id(ln): i for i, ln in enumerate(lines)}
+        for t in tables:  # where the table's first line was read: its place in reading order
+            inside = [i for i, ln in enumerate(lines) if _centre_in(ln.box, t.box)]
+            t.at = min(inside) if inside else len(lines)
+        rest = [ln for ln in lines if not any(_centre_in(ln.box, t.box) for t in tables)]
+        self.table_lines = [ln for ln in lines if any(_centre_in(ln.box, t.box) for t in tables)]
+        return tables, rest
+
+    def place_tables(self, paras: list, tables: list, make) -> list:
+        """``paras`` (in reading order, over lines in reading order) with a paragraph made by
+        ``make(table)`` for each table, where the table's first line was read."""
+        out = list(paras)
+        for t in sorted(tables, key=lambda t: t.at, reverse=True):
+            k = next((i for i, p in enumerate(out) if p.lines
+                      and self.line_order.get(id(p.lines[0]), -1) > t.at), len(out))
+            out.insert(k, make(t))
+        return out
+
+    def heading_levels(self, paras: list, texts: list[str], body_height: float) -> list[int | None]:
+        """Heading level (or None) of each paragraph (``.lines``; tables are never headings)."""
+        # the body is all the page's text, tables' included (a form page is mostly table)
+        every = [_Lines(p.lines) for p in paras if p.lines] + [_Lines(self.table_lines)]
+        body_height = _body_height(every) or body_height
+        cands = []
+        for p, text in zip(paras, texts):
+            chars = [c for ln in p.lines for c in ln.chars]
+            cands.append(Candidate(text, len(p.lines), p.height, share(chars, self.styles, "bold"),
+                                   share(chars, self.styles, "italic"), share(chars, self.styles, "mono"),
+                                   main_family(chars, self.styles)))
+        body_chars = [c for group in every for ln in group.lines
+                      if abs(ln.height - body_height) <= 0.1 * body_height for c in ln.chars]
+        body_bold = share(body_chars, self.styles, "bold")
+        body_italic = share(body_chars, self.styles, "italic")
+        levels = _levels(cands, body_height, body_bold, body_italic, main_family(body_chars, self.styles))
+        # text in a framed drawing (a syntax diagram, a labelled figure) is no heading; a
+        # border round the whole page is no such frame
+        frames = [f for f in self.frames
+                  if not self.page_area or (f[2] - f[0]) * (f[3] - f[1]) < 0.8 * self.page_area]
+        return [None if not p.lines or any(_centre_in(p.display_box(), f) for f in frames) else lv
+                for p, lv in zip(paras, levels)]
+
+    def linked(self, spans: list, para) -> list:
+        """``spans`` of a paragraph with the page's links under it applied."""
+        if not self.links or not para.lines:
+            return spans
+        from mineru_tui.pdf.links import apply_links
+
+        box = para.display_box()
+        mine = [(t, u) for t, u, b in self.links if _overlap(b, box)]
+        return apply_links(spans, mine) if mine else spans
+
+
+@dataclass
+class _Lines:
+    lines: list
+
+
+def _body_height(paras: list) -> float:
+    """The type height most of the page's letters are set in: the median line height,
+    weighted by the letters of each line (rounding to whole points would put 11.5-pt body
+    text and 10-pt figure labels in the same bucket on one page and not on another)."""
+    weighted = sorted((ln.height, len(ln.text)) for p in paras for ln in p.lines if ln.height > 0)
+    total = sum(n for _, n in weighted)
+    if not total:
+        return 0.0
+    run = 0
+    for h, n in weighted:
+        run += n
+        if run >= total / 2:
+            return h
+    return weighted[-1][0]
+
+
+def _centre_in(b: Box, box: Box) -> bool:
+    x, y = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
+
+
+def join_bare_bullets(lines: list[TextLine]) -> list[TextLine]:
+    """A line that is only a bullet (set apart from its text by a tab, so the line reader
+    cut it off) joins the line to its right on the same row."""
+    out: list[TextLine] = []
+    used: set[int] = set()
+    for i, ln in enumerate(lines):
+        if i in used:
+            continue
+        if is_bare_bullet(ln.text):
+            cy = (ln.box[1] + ln.box[3]) / 2
+            right = [j for j, o in enumerate(lines) if j not in used and j != i and o.box[0] >= ln.box[2]
+                     and o.box[1] <= cy <= o.box[3] and o.box[0] - ln.box[2] < 6 * max(ln.height, 1.0)]
+            if right:
+                j = min(right, key=lambda j: lines[j].box[0])
+                o = lines[j]
+                used.add(j)
+                ln = TextLine(ln.chars + o.chars, (min(ln.box[0], o.box[0]), min(ln.box[1], o.box[1]),
+                                                   max(ln.box[2], o.box[2]), max(ln.box[3], o.box[3])),
+                              ln.direction, ln.text.strip() + " " + o.text, max(ln.height, o.height))
+        out.append(ln)
+    return out
