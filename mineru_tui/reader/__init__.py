@@ -210,7 +210,10 @@ def _finish(doc, records, path, detected, settings, engine, merge):
 
 
 def _json_bytes(data) -> bytes:
-    return (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+    # The raw answers, with DEL, C1 and bidi controls written as escapes (as output's JSON)
+    from mineru_tui.console import JSON_ESCAPED
+    text = json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+    return JSON_ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
 
 
 def _layout_bytes(source: Path, kind: str, records: list[dict]) -> bytes:
