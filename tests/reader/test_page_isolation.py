@@ -44,7 +44,7 @@ def test_a_page_with_too_many_objects_is_refused(tmp_path, monkeypatch):
     with open_pdf(path) as pdf:
         pages = list(pdf)
         with pytest.raises(PageError, match=r"page 1 is not read: it has 2,001 objects"):
-            pages[0].size_pt
+            _ = pages[0].size_pt
         assert pages[1].size_pt == (612.0, 792.0)
 
 
