@@ -61,7 +61,7 @@ class PdfPage:
         if self._page is None:
             refused = self.document.probe_page(self.index)
             if refused:
-                raise PageError(f"page {self.number} is not read: {refused}")
+                raise PageError(f"page {self.number} cannot be loaded: {refused}")
             try:
                 self._page = self.document.raw[self.index]
             except Exception as err:  # pypdfium2 raises PdfiumError; anything else is damage too

@@ -34,7 +34,7 @@ def test_a_bomb_page_is_refused_and_the_next_page_reads(tmp_path, monkeypatch):
             except PageError as e:
                 seen.append(str(e))
     assert seen[0] == seen[2] == (612.0, 792.0)
-    assert seen[1].startswith("page 2 is not read: its content cannot be parsed within 64 MiB")
+    assert seen[1].startswith("page 2 cannot be loaded: its content cannot be parsed within 64 MiB")
 
 
 def test_a_page_with_too_many_objects_is_refused(tmp_path, monkeypatch):
@@ -43,7 +43,7 @@ def test_a_page_with_too_many_objects_is_refused(tmp_path, monkeypatch):
     path.write_bytes(build_pdf([bomb_content(14 * 2000), GOOD_PAGE]))
     with open_pdf(path) as pdf:
         pages = list(pdf)
-        with pytest.raises(PageError, match=r"page 1 is not read: it has 2,001 objects"):
+        with pytest.raises(PageError, match=r"page 1 cannot be loaded: it has 2,001 objects"):
             _ = pages[0].size_pt
         assert pages[1].size_pt == (612.0, 792.0)
 
@@ -65,6 +65,19 @@ def test_parse_of_a_bomb_and_a_good_pdf_reads_the_good_one(tmp_path):
     assert proc.returncode == 1, proc.stderr
     assert "Hello from a good page" in proc.stdout
     errors = [l for l in proc.stderr.splitlines() if l.startswith("error:")]
-    assert errors == ["error: bomb.pdf: page 1 is not read: its content cannot be parsed "
+    assert errors == ["error: bomb.pdf: page 1 cannot be loaded: its content cannot be parsed "
                       "within 256 MiB (a content-stream bomb, or a damaged page)"], proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_the_output_set_of_a_pdf_with_a_bomb_page_is_written(tmp_path):
+    """The other pages are written, and the layout drawing has a blank page for the bomb."""
+    (tmp_path / "mixed.pdf").write_bytes(build_pdf([GOOD_PAGE, bomb_content(8 << 20), GOOD_PAGE]))
+    env = {**os.environ, "MINERU_TUI_PAGE_MEMORY_MB": "64"}
+    proc = subprocess.run([sys.executable, "-m", "mineru_tui", "parse", "--effort", "low", "mixed.pdf",
+                           "-o", "out"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "out" / "mixed" / "mixed.md").read_text().count("Hello from a good page") == 2
+    assert "page 2 was not read: page 2 cannot be loaded" in proc.stderr
+    with open_pdf(tmp_path / "out" / "mixed" / "mixed_layout.pdf") as drawing:
+        assert len(drawing) == 3
