@@ -49,9 +49,9 @@ def is_ignored(path: Path, root: Path, output_dir: Path | None = None) -> bool:
 
 def _target_inside(path: Path, root: Path, output_dir: Path | None) -> bool:
     """Whether ``path``, every link on its way followed, is still in the watched tree (and
-    not in the output folder). A path that cannot be resolved (a link loop) is not."""
+    not in the output folder). A link loop stays in the tree; the settler cannot stat it."""
     try:
-        real = Path(os.path.realpath(path, strict=True))  # a loop or a dangling link: OSError
+        real = Path(os.path.realpath(path))
         real_root = Path(os.path.realpath(root))
     except (OSError, RuntimeError, ValueError):
         return False
