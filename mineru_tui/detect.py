@@ -162,11 +162,13 @@ def detect(path: str | os.PathLike, limits: ZipLimits = DEFAULT_LIMITS) -> Detec
         return _detect_zip(p, limits)
     if head.startswith(_CFB_MAGIC):
         _refuse_cfb(p)
-    if b"%PDF-" in head:
-        return Detected(KIND_PDF, "pdf")
-    image = _image_type(head)
+    # A magic number at offset 0 wins: PDF readers accept "%PDF-" anywhere in the first
+    # kilobyte, but a PNG whose text chunk mentions "%PDF-" is a PNG.
+    image = None if head.startswith(b"%PDF-") else _image_type(head)
     if image:
         return Detected(KIND_IMAGE, image)
+    if b"%PDF-" in head:
+        return Detected(KIND_PDF, "pdf")
     web = detect_text(p, head)
     if web is not None:
         return web

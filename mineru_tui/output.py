@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mineru_tui import interrupts
-from mineru_tui.console import is_control
+from mineru_tui.console import JSON_ESCAPED, is_control
 from mineru_tui.document import to_content_list, to_markdown, to_middle_json
 
 IMAGES_DIR = "images"
@@ -356,6 +356,9 @@ def dumps_json(data) -> str:
 
     A file name that is not valid UTF-8 reaches Python with lone surrogates; they are
     written as ``\\udcXX`` escapes (valid JSON, and ``json.loads`` gives the same name back).
+    So are DEL, C1 controls, bidi overrides and isolates and the line separators
+    (:data:`mineru_tui.console.JSON_ESCAPED`): the middle JSON keeps a document's text as
+    it is, but ``cat`` of the file shows no raw control. JSON escapes C0 itself.
     """
     text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return JSON_ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -66,15 +66,63 @@ class Manifest:
             raise BundleError(f"{bundle}: not a bundle (no {MANIFEST}); build one with `mineru-tui bundle build`") from None
         except (OSError, ValueError) as e:
             raise BundleError(f"{path}: unreadable manifest ({e}); rebuild the bundle") from None
+        except RecursionError:
+            raise BundleError(f"{path}: unreadable manifest (nested too deeply); rebuild the bundle") from None
         if not isinstance(raw, dict) or raw.get("format") != FORMAT:
             raise BundleError(f"{path}: not a mineru-tui Core ML bundle manifest")
         if raw.get("format_version") != FORMAT_VERSION:
             raise BundleError(f"{bundle}: bundle format {raw.get('format_version')}, this mineru-tui reads "
                               f"{FORMAT_VERSION}; rebuild it with `mineru-tui bundle build`")
         try:
-            return cls(**raw)
+            man = cls(**raw)
         except TypeError as e:
             raise BundleError(f"{path}: malformed manifest ({e}); rebuild the bundle") from None
+        wrong = _wrong_field(man)
+        if wrong:
+            raise BundleError(f"{path}: malformed manifest ({wrong}); rebuild the bundle")
+        return man
+
+
+_INT_FIELDS = ("context", "prefill_chunk", "hidden_size", "head_dim", "layers", "kv_heads",
+               "vocab_size", "vision_head_dim", "vision_out", "format_version")
+_STR_FIELDS = ("model", "checkpoint_id", "weights", "coremltools_version", "format")
+
+
+def _wrong_field(man: Manifest) -> str | None:
+    """What is of the wrong type in a manifest read from disk (None when nothing is): it is
+    a file anyone can edit, and the runtime indexes, sizes and opens files by it."""
+    for name in _INT_FIELDS:
+        v = getattr(man, name)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            return f"'{name}' must be a whole number"
+    for name in _STR_FIELDS:
+        if not isinstance(getattr(man, name), str):
+            return f"'{name}' must be a string"
+    if not isinstance(man.buckets, list) or not all(isinstance(b, int) and not isinstance(b, bool)
+                                                    and b > 0 for b in man.buckets):
+        return "'buckets' must be a list of whole numbers"
+    for name in ("token_ids", "dtypes", "functions", "build"):
+        if not isinstance(getattr(man, name), dict):
+            return f"'{name}' must be an object"
+    if not isinstance(man.files, dict):
+        return "'files' must be an object"
+    for rel, entry in man.files.items():
+        if (not isinstance(entry, list) or len(entry) != 2 or isinstance(entry[0], bool)
+                or not isinstance(entry[0], int) or not isinstance(entry[1], str)):
+            return f"the entry of {rel!r} in 'files' must be [size, sha256]"
+        if not inside_packages(rel):
+            return f"{rel!r} in 'files' is not a path inside the bundle's packages"
+    return None
+
+
+def inside_packages(rel: str) -> bool:
+    """Whether ``rel`` names a file inside one of the bundle's packages: relative, no ``..``,
+    no backslash or drive, first part one of :data:`PACKAGES`. A manifest naming
+    ``../../../../etc/hostname`` must not make ``bundle verify`` look outside the bundle."""
+    if not isinstance(rel, str) or not rel or "\\" in rel or "\x00" in rel or rel.startswith("/"):
+        return False
+    parts = rel.split("/")
+    return parts[0] in PACKAGES and len(parts) > 1 and all(p not in ("", ".", "..") for p in parts)
 
 
 def file_digest(path: Path) -> str:
@@ -135,8 +183,11 @@ def check_bundle(bundle: Path, checkpoint: Checkpoint | None = None, *, full: bo
     man = Manifest.read(bundle)
     if not man.files:
         raise BundleError(f"{bundle}: the manifest lists no files (an interrupted build?); rebuild the bundle")
+    real_bundle = bundle.resolve()
     for rel, (size, digest) in sorted(man.files.items()):
         p = bundle / rel
+        if not inside_packages(rel) or real_bundle not in p.resolve().parents:  # a link out
+            raise BundleError(f"{bundle}: damaged bundle, {rel!r} leads outside the bundle; rebuild it")
         if not p.is_file():
             raise BundleError(f"{bundle}: damaged bundle, {rel} is missing; rebuild it with `mineru-tui bundle build`")
         if p.stat().st_size != size:

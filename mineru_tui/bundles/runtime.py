@@ -293,14 +293,22 @@ def open_bundle_model(bundle: str | os.PathLike[str], model: str | None, *, back
     manifest = check_bundle(bundle, checkpoint, full=full_check)
     if backend == "auto":
         backend = "coreml" if can_predict() else "evaluator"
-    if backend == "coreml":
-        vision_runner = CoreMLRunner(bundle, manifest, "vision.mlpackage", ["main"], compute_units)
-        text_runner = CoreMLRunner(bundle, manifest, "decoder.mlpackage", ["prefill", "decode", "embed"], compute_units)
-    elif backend == "evaluator":
-        vision_runner = EvaluatorRunner(bundle / "vision.mlpackage")
-        text_runner = EvaluatorRunner(bundle / "decoder.mlpackage")
-    else:
+    if backend not in ("coreml", "evaluator"):
         raise BundleError(f"unknown bundle backend {backend!r}")
+    try:  # a package whose files match the manifest can still be garbage (a tampered one)
+        if backend == "coreml":
+            vision_runner = CoreMLRunner(bundle, manifest, "vision.mlpackage", ["main"], compute_units)
+            text_runner = CoreMLRunner(bundle, manifest, "decoder.mlpackage", ["prefill", "decode", "embed"],
+                                       compute_units)
+        else:
+            vision_runner = EvaluatorRunner(bundle / "vision.mlpackage")
+            text_runner = EvaluatorRunner(bundle / "decoder.mlpackage")
+    except (BundleError, KeyboardInterrupt, MemoryError):
+        raise
+    except Exception as e:  # noqa: BLE001 - coremltools raises anything on a bad package
+        why = " ".join(str(e).split())[:160] or type(e).__name__
+        raise BundleError(f"{bundle}: a package cannot be loaded ({type(e).__name__}: {why}); "
+                          "rebuild the bundle") from None
     fallback = VisionTower(checkpoint.weights, checkpoint.config.vision) if vision_fallback else None
     vision = BundleVision(vision_runner, manifest, checkpoint.config.vision, fallback)
     text = BundleTextForward(text_runner, manifest, checkpoint.config.text)

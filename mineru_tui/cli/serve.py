@@ -76,8 +76,13 @@ def serve(
         print(f"serving {name} ({eng.name} engine) on http://{host}:{port}/v1", file=sys.stderr,
               flush=True)
         try:
+            from mineru_tui.serve.connections import GuardedH11Protocol
+
+            # a stalled client is closed (connections.py); at most 1,000 connections and
+            # requests at once, beyond that new ones get 503 at once
             config = uvicorn.Config(create_app(eng, name, max_tokens=max_tokens), host=host,
-                                    port=port, log_level="warning", lifespan="on")
+                                    port=port, log_level="warning", lifespan="on",
+                                    http=GuardedH11Protocol, limit_concurrency=1000)
             uvicorn.Server(config).run(sockets=[sock])
         finally:
             eng.close()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from mineru_tui.document.escaping import code_fence
+from mineru_tui.document.controls import without_controls
+from mineru_tui.document.escaping import code_fence, latex_links_safe
 from mineru_tui.document.html_table import table_body_html
 from mineru_tui.document.links import safe_image_name
 from mineru_tui.document.markdown import equation_latex
@@ -18,9 +19,9 @@ def _lines_text(block: Block) -> str:
             if s.type == SpanType.TEXT:
                 parts.append(s.content)
             elif s.type == SpanType.INLINE_EQUATION and s.content.strip():
-                parts.append(f"${s.content.strip()}$")
+                parts.append(f"${latex_links_safe(s.content).strip()}$")
             elif s.type == SpanType.INTERLINE_EQUATION and s.content.strip():
-                parts.append(f"$${s.content.strip()}$$")
+                parts.append(f"$${latex_links_safe(s.content).strip()}$$")
             elif s.type == SpanType.FOOTNOTE_REF:
                 parts.append(f"[^{s.content}]")
         text = "".join(parts).strip()
@@ -83,7 +84,8 @@ def _content_entry(block: Block, page_idx: int, image_prefix: str,
                  "image_caption": _captions(block, BlockType.IMAGE_CAPTION),
                  "image_footnote": _captions(block, BlockType.IMAGE_FOOTNOTE)}
     elif t == BlockType.INTERLINE_EQUATION:
-        latex = equation_latex(block)  # as the document has it: JSON needs no Markdown escaping
+        # as the document has it (JSON needs no Markdown escaping) but for unsafe links
+        latex = latex_links_safe(equation_latex(block))
         entry = {"type": "equation", "img_path": "", "text": f"$$\n{latex}\n$$" if latex else "",
                  "text_format": "latex"}
     elif t == BlockType.CODE:
@@ -123,7 +125,9 @@ def _as_mineru_vlm(entry: dict, block: Block) -> None:
 
 
 def to_content_list(doc: Document, image_prefix: str = "images/") -> list[dict]:
-    """MinerU's content list: one flat entry per block, in reading order, per page."""
+    """MinerU's content list: one flat entry per block, in reading order, per page; its
+    text holds no control or bidi-override character (:mod:`.controls`)."""
+    doc = without_controls(doc)
     out = []
     for page in doc.pages:
         for block in page.para_blocks + page.discarded_blocks:

@@ -111,6 +111,68 @@ _TEX_LINE_START = re.compile(r"""^([ \t]*)(?=
 )""", re.M | re.X)
 
 
+# Commands of math renderers that make links: their target passes the link rule.
+_TEX_LINKS = {"href", "url"}
+# Commands that define macros (a macro can spell "\href" out of pieces, out of sight of
+# the rule above), load extensions, or put CSS and ids on the page (MathJax's html
+# extension): dropped, their arguments stay as plain maths.
+_TEX_DROPPED = {"def", "gdef", "edef", "xdef", "let", "futurelet", "newcommand",
+                "renewcommand", "providecommand", "newenvironment", "renewenvironment",
+                "DeclareMathOperator", "require", "class", "cssId", "style", "data",
+                "unicode", "htmlClass", "htmlId", "htmlStyle", "htmlData", "includegraphics"}
+_TEX_COMMAND = re.compile(r"\\(?:([A-Za-z]+)\*?|.)", re.S)
+
+
+def _brace_group(latex: str, start: int) -> tuple[str, int] | None:
+    """The content of the ``{...}`` group at ``start`` (after spaces) and the index after
+    it, or None when no balanced group starts there."""
+    i = start
+    while i < len(latex) and latex[i] in " \t\n":
+        i += 1
+    if i >= len(latex) or latex[i] != "{":
+        return None
+    depth, j = 0, i
+    while j < len(latex):
+        ch = latex[j]
+        if ch == "\\":
+            j += 2
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return latex[i + 1:j], j + 1
+        j += 1
+    return None
+
+
+def latex_links_safe(latex: str) -> str:
+    """``\\href``/``\\url`` kept only with a target the link rule allows
+    (:func:`.links.safe_url`); otherwise the command and its target go, and an
+    ``\\href``'s text stays as maths. Macro definitions and the commands in
+    :data:`_TEX_DROPPED` are dropped."""
+    out: list[str] = []
+    pos = 0
+    for m in _TEX_COMMAND.finditer(latex):
+        if m.start() < pos:  # inside a link target already consumed
+            continue
+        name = m.group(1)
+        if name in _TEX_DROPPED:
+            out.append(latex[pos:m.start()] + " ")
+            pos = m.end()
+        elif name in _TEX_LINKS:
+            group = _brace_group(latex, m.end())
+            out.append(latex[pos:m.start()])
+            if group is not None and safe_url(group[0]) == group[0].strip():
+                out.append(latex[m.start():group[1]])
+            else:
+                out.append(" ")
+            pos = group[1] if group is not None else m.end()
+    out.append(latex[pos:])
+    return "".join(out)
+
+
 def _latex_safe(latex: str, in_pipe_table: bool) -> str:
     out: list[str] = []
     prev_word = ""
@@ -154,8 +216,10 @@ def latex_inline(latex: str, in_pipe_table: bool = False) -> str:
     the like), a ``$`` inside becomes ``\\$``, a backtick ``\\backprime``, an
     entity-like ``&name;`` gets an empty group after its ``&``, ``](`` becomes
     ``]{}(``, line breaks become spaces, and in a pipe table ``|`` becomes ``\\vert``.
+    Links in the maths pass the link rule (:func:`latex_links_safe`).
     """
-    return _latex_safe(unify_newlines(latex).replace("\n", " ").strip(), in_pipe_table)
+    latex = latex_links_safe(unify_newlines(latex)).replace("\n", " ").strip()
+    return _latex_safe(latex, in_pipe_table)
 
 
 def latex_display(latex: str) -> str:
@@ -165,7 +229,7 @@ def latex_display(latex: str) -> str:
     start any block), and a line that would start a list, heading or quote gets an
     empty group ``{}`` in front.
     """
-    lines = [l.strip() for l in unify_newlines(latex).split("\n")]
+    lines = [l.strip() for l in latex_links_safe(unify_newlines(latex)).split("\n")]
     text = _latex_safe("\n".join(l for l in lines if l), False)
     return _TEX_LINE_START.sub(r"\1{}", text)
 

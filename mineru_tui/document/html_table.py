@@ -13,7 +13,8 @@ import html
 import re
 from html.parser import HTMLParser
 
-from mineru_tui.document.escaping import ORDERED_MARKER, list_marker, unify_newlines
+from mineru_tui.document.escaping import (ORDERED_MARKER, latex_links_safe, list_marker,
+                                          unify_newlines)
 from mineru_tui.document.links import safe_image_name, safe_url
 from mineru_tui.document.model import Block, BlockType, Cell, Span, SpanType, Table, merge_spans, walk
 
@@ -89,9 +90,9 @@ def _lines_html(block: Block, image_prefix: str) -> str:
                     t = f'<a href="{html.escape(url, quote=True)}">{t}</a>'
                 pieces.append(t)
             elif s.type == SpanType.INLINE_EQUATION:
-                pieces.append(f"${_text(s.content.strip())}$")
+                pieces.append(f"${_text(latex_links_safe(s.content).strip())}$")
             elif s.type == SpanType.INTERLINE_EQUATION:
-                pieces.append(f"$${_text(s.content.strip())}$$")
+                pieces.append(f"$${_text(latex_links_safe(s.content).strip())}$$")
             elif s.type == SpanType.FOOTNOTE_REF:
                 pieces.append(f"[^{_text(s.content)}]")
             elif s.type == SpanType.IMAGE and s.image_path:

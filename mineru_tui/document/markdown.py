@@ -6,6 +6,7 @@ Tables become pipe tables, or HTML when cells are merged or nested; equations
 
 from __future__ import annotations
 
+from mineru_tui.document.controls import without_controls
 from mineru_tui.document.escaping import (code_fence, code_span, escape_md, latex_display,
                                           latex_inline, list_marker, note_definition, note_label)
 from mineru_tui.document.html_table import table_body_html, table_span
@@ -238,8 +239,10 @@ def to_markdown(doc: Document, image_prefix: str = "images/") -> str:
     """The whole document as Markdown; discarded blocks (headers, footers) are left out.
 
     ``image_prefix`` is prepended to image names: ``"images/"`` for the MinerU output
-    folder, ``""`` when images are referenced by name only (stdout).
+    folder, ``""`` when images are referenced by name only (stdout). Control and bidi-
+    override characters are dropped first (:mod:`.controls`).
     """
+    doc = without_controls(doc)
     parts = []
     for page in doc.pages:
         for block in page.para_blocks:

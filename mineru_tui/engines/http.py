@@ -62,6 +62,16 @@ from mineru_tui.engines.events import (
 )
 
 DEFAULT_CONCURRENCY = 8  # requests in flight per server (vLLM takes far more; llama.cpp: its slots)
+# What a server may send, checked here whatever it was asked (a hostile or broken server
+# must not hang or swell the run; see README, "What a hostile server or PDF can do"):
+DEFAULT_MAX_TOKENS = 16384  # the answer's length when the request sets none
+MAX_CHARS_PER_TOKEN = 64  # text beyond max tokens x this is cut (a token is a few characters)
+MAX_SSE_LINE = 1 << 20  # one event-stream line (one JSON chunk)
+MAX_LINES_AFTER_LIMIT = 16  # lines read after max tokens (the finish and usage chunks)
+MAX_STREAM_BYTES = 256 << 20  # everything one answer's stream may send
+MAX_ERROR_BODY = 64 << 10  # what is read of a non-200 answer
+MAX_MODELS_BYTES = 1 << 20  # the /v1/models answer
+DEFAULT_REQUEST_SECONDS = 1800.0  # one request, from sending to the last byte
 MAX_RETRY_AFTER_S = 60.0
 MAX_THROTTLED = 8  # 429 answers tolerated per request
 FAILS_TO_TAKE_OUT = 3  # consecutive server faults that take a server out
@@ -109,14 +119,25 @@ class Server:
             self.fails = 0
 
     def models(self, timeout: float = 5.0) -> list[str]:
-        """The served model ids (raises httpx errors / WireError)."""
-        resp = self.client.get(self.models_url, timeout=timeout)
-        if resp.status_code != 200:
-            raise WireError(f"/models answered HTTP {resp.status_code}")
+        """The served model ids (raises httpx errors / WireError); the answer is read only
+        up to :data:`MAX_MODELS_BYTES` and within ``timeout`` seconds in all."""
+        import json
+
+        deadline = time.monotonic() + timeout
+        with self.client.stream("GET", self.models_url, timeout=timeout) as resp:
+            if resp.status_code != 200:
+                raise WireError(f"/models answered HTTP {resp.status_code}")
+            body = bytearray()
+            for part in resp.iter_bytes():
+                body += part
+                if len(body) > MAX_MODELS_BYTES:
+                    raise WireError(f"/models answered more than {MAX_MODELS_BYTES >> 20} MiB")
+                if time.monotonic() > deadline:
+                    raise WireError(f"/models did not finish answering within {timeout:g} s")
         try:
-            data = resp.json().get("data", [])
+            data = json.loads(bytes(body)).get("data", [])
             return [str(m["id"]) for m in data]
-        except (ValueError, AttributeError, KeyError, TypeError):
+        except (ValueError, AttributeError, KeyError, TypeError, RecursionError):
             raise WireError("/models did not answer the OpenAI format") from None
 
     def check(self) -> bool:
@@ -160,8 +181,17 @@ class _Job:
     attempts: int = 0  # retryable failures so far
     throttled: int = 0  # 429 answers so far
     not_before: float = 0.0  # monotonic time before which it must not be retried
-    shown: str = ""  # text already emitted as TokenEvents
+    shown: list[str] = field(default_factory=list)  # text already emitted as TokenEvents
+    shown_len: int = 0
     diverged: bool = False  # a retry produced other text than was shown: stop streaming it
+
+
+@dataclass
+class _Progress:
+    """One attempt's text so far, as far as :meth:`HttpEngine._show` needs it."""
+
+    pos: int = 0  # characters this attempt produced
+    shown_text: str | None = None  # the job's shown text joined (only when a retry compares)
 
 
 @dataclass
@@ -199,7 +229,9 @@ class HttpEngine:
     name = "http"
 
     def __init__(self, servers: list[Server], model_id: str, *, retries: int = 3,
-                 backoff: float = 0.5, health_interval: float = 5.0):
+                 backoff: float = 0.5, health_interval: float = 5.0,
+                 request_seconds: float = DEFAULT_REQUEST_SECONDS):
+        self.request_seconds = request_seconds
         self.servers = servers
         self.model_id = model_id
         self.retries = retries
@@ -388,20 +420,29 @@ class HttpEngine:
             except (OSError, ValueError) as e:
                 raise _Failed(f"cannot send the image ({e})") from None
         started = time.perf_counter()
+        deadline = time.monotonic() + self.request_seconds
+        max_tokens = req.max_new_tokens or DEFAULT_MAX_TOKENS
+        max_chars = max_tokens * MAX_CHARS_PER_TOKEN
         hold = EndTokenHoldBack(self.end_token)
-        visible = ""
-        n_chunks = 0
+        progress = _Progress()
+        n_chunks = n_chars = after_limit = 0
         first = last = 0.0
         finish = None
         prompt_tokens = completion_tokens = None
         try:
             with server.client.stream("POST", server.chat_url, json=job.body) as resp:
                 if resp.status_code != 200:
-                    resp.read()
+                    _read_some(resp, MAX_ERROR_BODY)
                     self._raise_for_status(resp)
-                for line in resp.iter_lines():
+                for line in _sse_lines(resp, deadline, self.request_seconds):
                     if call.stop or (call.cancel is not None and call.cancel.is_set()):
                         return None
+                    at_limit = n_chunks >= max_tokens or n_chars >= max_chars
+                    if at_limit:  # only the finish and usage chunks may follow, a few lines
+                        after_limit += 1
+                        if after_limit > MAX_LINES_AFTER_LIMIT:
+                            finish = "length"
+                            break
                     chunk = parse_sse_line(line)
                     if chunk is None:
                         continue
@@ -411,14 +452,18 @@ class HttpEngine:
                         prompt_tokens, completion_tokens = chunk.prompt_tokens, chunk.completion_tokens
                     if chunk.finish_reason is not None:
                         finish = chunk.finish_reason
+                    if chunk.content and at_limit:  # more than asked for: the answer ends here
+                        finish = "length"
+                        break
                     if chunk.content:
                         now = time.perf_counter()
                         if n_chunks == 0:
                             first = now
                         last = now
                         n_chunks += 1
-                        visible += hold.push(chunk.content)
-                        self._show(call, job, visible, n_chunks)
+                        text = chunk.content[:max_chars - n_chars]
+                        n_chars += len(text)
+                        self._show(call, job, hold.push(text), n_chunks, progress)
         except (httpx.ConnectError, httpx.ConnectTimeout) as e:
             raise _ServerDown(_why(e)) from None
         except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as e:
@@ -427,37 +472,48 @@ class HttpEngine:
             raise _Retry(str(e)) from None
         if finish is None:
             raise _Retry("the stream ended before the answer was complete")
-        visible += hold.flush()
-        self._show(call, job, visible, n_chunks)
+        self._show(call, job, hold.flush(), n_chunks, progress)
         if finish not in ("stop", "length"):
             raise _Failed(f"the server ended the answer with finish_reason {finish!r}")
-        n_tokens = completion_tokens if completion_tokens is not None else n_chunks
+        n_tokens = completion_tokens if isinstance(completion_tokens, int) else n_chunks
+        n_tokens = min(max(n_tokens, 0), max_tokens)
         timing = Timing(
             first_token_s=(first - started) if n_chunks else 0.0,
             prefill_s=(first - started) if n_chunks else 0.0,
-            prefill_tokens=prompt_tokens or 0,
+            prefill_tokens=prompt_tokens if isinstance(prompt_tokens, int) else 0,
             decode_s=(last - first) if n_chunks else 0.0,
             decode_tokens=max(n_tokens - 1, 0),
             decode_steps=max(n_tokens - 1, 0),
             total_s=time.perf_counter() - started,
         )
-        return GenerationResult([], hold.final(), finish, timing, prompt_tokens=prompt_tokens or 0)
+        return GenerationResult([], hold.final(), finish, timing,
+                                prompt_tokens=prompt_tokens if isinstance(prompt_tokens, int) else 0)
 
-    def _show(self, call: _Call, job: _Job, visible: str, n: int) -> None:
-        """Emit the part of ``visible`` not shown yet (see the module docstring on retries)."""
-        if job.diverged or len(visible) <= len(job.shown):
+    def _show(self, call: _Call, job: _Job, delta: str, n: int, progress: _Progress) -> None:
+        """Emit the part of this attempt's new text ``delta`` not shown yet (see the module
+        docstring on retries). Each character is looked at once: linear in the answer."""
+        start = progress.pos
+        progress.pos += len(delta)
+        if job.diverged or not delta:
             return
-        if not visible.startswith(job.shown):
-            job.diverged = True
+        overlap = min(len(delta), max(job.shown_len - start, 0))
+        if overlap:  # a retry repeating text shown before: it must be the same text
+            if progress.shown_text is None:
+                progress.shown_text = "".join(job.shown)
+            if progress.shown_text[start:start + overlap] != delta[:overlap]:
+                job.diverged = True
+                return
+        new = delta[overlap:]
+        if not new:
             return
-        delta = visible[len(job.shown):]
-        job.shown = visible
-        call.events.put(TokenEvent(job.index, -1, delta, n, time.perf_counter() - call.t0))
+        job.shown.append(new)
+        job.shown_len += len(new)
+        call.events.put(TokenEvent(job.index, -1, new, n, time.perf_counter() - call.t0))
 
     @staticmethod
     def _raise_for_status(resp: Any) -> None:
         code = resp.status_code
-        text = resp.text.replace("\n", " ")[:200]
+        text = getattr(resp, "_some_text", "").replace("\n", " ")[:200]
         if code == 429:
             after = None
             value = resp.headers.get("retry-after")
@@ -493,6 +549,46 @@ class HttpEngine:
             server.close()
 
 
+def _read_some(resp: Any, limit: int) -> None:
+    """Read at most ``limit`` bytes of an (error) answer, kept as ``resp._some_text``."""
+    body = bytearray()
+    for part in resp.iter_bytes():
+        body += part
+        if len(body) >= limit:
+            break
+    resp._some_text = bytes(body[:limit]).decode("utf-8", "replace")
+
+
+def _sse_lines(resp: Any, deadline: float, seconds: float) -> Iterator[str]:
+    """The event stream's lines, bounded: each at most :data:`MAX_SSE_LINE` bytes, all of
+    them at most :data:`MAX_STREAM_BYTES`, and the whole answer before ``deadline``.
+    Lines are cut from the bytes as they come (linear in the stream's length)."""
+    pending = bytearray()
+    total = 0
+    for part in resp.iter_bytes():
+        total += len(part)
+        if total > MAX_STREAM_BYTES:
+            raise _Failed(f"the answer's stream went over {MAX_STREAM_BYTES >> 20} MiB")
+        if time.monotonic() > deadline:
+            raise _Failed(f"no complete answer within {seconds:g} s")
+        start = 0
+        while True:
+            end = part.find(b"\n", start)
+            if end < 0:
+                break
+            pending += part[start:end]
+            start = end + 1
+            if len(pending) > MAX_SSE_LINE:
+                raise _Failed(f"an event-stream line longer than {MAX_SSE_LINE >> 20} MiB")
+            yield pending.decode("utf-8", "replace")
+            pending.clear()
+        pending += part[start:]
+        if len(pending) > MAX_SSE_LINE:
+            raise _Failed(f"an event-stream line longer than {MAX_SSE_LINE >> 20} MiB")
+    if pending:
+        yield pending.decode("utf-8", "replace")
+
+
 def split_urls(urls: Sequence[str]) -> list[str]:
     """``("a,b", "c")`` -> ``["a", "b", "c"]`` (``--server-url`` takes commas and repeats)."""
     return [u.strip() for item in urls for u in item.split(",") if u.strip()]
@@ -500,8 +596,11 @@ def split_urls(urls: Sequence[str]) -> list[str]:
 
 def connect(urls: Sequence[str], model: str | None = None, *, concurrency: int = 0,
             timeout: float = 600.0, connect_timeout: float = 10.0, retries: int = 3,
-            backoff: float = 0.5, health_interval: float = 5.0) -> HttpEngine:
-    """Check the servers and resolve the model name; EngineError (one line) when none answers."""
+            backoff: float = 0.5, health_interval: float = 5.0,
+            request_seconds: float = DEFAULT_REQUEST_SECONDS) -> HttpEngine:
+    """Check the servers and resolve the model name; EngineError (one line) when none answers.
+
+    ``timeout`` bounds each wait for bytes, ``request_seconds`` one request in all."""
     urls = split_urls(urls)
     if not urls:
         raise EngineError("the http engine needs --server-url URL[,URL...]")
@@ -536,7 +635,8 @@ def connect(urls: Sequence[str], model: str | None = None, *, concurrency: int =
         model = names[0]
     elif not any(model in listed[s] for s in up):
         raise EngineError(f"no server serves the model {model!r} (they list: {', '.join(names)})")
-    return HttpEngine(servers, model, retries=retries, backoff=backoff, health_interval=health_interval)
+    return HttpEngine(servers, model, retries=retries, backoff=backoff, health_interval=health_interval,
+                      request_seconds=request_seconds)
 
 
 def open_engine(options: EngineOptions) -> HttpEngine:
@@ -545,7 +645,8 @@ def open_engine(options: EngineOptions) -> HttpEngine:
     try:
         timeout = float(extra.get("timeout", 600))
         retries = int(extra.get("retries", 3))
+        request_seconds = float(extra.get("request_timeout", DEFAULT_REQUEST_SECONDS))
     except ValueError as e:
         raise EngineError(f"http engine setting: {e}") from None
     return connect(options.server_urls, options.server_model, concurrency=options.concurrency,
-                   timeout=timeout, retries=retries)
+                   timeout=timeout, retries=retries, request_seconds=request_seconds)

@@ -183,30 +183,34 @@ class EndTokenHoldBack:
 
     def __init__(self, token: str):
         self.token = token
-        self.text = ""
-        self.emitted = 0
+        # Emitted text as parts, joined once at the end: an answer in thousands of tiny
+        # chunks costs linear time, not quadratic (a string grown by += is copied each time).
+        self._parts: list[str] = []
+        self._pending = ""  # the held-back tail: at most len(token) characters
 
     def push(self, delta: str) -> str:
-        self.text += delta
+        text = self._pending + delta
         keep = 0
         if self.token:
-            for n in range(min(len(self.token), len(self.text)), 0, -1):
-                if self.token.startswith(self.text[-n:]):
+            for n in range(min(len(self.token), len(text)), 0, -1):
+                if self.token.startswith(text[-n:]):
                     keep = n
                     break
-        out = self.text[self.emitted:len(self.text) - keep]
-        self.emitted += len(out)
+        out = text[:len(text) - keep]
+        self._pending = text[len(text) - keep:]
+        if out:
+            self._parts.append(out)
         return out
 
     def final(self) -> str:
         """The full answer, end token stripped."""
-        if self.token and self.text.endswith(self.token):
-            return self.text[: -len(self.token)]
-        return self.text
+        tail = "" if self.token and self._pending == self.token else self._pending
+        return "".join(self._parts) + tail
 
     def flush(self) -> str:
         """What is still held back once the stream ended (all but a complete end token)."""
-        final = self.final()
-        out = final[self.emitted:]
-        self.emitted = len(final)
+        out = "" if self.token and self._pending == self.token else self._pending
+        self._pending = ""
+        if out:
+            self._parts.append(out)
         return out

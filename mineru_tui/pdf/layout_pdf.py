@@ -123,13 +123,20 @@ def _copy_pdf_page(out, sources: dict, path: Path, index: int):
     PDFium's page XObject already maps the crop box, turned by /Rotate, onto
     (0, 0)-(width, height) of the displayed page, so it is placed as is.
     """
-    from mineru_tui.pdf.reader import open_pdf
+    from mineru_tui.pdf.reader import PageError, open_pdf
 
     src = sources.get(path)
     if src is None:
         src = sources[path] = open_pdf(path)
-    with src.page(index) as sp:
-        w, h = sp.size_pt
+    try:
+        with src.page(index) as sp:
+            w, h = sp.size_pt
+    except PageError:  # a page that was not read (refused by the page probe): a blank page
+        try:
+            w, h = src.raw.get_page_size(index)  # from the page's dictionary, not its content
+        except Exception:  # noqa: BLE001 - any size will do for a blank page
+            w, h = 612.0, 792.0
+        return out.new_page(w if w > 0 else 612.0, h if h > 0 else 792.0), (w, h)
     page = out.new_page(w, h)
     xobject = src.raw.page_as_xobject(index, out)
     page.insert_obj(xobject.as_pageobject())

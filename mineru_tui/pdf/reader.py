@@ -59,6 +59,9 @@ class PdfPage:
     def raw(self):
         """The ``pypdfium2.PdfPage`` (loaded on demand)."""
         if self._page is None:
+            refused = self.document.probe_page(self.index)
+            if refused:
+                raise PageError(f"page {self.number} cannot be loaded: {refused}")
             try:
                 self._page = self.document.raw[self.index]
             except Exception as err:  # pypdfium2 raises PdfiumError; anything else is damage too
@@ -197,11 +200,24 @@ class PdfDocument:
     image). A page kept by the caller reopens itself if used again.
     """
 
-    def __init__(self, path: Path, raw, selected: list[int]):
+    def __init__(self, path: Path, raw, selected: list[int], password: str | None = None):
         self.path = path
         self.raw = raw  # pypdfium2.PdfDocument
         self.selected = selected
         self.page_count_total = len(raw)
+        self.password = password
+        self._probe = None  # the child process that parses pages first (pdf/probe.py)
+
+    def probe_page(self, index: int) -> str | None:
+        """Why page ``index`` must not be loaded here (its parse died, or went over the
+        memory, object or time limit in a child process), or None; see :mod:`.probe`."""
+        from mineru_tui.pdf import probe
+
+        if not probe.enabled():
+            return None
+        if self._probe is None:
+            self._probe = probe.PageProbe(self.path, self.password)
+        return self._probe.check(index)
 
     def __len__(self) -> int:
         return len(self.selected)
@@ -227,6 +243,9 @@ class PdfDocument:
             previous.release()
 
     def close(self) -> None:
+        if self._probe is not None:
+            self._probe.close()
+            self._probe = None
         self.raw.close()
 
     def __enter__(self) -> PdfDocument:
@@ -263,7 +282,7 @@ def open_pdf(path, pages: str | None = None, password: str | None = None) -> Pdf
     except BaseException:
         raw.close()
         raise
-    return PdfDocument(path, raw, selected)
+    return PdfDocument(path, raw, selected, password)
 
 
 def _open_failure(path: Path, code: int, password: str | None) -> str:

@@ -28,6 +28,7 @@ from mineru_tui.events import PageDone, PageStarted
 __all__ = ["PagesInterrupted", "read_pages", "rebuild"]
 
 MODEL_JSON = "_model.json"
+LAYOUT_CUT = "the layout answer has"  # the start of protocol.parse_layout's warning
 LAYOUT_PDF = "_layout.pdf"
 
 
@@ -102,6 +103,11 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
             except (MemoryError, RecursionError) as e:
                 page, record = _failed_page(item, f"{type(e).__name__} while reading this page", doc)
                 failed.append(record["error"])
+            except Exception as e:  # noqa: BLE001 - whatever else a page's answers cause: this page only
+                why = " ".join(str(e).split())[:160]
+                page, record = _failed_page(item, f"internal error while reading this page "
+                                                  f"({type(e).__name__}{': ' + why if why else ''})", doc)
+                failed.append(record["error"])
             records.append(record)
             doc.pages.append(page)
             markdown = _page_markdown(doc, page) if options.page_markdown else None
@@ -138,6 +144,9 @@ def _note_block_failures(doc, number: int, record: dict) -> None:
         if why:
             extra = f" ({b['_error']})" if b.get("_error") else ""
             doc.warnings.append(cut_warning(f"page {number}, block {i + 1} ({b['type']}): {why}{extra}"))
+    for w in record.get("warnings", []):  # the layout answer had more blocks than a page may
+        if w.startswith(LAYOUT_CUT):
+            doc.warnings.append(cut_warning(f"page {number}: {w}"))
 
 
 def _text_layer_page(item, doc):
@@ -287,7 +296,10 @@ def _finish(doc, records, path, detected, settings, engine, merge):
 
 
 def _json_bytes(data) -> bytes:
-    return (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+    # The raw answers, with DEL, C1 and bidi controls written as escapes (as output's JSON)
+    from mineru_tui.console import JSON_ESCAPED
+    text = json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+    return JSON_ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
 
 
 def _layout_bytes(source: Path, kind: str, records: list[dict]) -> bytes:

@@ -14,6 +14,7 @@ warnings instead of letting them reach stderr.
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 from collections.abc import Iterator
 from functools import lru_cache
@@ -79,9 +80,40 @@ def text_request(page_image, max_new_tokens: int | None) -> Request:
     return Request(img, h.prompts["[default]"], knobs(h.sampling_params.get("[default]")), max_new_tokens)
 
 
-def parse_layout(answer: str) -> list:
-    """The layout answer as the library's ``ContentBlock`` list (reading order)."""
+# Blocks one page's layout may have: real pages have tens, a dense one a few hundred. The
+# library de-duplicates boxes pairwise (quadratic), so a 62,500-box answer from a hostile
+# server would take minutes; beyond this the rest of the answer is dropped with a warning.
+MAX_LAYOUT_BLOCKS = 1000
+_BOX_START = "<|box_start|>"
+# Coordinates are 0-1000; a number of 5 or more digits is out of range. Python refuses to
+# parse one of more than 4,300 digits (ValueError), so it never reaches the library.
+_LONG_NUMBER = re.compile(r"\d{5,}")
+
+
+def parse_layout(answer: str, max_blocks: int | None = None) -> list:
+    """The layout answer as the library's ``ContentBlock`` list (reading order).
+
+    Bounded before the library sees it: a coordinate of 5 or more digits becomes an
+    out-of-range box (dropped with the library's own warning), and only the first
+    ``max_blocks`` boxes are kept (a page warning says how many were dropped).
+    """
+    max_blocks = max_blocks or MAX_LAYOUT_BLOCKS
+    answer = _LONG_NUMBER.sub("1001", answer)
+    starts = answer.count(_BOX_START)
+    if starts > max_blocks:
+        cut = -1
+        for _ in range(max_blocks + 1):
+            cut = answer.index(_BOX_START, cut + 1)
+        answer = answer[:cut]
+        _warn(f"the layout answer has {starts:,} blocks; only the first {max_blocks:,} are read")
     return helper(False).parse_layout_output(answer)
+
+
+def _warn(message: str) -> None:
+    """A page warning, as the library's logged warnings become (see capture_warnings)."""
+    target = getattr(_capture, "warnings", None)
+    if target is not None:
+        target.append(message)
 
 
 def block_requests(page_image, blocks: list, image_analysis: bool,

@@ -9,6 +9,7 @@ per text delta, a last chunk with ``finish_reason``, then (with
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import time
@@ -70,13 +71,15 @@ def create_app(engine: Engine, model_name: str, *, max_tokens: int | None = None
              "owned_by": "mineru-tui", "max_model_len": max_tokens}]})
 
     async def chat(http: HttpRequest) -> Response:
-        raw = await http.body()
-        if len(raw) > MAX_BODY_BYTES:
+        raw = await _body(http, MAX_BODY_BYTES)
+        if raw is None:
             return _error(413, f"the body is larger than {MAX_BODY_BYTES // 2**20} MB")
         try:
             body = json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError):
             return _error(400, "the body is not valid JSON")
+        except RecursionError:
+            return _error(400, "the body's JSON is nested too deeply")
         try:
             chat_req = parse_chat_request(body, max_tokens)
         except BadRequest as e:
@@ -90,16 +93,24 @@ def create_app(engine: Engine, model_name: str, *, max_tokens: int | None = None
         if chat_req.stream:
             return StreamingResponse(_sse(pending, rid, created, model_name, chat_req.include_usage),
                                      media_type="text/event-stream")
-        text: list[str] = []
+        # A client that leaves before its answer cancels it: the batcher stops the work
+        # when every request of the batch is gone, and the next request does not wait.
+        gone = asyncio.ensure_future(_disconnected(http))
         try:
             while True:
-                kind, item = await pending.events.get()
+                got = asyncio.ensure_future(pending.events.get())
+                await asyncio.wait({got, gone}, return_when=asyncio.FIRST_COMPLETED)
+                if not got.done():
+                    got.cancel()
+                    pending.cancelled = True
+                    return Response(status_code=499)  # nobody reads it
+                kind, item = got.result()
                 if kind == "token":
-                    text.append(item.text_delta)
                     continue
                 result: GenerationResult = item
                 break
         finally:
+            gone.cancel()
             if not pending.finished:
                 pending.cancelled = True
         if result.finish_reason in ("error", "cancelled"):
@@ -123,6 +134,28 @@ def create_app(engine: Engine, model_name: str, *, max_tokens: int | None = None
         lifespan=lifespan,
         exception_handlers={404: not_found, 405: not_allowed},
     )
+
+
+async def _body(http: HttpRequest, limit: int) -> bytes | None:
+    """The request body, or None as soon as it is known to be larger than ``limit``: from
+    its Content-Length before reading, or while it streams in (chunked uploads)."""
+    declared = http.headers.get("content-length")
+    if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+        return None
+    body = bytearray()
+    async for part in http.stream():
+        body += part
+        if len(body) > limit:
+            return None
+    return bytes(body)
+
+
+async def _disconnected(http: HttpRequest) -> None:
+    """Return when the client has gone away (after the body was read)."""
+    while True:
+        message = await http.receive()
+        if message["type"] == "http.disconnect":
+            return
 
 
 async def _sse(pending: Pending, rid: str, created: int, model: str, include_usage: bool):

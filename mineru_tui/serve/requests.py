@@ -15,11 +15,17 @@ import base64
 import binascii
 import io
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
 from mineru_tui.engines.base import Request
 from mineru_tui.engines.params import SamplingParams
+
+
+# Pixels of one image: a page rendered as MinerU renders it is at most 3500 px on its long
+# edge (12 MP); beyond this, decoding alone costs seconds and hundreds of MB per request.
+MAX_IMAGE_PIXELS = 40_000_000
 
 
 class BadRequest(ValueError):
@@ -65,13 +71,22 @@ def _image(url: Any) -> bytes:
         raise BadRequest("the image data URL is not valid base64") from None
     if not data:
         raise BadRequest("the image is empty")
-    try:  # a cheap header check, so one bad image fails alone and not its whole batch
-        from PIL import Image, UnidentifiedImageError
+    from PIL import Image, UnidentifiedImageError
 
-        with Image.open(io.BytesIO(data)) as im:
-            im.verify()
+    try:  # a cheap header check, so one bad image fails alone and not its whole batch
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # refused below
+            with Image.open(io.BytesIO(data)) as im:
+                width, height = im.size
+                if width * height <= MAX_IMAGE_PIXELS:
+                    im.verify()
+    except Image.DecompressionBombError:  # a header claiming billions of pixels
+        width = height = None
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
         raise BadRequest("the image cannot be read (not a PNG/JPEG/... image, or corrupt)") from None
+    if width is None or width * height > MAX_IMAGE_PIXELS:
+        size = "more" if width is None else f"{width} x {height} = {width * height:,}"
+        raise BadRequest(f"the image has {size} pixels; at most {MAX_IMAGE_PIXELS:,} are accepted")
     return data
 
 
@@ -115,7 +130,7 @@ def parse_chat_request(body: Any, default_max_tokens: int | None) -> ChatRequest
     image, prompt = _user_content(body.get("messages"))
     if not prompt.strip():
         raise BadRequest("the user message has no text (MinerU sends e.g. '\\nText Recognition:')")
-    if body.get("n", 1) != 1:
+    if _int(body.get("n", 1), "n") != 1:  # true == 1 in Python: refused as not an integer
         raise BadRequest("'n' must be 1")
     xargs = body.get("vllm_xargs") or {}
     if not isinstance(xargs, dict):

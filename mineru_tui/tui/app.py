@@ -23,6 +23,7 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.widgets import DataTable, Footer, Header, Log, TabbedContent, TabPane
 
+from mineru_tui.console import shown
 from mineru_tui.engines.defaults import DEFAULT_MODEL
 from mineru_tui.tui.screens import HelpScreen, OutputScreen
 from mineru_tui.tui.state import Board, Changes, FileRow
@@ -156,10 +157,10 @@ class WatchApp(App[int]):
             self._draw_header()
         log = self.query_one(Log)
         for level, line in ch.log:
-            log.write_line(f"{_LEVEL.get(level, '')}{line}")
+            log.write_line(f"{_LEVEL.get(level, '')}{shown(line)}")
         for level, text in ch.notices:
-            self.notify(text, severity=level if level in ("warning", "error") else "information",
-                        timeout=8)
+            self.notify(shown(text), timeout=8,
+                        severity=level if level in ("warning", "error") else "information")
 
     # -- drawing -------------------------------------------------------------------------------
     def _draw_header(self) -> None:
@@ -176,7 +177,7 @@ class WatchApp(App[int]):
             parts.append(f"{waiting} to read")
         if b.paused:
             parts.append("PAUSED")
-        self.sub_title = " · ".join(parts)
+        self.sub_title = shown(" · ".join(parts))
 
     def _draw_live(self) -> None:
         b = self.board
@@ -264,10 +265,10 @@ class WatchApp(App[int]):
             self.notify("no file selected", severity="warning", timeout=3)
             return
         if row.status in ("queued", "reading"):
-            self.notify(f"{row.name} is already {row.status}", timeout=3)
+            self.notify(f"{shown(row.name)} is already {row.status}", timeout=3)
             return
         self.service.requeue(row.path)
-        self.notify(f"reading {row.name} again", timeout=3)
+        self.notify(f"reading {shown(row.name)} again", timeout=3)
 
     def action_pause(self) -> None:
         """Pause or resume the queue."""
@@ -295,7 +296,7 @@ class WatchApp(App[int]):
     def action_copy_output(self) -> None:
         path, _ = self._output_target()
         self.copy_to_clipboard(path)
-        self.notify(f"copied {path}", timeout=3)
+        self.notify(f"copied {shown(path)}", timeout=3)
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())

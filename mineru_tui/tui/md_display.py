@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
+from mineru_tui.console import shown
+
 _TABLE = re.compile(r"<table>.*?</table>", re.S | re.I)
 
 
@@ -94,7 +96,11 @@ def _pipe_table(html: str) -> str:
 
 
 def for_display(markdown: str) -> str:
-    """The Markdown with every HTML table replaced by a pipe table (blank lines around)."""
-    if "<table" not in markdown.lower():
-        return markdown
-    return _TABLE.sub(lambda m: "\n\n" + _pipe_table(m.group(0)) + "\n\n", markdown)
+    """The Markdown with every HTML table replaced by a pipe table (blank lines around),
+    and every control character (ESC, BEL, C1, bidi overrides; a table cell's ``&#27;``
+    too) written visibly as ``\\xNN`` by the rule of :func:`mineru_tui.console.shown`: a
+    Markdown file in the output folder may be older or someone else's."""
+    markdown = markdown.replace("\r\n", "\n")
+    if "<table" in markdown.lower():
+        markdown = _TABLE.sub(lambda m: "\n\n" + _pipe_table(m.group(0)) + "\n\n", markdown)
+    return shown(markdown, keep="\n\t")

@@ -8,6 +8,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from mineru_tui.console import shown
+
 KEYS = """\
 [b]Keys[/b]
 
@@ -53,10 +55,10 @@ class OutputScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(f"[b]{self.what}[/b]")
-            yield Static(self.path, id="output-path", markup=False)
+            yield Static(shown(self.path), id="output-path", markup=False)
             yield Static("[dim]y copies the path (OSC 52 clipboard) · escape closes[/dim]")
 
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(self.path)
-        self.app.notify(f"copied {self.path}", timeout=3)
+        self.app.notify(f"copied {shown(self.path)}", timeout=3)
         self.dismiss()

@@ -21,9 +21,11 @@ later ones get ``_2``, ``_3``... (case-insensitively), and a path keeps its stem
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import stat
 import tempfile
 import threading
 import time
@@ -53,11 +55,26 @@ class Entry:
 
 
 def file_hash(path: Path) -> str:
-    """The SHA-256 of a file's bytes (read in 1 MiB chunks)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
+    """The SHA-256 of a regular file's bytes (read in 1 MiB chunks).
+
+    Bounded: the file is opened without blocking (a FIFO put in its place cannot hang
+    the watcher), must be a regular file once open (not a device such as ``/dev/zero``),
+    and is read up to the size it had when opened, never further (a file that keeps
+    growing is read again when it changes). OSError otherwise.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        h = hashlib.sha256()
+        left = st.st_size
+        while left > 0:
+            chunk = f.read(min(left, 1 << 20))
+            if not chunk:
+                break
             h.update(chunk)
+            left -= len(chunk)
     return h.hexdigest()
 
 
@@ -78,17 +95,24 @@ class Manifest:
         except FileNotFoundError:
             return
         except (OSError, ValueError) as e:
-            self.load_error = f"cannot read {self.path} ({e}); starting a new one"
+            self.load_error = f"cannot read {self.path} ({' '.join(str(e).split())[:200]}); " \
+                              "starting a new one"
             return
-        if not isinstance(data, dict) or data.get("version") != VERSION:
+        except RecursionError:
+            self.load_error = f"{self.path} is nested too deeply to be a manifest; starting a new one"
+            return
+        files = data.get("files") if isinstance(data, dict) else None
+        stems = data.get("stems") if isinstance(data, dict) else None
+        if (not isinstance(data, dict) or data.get("version") != VERSION
+                or not isinstance(files or {}, dict) or not isinstance(stems or {}, dict)):
             self.load_error = f"{self.path} is not a version {VERSION} manifest; starting a new one"
             return
-        for sha, e in (data.get("files") or {}).items():
-            try:
-                self.files[sha] = Entry(**e)
-            except TypeError:
-                continue
-        self.stems = {str(k): str(v) for k, v in (data.get("stems") or {}).items()}
+        for sha, e in (files or {}).items():
+            entry = _entry(e)
+            if entry is not None:  # an entry of the wrong shape is forgotten: read again
+                self.files[str(sha)] = entry
+        self.stems = {k: v for k, v in (stems or {}).items()
+                      if isinstance(k, str) and _safe_stem(v)}
 
     def lookup(self, sha: str) -> Entry | None:
         with self._lock:
@@ -144,6 +168,31 @@ class Manifest:
             except OSError:
                 pass
             raise
+
+
+_FIELD_TYPES = {"path": str, "status": str, "stem": str, "kind": str, "pages": int,
+                "seconds": (int, float), "reason": str, "finished": str}
+
+
+def _entry(data) -> Entry | None:
+    """A manifest entry from its JSON, or None when it is not one (wrong type, unknown
+    status, an output folder name that is not one plain name)."""
+    if not isinstance(data, dict) or set(data) - set(_FIELD_TYPES) or "path" not in data:
+        return None
+    for key, value in data.items():
+        if isinstance(value, bool) or not isinstance(value, _FIELD_TYPES[key]):
+            return None
+    if data.get("status") not in (DONE, FAILED, NEEDS_MODEL):
+        return None
+    if data.get("stem") and not _safe_stem(data["stem"]):
+        return None
+    return Entry(**data)
+
+
+def _safe_stem(stem) -> bool:
+    """An output folder name that stays inside the output folder: one plain name."""
+    return (isinstance(stem, str) and stem not in ("", ".", "..") and "/" not in stem
+            and "\\" not in stem and "\x00" not in stem)
 
 
 def _umask() -> int:

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -104,7 +105,8 @@ class WatchService:
         self._seen: dict[str, tuple[int, int]] = {}  # path -> (size, mtime_ns) when considered
         self._stop = threading.Event()
         self.settler = Settler(self._on_ready, quiet=self.config.quiet,
-                               interval=self.config.interval, on_error=self._log)
+                               interval=self.config.interval, on_error=self._log,
+                               on_refused=self._refused)
         engine = self.config.engine
         page_setup = Setup(self.config.converter, engine, self.config.reading)
         office_setup = Setup(self.config.office_converter or self.config.converter, engine,
@@ -227,6 +229,11 @@ class WatchService:
             if self.root.is_dir():
                 self._scan_dir(self.root)
 
+    def _refused(self, path: Path, reason: str, unreadable: bool) -> None:
+        """A file the settler cannot read (mode 000) or that is no file (a FIFO): one line."""
+        if not is_ignored(path, self.root, self.out_dir):
+            self._emit(ev.FileFinished(str(path), ev.FAILED if unreadable else ev.SKIPPED, reason))
+
     def _on_ready(self, path: Path) -> None:
         if not is_ignored(path, self.root, self.out_dir):
             self._consider(path, "new")
@@ -241,13 +248,26 @@ class WatchService:
                 return
         try:
             st = path.stat()
+        except OSError as e:
+            if path.exists():
+                self._emit(ev.FileFinished(key, ev.FAILED, f"cannot read: {e.strerror or e}"))
+            return
+        if not stat.S_ISREG(st.st_mode):  # a FIFO put in its place: opening it would block
+            self._emit(ev.FileFinished(key, ev.SKIPPED, "not a regular file (a FIFO, socket or device)"))
+            return
+        self._seen[key] = (st.st_size, st.st_mtime_ns)
+        rel = path.relative_to(self.root).as_posix()
+        # what the file is, from its first bytes, before it is hashed to its end: a file
+        # that is not a document (or no regular file) is never read whole
+        lane = self._lane_for(path, key, None, rel)
+        if lane is None:
+            return
+        try:
             sha = file_hash(path)
         except OSError as e:
             if path.exists():
                 self._emit(ev.FileFinished(key, ev.FAILED, f"cannot read: {e.strerror or e}"))
             return
-        self._seen[key] = (st.st_size, st.st_mtime_ns)
-        rel = path.relative_to(self.root).as_posix()
         assert self.manifest is not None
         entry = self.manifest.lookup(sha)
         if entry is not None and not force:
@@ -268,8 +288,8 @@ class WatchService:
                 return
         if why == "new" and rel in self.manifest.stems:
             why = "changed"
-        lane = self._lane_for(path, key, sha, rel)
-        if lane is None:
+        if isinstance(lane, tuple):  # detection refused it: recorded now that its hash is known
+            self._fail(key, sha, rel, lane[1])
             return
         from mineru_tui.output import output_stem
         stem = self.manifest.stem_for(rel, output_stem(path)[0])
@@ -281,8 +301,10 @@ class WatchService:
         self._emit(ev.FileQueued(key, lane, why))
         self.lanes[lane].submit(Task(key, stem, sha, why))
 
-    def _lane_for(self, path: Path, key: str, sha: str, rel: str) -> str | None:
-        """The lane for a document, or None after reporting a file that is not one."""
+    def _lane_for(self, path: Path, key: str, sha: str | None, rel: str) -> str | tuple | None:
+        """The lane for a document; ``("failed", reason)`` for a document that cannot be read
+        (recorded in the manifest by the caller, once the file is hashed); None after
+        reporting a file that is not a document."""
         from mineru_tui.detect import OFFICE_KINDS, detect, is_reported
         from mineru_tui.errors import InputError
 
@@ -290,7 +312,7 @@ class WatchService:
             det = detect(path)
         except InputError as e:
             if is_reported(path, e):
-                self._fail(key, sha, rel, str(e))
+                return ("failed", str(e))
             else:
                 self._emit(ev.FileFinished(key, ev.SKIPPED, f"not a document ({e})"))
             return None

@@ -6,11 +6,20 @@ path is read only when (1) no event has come for it for ``quiet`` seconds, (2) i
 mtime are the same on two looks ``interval`` seconds apart, and (3) it opens for reading.
 An empty file is given a few more looks (it may be about to be written) before it is handed
 over anyway (the reader then reports "empty file").
+
+Only regular files are looked at: a FIFO, a socket or a device (a link to ``/dev/zero``) is
+reported once and dropped, by ``stat`` before any ``open`` (opening a FIFO blocks until a
+writer comes). The open itself is non-blocking and happens outside the settler's lock, so
+no file can stall the settler or whoever waits for its lock (``stop`` on SIGTERM). A file
+that exists but cannot be opened (mode 000) is reported once and dropped too; a later event
+for it (a chmod, a rewrite) brings it back.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat as stat_mod
 import threading
 import time
 from collections.abc import Callable
@@ -33,9 +42,13 @@ class Settler:
 
     def __init__(self, on_ready: Callable[[Path], None], *, quiet: float = 1.0,
                  interval: float = 0.5, clock: Callable[[], float] = time.monotonic,
-                 on_error: Callable[[str], None] = lambda line: None):
+                 on_error: Callable[[str], None] = lambda line: None,
+                 on_refused: Callable[[Path, str, bool], None] | None = None):
         self.on_ready = on_ready
         self.on_error = on_error
+        # (path, reason, unreadable): a path that is no regular file, or cannot be opened
+        self.on_refused = on_refused or (lambda path, reason, _: on_error(f"{path}: {reason}"))
+        self._refused: dict[Path, tuple[int, int]] = {}  # only the settler's thread uses it
         self.quiet = quiet
         self.interval = interval
         self.clock = clock
@@ -85,12 +98,18 @@ class Settler:
                 self._look(path)
 
     def _look(self, path: Path) -> None:
-        ready = False
         try:
             st = os.stat(path)
             stat = (st.st_size, st.st_mtime_ns)
         except OSError:
             stat = None  # gone (moved away, deleted): forget it
+        if stat is not None and not stat_mod.S_ISREG(st.st_mode):
+            with self._cond:
+                gone = self._pending.pop(path, None)
+            if gone is not None:
+                self._refuse(path, stat, "not a regular file (a FIFO, socket or device)",
+                             unreadable=False)
+            return
         with self._cond:
             p = self._pending.get(path)
             if p is None:
@@ -105,22 +124,52 @@ class Settler:
                 p.empty_looks += 1
                 p.due = self.clock() + self.interval
                 return
-            if _opens(path):
+        opened = _opens(path)  # outside the lock: touch() and stop() never wait for it
+        with self._cond:
+            p = self._pending.get(path)
+            if p is None or p.last != stat:  # touched again meanwhile: its next look decides
+                return
+            if opened is True:
                 del self._pending[path]
-                ready = True
+            elif opened == errno.EACCES or opened == errno.EPERM:
+                del self._pending[path]  # reported once below; a later event brings it back
             else:  # locked by the writer (Windows) or not yet readable: look again later
                 p.due = self.clock() + 2 * self.interval
-        if ready:
-            try:
-                self.on_ready(path)
-            except Exception as e:  # a failing consumer must not kill the settling thread
-                self.on_error(f"{path}: {type(e).__name__}: {e}")
+                return
+        if opened is not True:
+            self._refuse(path, stat, "cannot read: permission denied", unreadable=True)
+            return
+        self._refused.pop(path, None)
+        try:
+            self.on_ready(path)
+        except Exception as e:  # a failing consumer must not kill the settling thread
+            self.on_error(f"{path}: {type(e).__name__}: {e}")
+
+    def _refuse(self, path: Path, stat, reason: str, unreadable: bool) -> None:
+        """Report a path that cannot be read, once for each state of it (a rescan or event
+        that finds it unchanged says nothing again)."""
+        if self._refused.get(path) == stat:
+            return
+        self._refused[path] = stat
+        try:
+            self.on_refused(path, reason, unreadable)
+        except Exception as e:  # noqa: BLE001 - as for on_ready
+            self.on_error(f"{path}: {type(e).__name__}: {e}")
 
 
-def _opens(path: Path) -> bool:
+def _opens(path: Path) -> bool | int:
+    """True when ``path`` opens and reads as a regular file; else the errno why not (0 when
+    it is no regular file once open). Never blocks: opened with ``O_NONBLOCK``."""
     try:
-        with open(path, "rb") as f:
-            f.read(1)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        return e.errno or -1
+    try:
+        if not stat_mod.S_ISREG(os.fstat(fd).st_mode):
+            return 0
+        os.read(fd, 1)
         return True
-    except OSError:
-        return False
+    except OSError as e:
+        return e.errno or -1
+    finally:
+        os.close(fd)

@@ -282,3 +282,23 @@ def test_special_files_are_not_regular(tmp_path):
     os.mkfifo(tmp_path / "pipe.docx")
     assert refused(tmp_path / "pipe.docx") == "not a regular file (a named pipe)"
     assert refused(Path("/dev/null")) == "not a regular file (a device)"
+
+
+def test_a_png_that_mentions_pdf_in_its_first_kilobyte_is_a_png(tmp_path):
+    """Issue 19: the magic number at offset 0 wins over "%PDF-" further in (a tEXt chunk)."""
+    import io
+
+    from PIL import Image, PngImagePlugin
+
+    from mineru_tui.detect import detect
+
+    info = PngImagePlugin.PngInfo()
+    info.add_text("Comment", "%PDF-1.7 not a pdf")
+    buf = io.BytesIO()
+    Image.new("RGB", (8, 8), "white").save(buf, "PNG", pnginfo=info)
+    assert b"%PDF-" in buf.getvalue()[:1024]
+    (tmp_path / "x.png").write_bytes(buf.getvalue())
+    assert detect(tmp_path / "x.png").kind == "image"
+    # a PDF with a few bytes before its header is still a PDF
+    (tmp_path / "y.pdf").write_bytes(b"\n\n%PDF-1.7\n%%EOF\n")
+    assert detect(tmp_path / "y.pdf").kind == "pdf"

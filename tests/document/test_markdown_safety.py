@@ -9,6 +9,7 @@ carries text; see docs/markdown-safety.md for the rules.
 from __future__ import annotations
 
 import html
+import json
 import re
 import unicodedata
 import zipfile
@@ -19,16 +20,35 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
+from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from tests.docx_fixtures import build_docx, run
 from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Page, Span, SpanType,
                                  Table, checkbox_span, equation_block, image_block, list_block,
                                  safe_url, table_block, text_block, text_span, title_block,
                                  to_content_list, to_markdown, to_middle_json)
+from mineru_tui.console import is_control, shown
 from mineru_tui.document.escaping import code_fence, code_span, latex_display, latex_inline
+from mineru_tui.output import dumps_json
+from mineru_tui.tui.md_display import for_display
 
 MD = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
 MD.validateLink = lambda url: True  # judge every link ourselves, not markdown-it's filter
+# What a Markdown reader with maths (MathJax, KaTeX behind a dollar-math parser) typesets
+MATHS = MarkdownIt("commonmark").use(dollarmath_plugin, allow_space=True, double_inline=True)
+
+
+def maths_in(md: str) -> list[str]:
+    """The LaTeX of every maths span and block a dollar-maths Markdown reader finds."""
+    found = []
+
+    def walk(tokens):
+        for t in tokens:
+            if t.type.startswith("math"):
+                found.append(t.content)
+            walk(t.children or [])
+    walk(MATHS.parse(md))
+    return found
 
 # Tags a rendering of our Markdown may hold: what Markdown itself makes, and the few
 # raw tags the writer emits on purpose (sup/sub, <br> in pipe cells, HTML tables).
@@ -118,16 +138,61 @@ def html_problems(markup: str) -> list[str]:
     return audit.problems
 
 
+# What no document output may carry raw: C0 controls but tab and line ends, DEL, C1,
+# lone surrogates, bidi embeddings, overrides and isolates.
+FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff"
+                       "\u202a-\u202e\u2066-\u2069]")
+
+
+def latex_link_problems(text: str) -> list[str]:
+    """``\\href``/``\\url`` commands (as a TeX reader tokenises them) whose target is not a
+    safe link, or which have no target group at all; and macro definitions."""
+    problems = []
+    for m in re.finditer(r"\\(?:([A-Za-z]+)|.)", text, re.S):
+        name = m.group(1)
+        if name in ("def", "gdef", "edef", "xdef", "let", "newcommand", "renewcommand"):
+            problems.append(f"\\{name}")
+        if name not in ("href", "url"):
+            continue
+        rest = text[m.end():].lstrip(" \t\n")
+        depth, target = 0, None
+        for i, ch in enumerate(rest):
+            depth += {"{": 1, "}": -1}.get(ch, 0)
+            if depth <= 0:
+                target = rest[1:i] if i and rest[0] == "{" else None
+                break
+        if target is None or not href_is_safe(target) or _scheme(_decoded(target.replace("\\", ""))) \
+                not in ("http", "https", "mailto", None) or not target.strip():
+            problems.append(f"\\{name}{{{target}}}")
+    return problems
+
+
+def _strings(obj):
+    for _, v in _json_values(obj):
+        if isinstance(v, str):
+            yield v
+
+
 def assert_safe(doc: Document) -> None:
     md = to_markdown(doc)
     rendered = MD.render(md)
     assert not html_problems(rendered), (html_problems(rendered), md, rendered)
-    for entry in to_content_list(doc):
+    assert not FORBIDDEN.search(md), md
+    for maths in maths_in(md):
+        assert not latex_link_problems(maths), (latex_link_problems(maths), md)
+    content_list = to_content_list(doc)
+    for entry in content_list:
         if entry["type"] == "table":
             assert not html_problems(entry["table_body"]), entry
         if entry.get("img_path"):
             assert src_is_safe(entry["img_path"]), entry
-    for value in _json_values(to_middle_json(doc)):
+    for v in _strings(content_list):
+        assert not FORBIDDEN.search(v), v
+    for entry in content_list:  # text is raw in the content list; equations are maths
+        if entry["type"] == "equation":
+            assert not latex_link_problems(entry["text"]), entry
+    middle = to_middle_json(doc)
+    for value in _json_values(middle):
         key, v = value
         if key == "link":
             assert href_is_safe(v) and safe_url(v) == v, v
@@ -135,6 +200,14 @@ def assert_safe(doc: Document) -> None:
             assert not html_problems(v), v
         elif key == "image_path":
             assert src_is_safe(v, ""), v
+    # the JSON files keep the raw text, escaped: none of it raw in the bytes written
+    for data in (middle, content_list):
+        written = dumps_json(data)
+        assert not FORBIDDEN.search(written), written
+        assert json.loads(written) == json.loads(json.dumps(data))
+    # the watch app's Markdown pane shows the Markdown with no control left raw
+    shown_md = for_display(shown(md, keep="\n\t"))
+    assert not any(is_control(c) for c in shown_md if c not in "\n\t"), shown_md
 
 
 def _json_values(obj, key=None):
@@ -323,7 +396,13 @@ ATOMS = ["<", ">", "&", '"', "'", "`", "``", "```", "~~~", "$", "$$", "*", "_", 
          "\n```\n<script>alert(1)</script>", "<javascript:alert(1)>",
          # block starts, and pieces that only bite in combination (a pipe splitting a cell)
          "\n- ", "\n# ", "\n===\n", "\n1. ", "\n|-|-|\n", "\n~~~", "\n    ",
-         "|<img src=x onerror=alert(1)>", "`|<script>"]
+         "|<img src=x onerror=alert(1)>", "`|<script>",
+         # controls a PDF text layer or a model answer can carry, bidi, links in maths
+         "\x1b]2;TITLE\x07", "\x1bc", "\x1b(0", "\x1b[2J", "\x08", "\x7f", "\x9b", "\x85",
+         "\x00", "\x0c", "\x0b", "\x1c", "\u202e", "\u2066", "\u2069", "\ud800",
+         "\\href{javascript:alert(1)}{x}", "\\url{javascript:alert(1)}",
+         "\\href{https://ok.org}{y}", "\\href", "\\url", "{javascript:alert(1)}",
+         "\\def\\h{\\href}", "\\\\"]
 
 text = st.one_of(st.lists(st.sampled_from(ATOMS), max_size=10).map("".join), st.text(max_size=12))
 urls = st.one_of(text, st.sampled_from([
@@ -505,6 +584,10 @@ PLACES = ["span:", "span:code", "span:bold+italic", "span:superscript+strike", "
 @example(t="ja\u200bvascript:alert(1)")
 @example(t="j\u0430vascript:alert(1)")
 @example(t="&#106;avascript:alert(1)")
+@example(t="\x1b]2;TITLE\x07 \x1b[2J \x1bc \x9b31m \u202ecod.exe\u2066")
+@example(t="`\x1b`` \x7f`")
+@example(t="\\href{javascript:alert(1)}{click} \\url{javascript:alert(1)}")
+@example(t="\\href {jav\\{ascript:x}{t}\\newcommand{\\h}{\\href}\\h{javascript:x}{y}")
 def test_any_text_in_each_place(place, t):
     ref = text_block([text_span("see"), Span(SpanType.FOOTNOTE_REF, t)])  # for footnotes
     assert_safe(Document(pages=[Page(0, [ref, _in_place(place, t)])]))
@@ -642,3 +725,40 @@ def test_csv_reader_output_is_safe(cells, delimiter):
         if b"\x00" in path.read_bytes():
             return  # not text: refused, tested in tests/office/test_web_readers.py
         assert_safe(read_csv(path))
+
+
+# ---------------------------------------------------------------------------------------
+# issue 19: controls, bidi and links in maths, from PDF text layers and model answers
+
+HOSTILE_TEXT = "a\x1b]2;TITLE\x07b\x1bc\x1b(0\x08\x7f\x9b2J\u202eexe.txt\u2066c\td"
+
+
+def test_controls_and_bidi_overrides_never_reach_markdown_or_content_list():
+    doc = Document(pages=[Page(0, [text_block([text_span(HOSTILE_TEXT)]),
+                                   title_block([text_span(HOSTILE_TEXT)], 1),
+                                   equation_block("x\x1b[2J + \u202ey")])])
+    md = to_markdown(doc)
+    assert md == "a\\]2;TITLEbc(02Jexe.txtc\td\n\n# a\\]2;TITLEbc(02Jexe.txtc\td\n\n$$\nx[2J + y\n$$\n"
+    assert to_content_list(doc)[0]["text"] == "a]2;TITLEbc(02Jexe.txtc\td"
+    # the middle JSON keeps the text as it is, and its file writes the controls escaped
+    assert to_middle_json(doc)["pdf_info"][0]["para_blocks"][0]["lines"][0]["spans"][0][
+        "content"] == HOSTILE_TEXT
+    written = dumps_json(to_middle_json(doc))
+    assert "\\u001b]2;TITLE\\u0007" in written and "\\u009b" in written and "\\u202e" in written
+    assert not FORBIDDEN.search(written)
+
+
+def test_links_in_maths_pass_the_link_rule():
+    assert latex_inline(r"\href{javascript:alert(1)}{click} + \url{javascript:x}") == r"{click} +"
+    assert latex_inline(r"\href{https://example.org}{ok}") == r"\href{https://example.org}{ok}"
+    assert latex_inline(r"\href{%6Aavascript:x}{a}\url{ja&#x76;ascript:x}") == "{a}"
+    # a macro could spell the command out of pieces: definitions are dropped
+    assert "def" not in latex_inline(r"\def\a#1{\hre#1}\a f{javascript:x}{y}")
+    # in display maths, the content list and a table cell's HTML alike
+    doc = Document(pages=[Page(0, [
+        equation_block(r"\href{javascript:alert(1)}{x}"),
+        table_block(Table([[Cell([text_block([Span(SpanType.INLINE_EQUATION,
+                                                    r"\url{javascript:alert(1)}y")])])]]))])])
+    table_html = [v for k, v in _json_values(to_middle_json(doc)) if k == "html"]
+    for out in (to_markdown(doc), str(to_content_list(doc)), *table_html):
+        assert "javascript" not in out, out

@@ -216,9 +216,13 @@ def _read_safetensors_header(path: Path) -> dict[str, _TensorRef]:
         size = path.stat().st_size
         with open(path, "rb") as f:
             (n,) = struct.unpack("<Q", f.read(8))
-            if n <= 0 or 8 + n > size:
+            if n <= 0 or 8 + n > size or n > 100_000_000:  # the format's own header limit
                 raise ValueError("bad header length")
             header = json.loads(f.read(n))
+            if not isinstance(header, dict):
+                raise ValueError("the header is not a JSON object")
+    except RecursionError:
+        raise ModelError(f"{path}: not a readable safetensors file (its header is nested too deeply)") from None
     except (OSError, ValueError, struct.error, UnicodeDecodeError) as e:
         raise ModelError(f"{path}: not a readable safetensors file ({e})") from None
     refs: dict[str, _TensorRef] = {}
@@ -337,6 +341,19 @@ class Checkpoint:
         return self.generation.eos_token_ids or self.config.eos_token_ids
 
 
+def _check_depths(model_dir: Path, config: ModelConfig, refs: dict) -> None:
+    """The layer counts of config.json against the layers the weights hold, before anything
+    is sized by them: ``num_hidden_layers: 1000000000`` would list (and allocate for) a
+    billion layers' tensors before the first missing one is noticed."""
+    for what, prefix, count in (("num_hidden_layers", "model.layers.", config.text.num_hidden_layers),
+                                ("vision depth", "visual.blocks.", config.vision.depth)):
+        have = {key[len(prefix):].split(".", 1)[0] for key in refs if key.startswith(prefix)}
+        held = sum(1 for i in have if i.isdigit())
+        if count > held:
+            raise ModelError(f"{model_dir}: config.json says {what} {count}, the weights hold "
+                             f"{held} layers")
+
+
 def load_checkpoint(model_dir: str | os.PathLike[str]) -> Checkpoint:
     """Open a checkpoint directory; validate configs and every tensor's presence and shape.
 
@@ -359,6 +376,7 @@ def load_checkpoint(model_dir: str | os.PathLike[str]) -> Checkpoint:
         if not config.text.tie_word_embeddings:
             raise ModelError(f"{model_dir}: missing tensor lm_head.weight (config says tie_word_embeddings=false)")
         aliases["lm_head.weight"] = "model.embed_tokens.weight"
+    _check_depths(model_dir, config, refs)  # before expected_shapes lists every layer's tensors
     expected = expected_shapes(config)
     if "lm_head.weight" in refs:  # some tied releases still store a copy; check it too
         expected["lm_head.weight"] = expected["model.embed_tokens.weight"]

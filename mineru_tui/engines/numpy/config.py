@@ -146,6 +146,8 @@ def read_json(path: Path, what: str) -> dict[str, Any]:
         raise ModelError(f"{path.parent}: no {path.name} — not a Hugging Face checkpoint directory ({what})") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ModelError(f"{path}: cannot read {what}: {e}") from None
+    except RecursionError:
+        raise ModelError(f"{path}: cannot read {what}: its JSON is nested too deeply") from None
     if not isinstance(data, dict):
         raise ModelError(f"{path}: {what} is not a JSON object")
     return data

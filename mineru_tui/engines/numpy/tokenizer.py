@@ -39,6 +39,7 @@ __all__ = [
     "render_chat_template",
 ]
 
+MAX_TOKENIZER_BYTES = 256 << 20  # tokenizer.json; MinerU2.5's (Qwen2's vocabulary) is 7 MiB
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."  # mineru_vl_utils DEFAULT_SYSTEM_PROMPT
 IMAGE_PAD = "<|image_pad|>"
 
@@ -126,6 +127,8 @@ def _read_json_if_exists(path: Path) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ModelError(f"{path}: cannot read ({e})") from None
+    except RecursionError:
+        raise ModelError(f"{path}: cannot read (its JSON is nested too deeply)") from None
     return data if isinstance(data, dict) else {}
 
 
@@ -184,6 +187,13 @@ class Tokenizer:
         path = model_dir / "tokenizer.json"
         if not path.exists():
             raise ModelError(f"{model_dir}: no tokenizer.json (the fast-tokenizer file is required)")
+        try:  # the Rust loader aborts the process on a file too large for it: sized first
+            size = path.stat().st_size
+        except OSError as e:
+            raise ModelError(f"{path}: cannot read it ({e.strerror or e})") from None
+        if size > MAX_TOKENIZER_BYTES:
+            raise ModelError(f"{path}: {size / 2**20:.0f} MiB, larger than a tokenizer can be "
+                             f"({MAX_TOKENIZER_BYTES >> 20} MiB; MinerU2.5's is 7 MiB)")
         try:
             tok = tokenizers.Tokenizer.from_file(str(path))
         except Exception as e:  # tokenizers raises plain Exception subclasses

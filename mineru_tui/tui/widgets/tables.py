@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
+from mineru_tui.console import shown
 from mineru_tui.tui.state import FileRow, PageRow
 
 STATUS_STYLE = {
@@ -66,11 +67,12 @@ class FilesTable(NavTable):
 
 def _file_cell(row: FileRow) -> Text:
     """The name, and for a file that did not read, why (the error goes to its row)."""
-    text = Text(row.name, overflow="ellipsis", no_wrap=True)
+    # names and reasons escaped: a file name can hold ESC and BEL (a terminal title...)
+    text = Text(shown(row.name), overflow="ellipsis", no_wrap=True)
     if row.reason and row.status in ("failed", "needs-model", "skipped", "cancelled"):
-        text.append(f"  {row.reason.split(';')[0]}", style="dim")
+        text.append(f"  {shown(row.reason.split(';')[0])}", style="dim")
     elif row.note:
-        text.append(f"  {row.note}", style="dim")
+        text.append(f"  {shown(row.note)}", style="dim")
     return text
 
 
@@ -121,7 +123,7 @@ class BlocksTable(NavTable):
         for b in page.blocks:
             box = " ".join(f"{v:.2f}" for v in b.bbox)
             state = "" if b.done else " …"
-            self.add_row(Text(str(b.index + 1), justify="right"), b.type + state,
+            self.add_row(Text(str(b.index + 1), justify="right"), shown(b.type) + state,
                          SOURCE_LABEL.get(b.source, b.source), box, key=str(b.index))
         if page.blocks:
             self.move_cursor(row=min(keep, len(page.blocks) - 1), animate=False)
