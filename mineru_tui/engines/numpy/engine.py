@@ -4,7 +4,7 @@ interface.
 Each request keeps its own sampling knobs and ``max_new_tokens`` (the generation loop takes them
 per row), so a page's text, table and formula crops decode in one batch. One ``stream`` call
 takes any number of requests and keeps ``max_batch`` of them decoding: when a row ends, the next
-request takes its place between two decode steps (continuous batching, ``reader/generate.py``).
+request takes its place between two decode steps (continuous batching, ``engines/numpy/generate.py``).
 A request whose image or prompt cannot be used (too thin a crop, a prompt longer than the
 context) ends alone with ``finish_reason="error"``; the others run.
 """
