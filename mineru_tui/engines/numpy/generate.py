@@ -319,8 +319,11 @@ class _Generation:
         try:
             _check(self.cancel)
             while self.waiting or self.live:
-                if self.waiting and len(self.live) < self.max_batch:
-                    yield from self._admit()
+                while self.waiting and len(self.live) < self.max_batch:
+                    waiting = len(self.waiting)
+                    yield from self._admit()  # rows that end at their first token free theirs again
+                    if len(self.waiting) == waiting:
+                        break  # the next request does not fit beside the live rows yet
                 if not self.live:
                     continue  # every joining row ended at its first token
                 _check(self.cancel)
