@@ -32,7 +32,8 @@ Each recognition run reports its live rows per decode step (decode tokens / deco
 
 (the checkpoint comes from ``bench/engine.py --keep``, which leaves it as
 ``mineru-tui-bench-ckpt`` in the system temp folder, the default of ``--ckpt``; ``--quick``
-skips runs 3 and 4.)
+skips runs 3 and 4; ``--rounds N`` runs only 2-4, taking turns N times, each scored by its best
+round, and ``--layout-s S`` skips run 1 and counts S seconds for it in the page totals.)
 """
 
 from __future__ import annotations
@@ -179,7 +180,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ckpt", type=Path, default=Path(tempfile.gettempdir()) / "mineru-tui-bench-ckpt")
     ap.add_argument("--json", type=Path, help="write the numbers here too")
-    ap.add_argument("--quick", action="store_true", help="skip the batch-1 recognition run")
+    ap.add_argument("--quick", action="store_true", help="skip the fixed-batch and batch-1 recognition runs")
+    ap.add_argument("--rounds", type=int, default=0,
+                    help="only the three ways to batch the recognition, taking turns this many times")
+    ap.add_argument("--layout-s", type=float, help="skip the layout run; count this many seconds for it")
     args = ap.parse_args()
     if not (args.ckpt / "config.json").is_file():
         sys.exit(f"bench/pages.py: no checkpoint at {args.ckpt}: make one with "
@@ -200,10 +204,11 @@ def main() -> None:
 
     # 1. layout
     lay = layout_answer()
-    lay_req = protocol.layout_request(page, None)
-    lay_sched = schedule(tok, lay, LAYOUT_TOKENS_PER_BLOCK * len(BLOCKS), stop)
-    results["layout"] = run_forced(engine, [lay_req], [lay_sched], 1)
-    print("layout", results["layout"], flush=True)
+    if args.layout_s is None:
+        lay_req = protocol.layout_request(page, None)
+        lay_sched = schedule(tok, lay, LAYOUT_TOKENS_PER_BLOCK * len(BLOCKS), stop)
+        results["layout"] = run_forced(engine, [lay_req], [lay_sched], 1)
+        print("layout", results["layout"], flush=True)
 
     # the page reader's own crops, prompts and knobs for the parsed layout
     blocks = protocol.parse_layout(lay)
@@ -213,6 +218,22 @@ def main() -> None:
     results["recognition_blocks"] = len(requests)
     results["recognition_answer_tokens"] = sum(len(s) for s in sched)
     results["crop_pixels"] = sum(r.image.size[0] * r.image.size[1] for r in requests)
+
+    if args.rounds:  # the three ways to batch a page's blocks, taking turns; each scored by its best round
+        modes = {"recognition_b8_continuous": (8, True), "recognition_b8_fixed": (8, False),
+                 "recognition_b1": (1, True)}
+        rounds = []
+        for r in range(args.rounds):
+            one = {}
+            for key in (list(modes) if r % 2 == 0 else list(modes)[::-1]):
+                one[key] = run_forced(engine, requests, sched, modes[key][0], continuous=modes[key][1])
+                print(f"round {r + 1}", key, one[key], flush=True)
+            rounds.append(one)
+        results["rounds"] = rounds
+        for key in modes:
+            results[key] = min((one[key] for one in rounds), key=lambda t: t["wall_s"])
+        finish(args, results)
+        return
 
     # 2. every block, one stream at batch 8 with refills
     results["recognition_b8_continuous"] = run_forced(engine, requests, sched, 8)
@@ -232,12 +253,17 @@ def main() -> None:
         # 4. every block, one at a time
         results["recognition_b1"] = run_forced(engine, requests, sched, 1)
         print("recognition batch 1", results["recognition_b1"], flush=True)
+    finish(args, results)
+
+
+def finish(args, results: dict) -> None:
+    """Peak memory, seconds and pages per minute of a page each way; printed (and written)."""
     results["peak_rss_gib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)
-    layout_s = results["layout"]["wall_s"]
+    layout_s = results["layout"]["wall_s"] if "layout" in results else args.layout_s
     for name, key in (("all_blocks_b8_continuous", "recognition_b8_continuous"),
                       ("all_blocks_b8_fixed", "recognition_b8_fixed"), ("all_blocks_b1", "recognition_b1"),
                       ("default_effort_text_pdf", "recognition_default_effort_b8")):
-        if key in results:
+        if key in results and layout_s:
             page_s = layout_s + results[key]["wall_s"]
             results[f"page_s_{name}"] = round(page_s, 1)
             results[f"pages_per_min_{name}"] = round(60 / page_s, 3)
