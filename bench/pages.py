@@ -147,6 +147,15 @@ def run_forced(engine, requests, schedules, max_batch, continuous=True):
                   decode_s=0.0, decode_tokens=0, decode_steps=0, generated=0, wall_s=0.0)
     original, saved_batch = generate.choose_tokens, engine.max_batch
     engine.max_batch = max_batch
+    text, hist = engine.model.text, {}
+    step_fn = text.step
+
+    def counting_step(inputs_embeds, *a, **kw):  # rows per decode step (a decode step feeds one token)
+        if inputs_embeds.shape[1] == 1:
+            hist[inputs_embeds.shape[0]] = hist.get(inputs_embeds.shape[0], 0) + 1
+        return step_fn(inputs_embeds, *a, **kw)
+
+    text.step = counting_step
     step = len(requests) if continuous else max_batch
     t0 = time.perf_counter()
     try:
@@ -164,10 +173,32 @@ def run_forced(engine, requests, schedules, max_batch, continuous=True):
     finally:
         generate.choose_tokens = original
         engine.max_batch = saved_batch
+        del text.step  # the instance attribute goes; the class's method is back
     totals["wall_s"] = time.perf_counter() - t0
+    totals["rows_per_step"] = dict(sorted(hist.items()))
     steps = totals["decode_steps"]
     totals["live_rows_per_step"] = round(totals["decode_tokens"] / steps, 2) if steps else 0.0
     return totals
+
+
+def step_costs(engine, slots: int = 600, repeats: int = 7) -> dict[int, float]:
+    """Median seconds of one decode step at 1…8 rows over ``slots`` cache slots, the row counts
+    taking turns (so a burst of outside load hits them all alike)."""
+    import numpy as np
+
+    text, tc = engine.model.text, engine.model.config.text
+    times: dict[int, list[float]] = {b: [] for b in range(1, 9)}
+    caches = {b: text.new_cache(b, slots + 1) for b in times}
+    rng = np.random.default_rng(0)
+    for r in range(repeats):
+        for b in (list(times) if r % 2 == 0 else list(times)[::-1]):
+            emb = (rng.standard_normal((b, 1, tc.hidden_size)) * 0.02).astype(np.float32)
+            cos, sin = np.ones((b, 1, tc.head_dim), np.float32), np.zeros((b, 1, tc.head_dim), np.float32)
+            mask = np.zeros((b, 1, slots + 1), np.float32)
+            t = time.perf_counter()
+            text.step(emb, cos, sin, mask, slots, caches[b])
+            times[b].append(time.perf_counter() - t)
+    return {b: round(float(np.median(v)), 4) for b, v in times.items()}
 
 
 def schedule(tokenizer, text: str, count: int, stop: int) -> list[int]:
@@ -232,6 +263,12 @@ def main() -> None:
         results["rounds"] = rounds
         for key in modes:
             results[key] = min((one[key] for one in rounds), key=lambda t: t["wall_s"])
+        # decode time from the rows of each step and a step's median cost at that many rows:
+        # what the batching saves, without the outside load of the moment
+        costs = results["step_s_by_rows"] = step_costs(engine)
+        print("step seconds by rows", costs, flush=True)
+        for key in modes:
+            results[key]["modelled_decode_s"] = round(sum(n * costs[b] for b, n in results[key]["rows_per_step"].items()), 1)
         finish(args, results)
         return
 
