@@ -33,7 +33,8 @@ Each recognition run reports its live rows per decode step (decode tokens / deco
 (the checkpoint comes from ``bench/engine.py --keep``, which leaves it as
 ``mineru-tui-bench-ckpt`` in the system temp folder, the default of ``--ckpt``; ``--quick``
 skips runs 3 and 4; ``--rounds N`` runs only 2-4, taking turns N times, each scored by its best
-round, and ``--layout-s S`` skips run 1 and counts S seconds for it in the page totals.)
+round, and ``--layout-s S`` skips run 1 and counts S seconds for it in the page totals;
+``--step-costs`` measures only a decode step at 1-8 rows, each count taking turns.)
 """
 
 from __future__ import annotations
@@ -181,7 +182,7 @@ def run_forced(engine, requests, schedules, max_batch, continuous=True):
     return totals
 
 
-def step_costs(engine, slots: int = 600, repeats: int = 7) -> dict[int, float]:
+def step_costs(engine, slots: int = 600, repeats: int = 11) -> dict[int, float]:
     """Median seconds of one decode step at 1…8 rows over ``slots`` cache slots, the row counts
     taking turns (so a burst of outside load hits them all alike)."""
     import numpy as np
@@ -215,6 +216,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=0,
                     help="only the three ways to batch the recognition, taking turns this many times")
     ap.add_argument("--layout-s", type=float, help="skip the layout run; count this many seconds for it")
+    ap.add_argument("--step-costs", action="store_true", help="only a decode step's median cost at 1-8 rows")
     args = ap.parse_args()
     if not (args.ckpt / "config.json").is_file():
         sys.exit(f"bench/pages.py: no checkpoint at {args.ckpt}: make one with "
@@ -232,6 +234,13 @@ def main() -> None:
     page = page_image()
     results: dict = {"machine": platform.processor() or platform.machine(), "python": platform.python_version(),
                      "page_px": [W, H], "blocks": len(BLOCKS), "load_s": round(load_s, 2)}
+
+    if args.step_costs:
+        results["step_s_by_rows"] = step_costs(engine)
+        print(json.dumps(results, indent=1))
+        if args.json:
+            args.json.write_text(json.dumps(results, indent=1) + "\n")
+        return
 
     # 1. layout
     lay = layout_answer()
