@@ -15,8 +15,9 @@ such as the Textual app, must hand them over itself, e.g. with ``call_from_threa
     FileDone(path, kind, pages, seconds, warnings)  |  FileFailed(path, reason)
 
 Office files have no model stages: they emit FileStarted, one PageDone per page (sheet,
-slide) and FileDone. Blocks of a page are read in batches, so BlockStarted/BlockTokens of
-several blocks interleave. ``source`` says where a block's text came from: ``"model"``,
+slide) and FileDone. Blocks of a page are read in batches, so BlockStarted/BlockTokens/BlockDone
+of several blocks interleave (a block starts when it joins the engine's batch and is done when
+it ends; ``tokens_per_s`` is its decode rate, from its first token). ``source`` says where a block's text came from: ``"model"``,
 ``"text_layer"`` (a PDF's own text) or ``"office"``.
 """
 

@@ -188,8 +188,9 @@ class BundleVision:
 class StateCache:
     """The KV cache of a batch as one Core ML state per sequence (``KVCache``'s host interface).
 
-    ``row(b)`` and ``select(rows)`` hand out the same state objects (no copy: a state lives in
-    the runtime); the cache never grows (``max_context`` bounds generation).
+    ``row(b)``, ``rows(n)`` and ``select(rows)`` hand out the same state objects (no copy: a state
+    lives in the runtime); the cache never grows and never moves (``max_context`` bounds
+    generation; the host loop lets a row join a running batch only where it fits).
     """
 
     def __init__(self, states: list, ctx: int):
@@ -206,6 +207,14 @@ class StateCache:
 
     def row(self, b: int) -> StateCache:
         return StateCache([self.states[b]], self._ctx)
+
+    def rows(self, n: int) -> StateCache:
+        return StateCache(self.states[:n], self._ctx)
+
+    def move_row(self, src: int, dst: int) -> None:
+        """Row ``dst`` takes row ``src``'s state; ``src`` gets the old one (free, overwritten by
+        the next prefill). A swap, not a copy: the two rows must never share a state."""
+        self.states[dst], self.states[src] = self.states[src], self.states[dst]
 
     def select(self, rows) -> StateCache:
         return StateCache([self.states[int(r)] for r in rows], self._ctx)

@@ -3,7 +3,9 @@
     scan.pdf · page 2/9 · layout · 61 tokens · 7.9 tok/s
     scan.pdf · page 2/9 · block 5/14 · 212 tokens · 18.2 tok/s
 
-One line, redrawn in place (at most ten times a second) from the job events, and erased when
+The rate is the decode rate of the blocks being read now, each counted from its own decode
+start (``reader/calls.py``), summed over the blocks of a batch: the tokens the engine
+produces per second. One line, redrawn in place (at most ten times a second) from the job events, and erased when
 the file is done, so the per-file lines ``parse`` prints afterwards start on a clean line.
 Nothing is drawn unless stderr is a terminal (the caller decides).
 """
@@ -31,7 +33,7 @@ class ProgressLine:
         self._page = ""
         self._where = ""
         self._tokens: dict[int, int] = {}
-        self._rate = 0.0
+        self._rates: dict[int, float] = {}  # blocks decoding now → their tok/s
         self._done_blocks = 0
         self._blocks = 0
         self._active = False  # only PDFs and images have pages to follow
@@ -45,19 +47,20 @@ class ProgressLine:
                 return
         elif isinstance(ev, PageStarted):
             self._page = f"page {ev.page + 1}/{ev.pages}"
-            self._where, self._tokens, self._rate = "layout", {}, 0.0
+            self._where, self._tokens, self._rates = "layout", {}, {}
             self._done_blocks = self._blocks = 0
         elif isinstance(ev, LayoutDone):
             self._blocks = len(ev.blocks)
             self._where = f"{len(ev.blocks)} blocks"
-            self._tokens = {}
+            self._tokens, self._rates = {}, {}
         elif isinstance(ev, BlockStarted):
             self._blocks = ev.blocks
             self._where = f"block {ev.block + 1}/{ev.blocks}"
         elif isinstance(ev, BlockTokens):
             self._tokens[ev.block] = ev.n_generated
-            self._rate = ev.tokens_per_s
+            self._rates[ev.block] = ev.tokens_per_s
         elif isinstance(ev, BlockDone):
+            self._rates.pop(ev.block, None)
             self._done_blocks += 1
             self._where = f"{self._done_blocks}/{self._blocks} blocks"
         elif isinstance(ev, PageDone):
@@ -76,8 +79,9 @@ class ProgressLine:
         n = sum(self._tokens.values())
         if n:
             parts.append(f"{n} tokens")
-        if self._rate:
-            parts.append(f"{self._rate:.1f} tok/s")
+        rate = sum(self._rates.values())
+        if rate:
+            parts.append(f"{rate:.1f} tok/s")
         return " · ".join(parts)
 
     def draw(self, force: bool = False) -> None:

@@ -3,7 +3,7 @@
 An engine takes a batch of :class:`Request` (image, prompt, sampling knobs) and yields the
 event stream of :mod:`mineru_tui.engines.events`::
 
-    StageEvent("preprocess" | "vision" | "prefill" | "decode", done, elapsed, seconds, tokens)
+    StageEvent("preprocess" | "vision" | "prefill" | "decode", done, elapsed, seconds, tokens, seqs)
     TokenEvent(seq_index, token_id, text_delta, n_generated, elapsed)   # seq_index = request index
     SequenceDone(seq_index, result)                                     # one per request
     Done(results, timings)                                              # always last
@@ -14,6 +14,13 @@ server has no separate vision time) simply does not emit it; ``Timing`` fields i
 measure stay 0. A request that fails on its own (a server error after retries) ends with
 ``finish_reason == "error"`` and ``GenerationResult.error`` set, and the others go on;
 a failure of the whole engine (no server answers, no model) raises :class:`EngineError`.
+
+**Batches that stay full.** An engine whose ``stream`` keeps at most ``max_batch`` requests
+running and starts the next one as soon as one ends sets ``continuous_batching = True`` (an
+optional attribute; numpy and Core ML, through the numpy engine's host loop): the page reader
+then hands it all of a page's blocks in one call. Such an engine names the requests a stage
+works on (``StageEvent.seqs``: the rows joining the batch), so a block shows as started when
+it really starts. Any other engine gets the requests in chunks of ``max_batch``.
 
 Nothing in the page pipeline may depend on one engine's internals: numpy, Core ML, an
 OpenAI-compatible server and llama.cpp are all used through this interface only.
@@ -51,7 +58,8 @@ class Engine(Protocol):
 
     name: str  # "numpy", "coreml", "http", "llama-cpp": shown in progress lines and the app
     model_id: str  # the checkpoint / served model name, shown to the user
-    max_batch: int  # how many requests the engine wants in one ``stream`` call
+    max_batch: int  # how many requests the engine runs at once (in one ``stream`` call, unless it
+    # sets ``continuous_batching``: then it takes any number and keeps this many running)
 
     def stream(self, requests: Sequence[Request], *, cancel: CancelFlag | None = None) -> Iterator[Event]:
         """Run every request; yield events, ``Done`` last (also when cancelled)."""

@@ -161,6 +161,7 @@ class WorkerProcessEngine:
     """
 
     name = "coreml"
+    continuous_batching = True  # the in-process engine's host loop refills its rows
 
     def __init__(self, options: EngineOptions, start_timeout: float = 600.0):
         import multiprocessing as mp

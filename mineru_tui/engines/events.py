@@ -88,6 +88,9 @@ class StageEvent:
     elapsed: float  # seconds since the call started
     seconds: float = 0.0  # duration of the stage (when done)
     tokens: int = 0  # image tokens (vision), prompt tokens (prefill)
+    # the requests this stage works on, when not all of the call's: with continuous batching
+    # a request's vision and prefill run when it joins the running batch
+    seqs: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,17 @@
 """Running requests through an engine and turning its events into job events.
 
-The page pipeline never sees engine events: :func:`run` chunks the requests by the engine's
-``max_batch``, streams each chunk, and reports per-block progress (``BlockStarted``,
-``BlockTokens`` with tok/s, ``EngineStage``) through the job's ``emit``. A request that the
-engine ends with ``finish_reason="error"`` comes back as such; a failure of the whole engine
-(``EngineError``) propagates, because no later page can be read either.
+The page pipeline never sees engine events: :func:`run` hands the requests to the engine and
+reports per-block progress (``BlockStarted``, ``BlockTokens`` with tok/s, ``EngineStage``)
+through the job's ``emit``. An engine that refills its batch as rows end
+(``engine.continuous_batching``: numpy, and the engines built on its host loop) gets all of a
+page's requests in one ``stream`` call, so its rows stay full; any other engine gets them in
+chunks of its ``max_batch``. A request that the engine ends with ``finish_reason="error"`` comes
+back as such; a failure of the whole engine (``EngineError``) propagates, because no later
+page can be read either.
+
+The live tok/s of a block counts from its decode start — its first token, which ends its
+prefill — not from the start of the engine call (preprocessing, vision and the prefill of
+every row before it would drag the rate towards zero).
 """
 
 from __future__ import annotations
@@ -13,8 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mineru_tui.engines.base import Request
-from mineru_tui.events import BlockStarted, BlockTokens, EngineStage
 from mineru_tui.engines.events import Done, GenerationResult, SequenceDone, StageEvent, TokenEvent
+from mineru_tui.events import BlockStarted, BlockTokens, EngineStage
 
 
 @dataclass
@@ -27,43 +34,87 @@ class Answer:
     error: str | None = None
 
 
+class DecodeRate:
+    """Tokens per second of each sequence, over its decode time: from its first token (the
+    prefill's output) to its latest one. ``None`` until a second token makes it measurable."""
+
+    def __init__(self):
+        self._first: dict[int, tuple[float, int]] = {}
+
+    def __call__(self, ev: TokenEvent) -> float | None:
+        t1, n1 = self._first.setdefault(ev.seq_index, (ev.elapsed, ev.n_generated))
+        if ev.n_generated <= n1 or ev.elapsed <= t1:
+            return None
+        return (ev.n_generated - n1) / (ev.elapsed - t1)
+
+
 def run(engine, requests: Sequence[Request], *, path: str, page: int, blocks: Sequence[int],
-        types: Sequence[str], total_blocks: int, emit: Callable, cancel=None) -> list[Answer]:
+        types: Sequence[str], total_blocks: int, emit: Callable, cancel=None,
+        on_answer: Callable[[int, Answer], None] | None = None) -> list[Answer]:
     """Answers for ``requests`` (``blocks[i]`` is request i's block index on the page, -1 for
-    the layout call; ``types[i]`` its type), in order."""
-    out: list[Answer | None] = [None] * len(requests)
-    step = max(1, int(getattr(engine, "max_batch", 1) or 1))
-    for start in range(0, len(requests), step):
-        chunk = list(requests[start:start + step])
-        for j in range(len(chunk)):
-            if blocks[start + j] >= 0:
-                emit(BlockStarted(path, page, blocks[start + j], total_blocks, types[start + j]))
-        results: dict[int, GenerationResult] = {}
-        for ev in engine.stream(chunk, cancel=cancel):
+    the layout call; ``types[i]`` its type), in order. ``on_answer(i, answer)`` is called as
+    soon as request i has ended (before the others of its batch)."""
+    n = len(requests)
+    out: list[Answer | None] = [None] * n
+    continuous = bool(getattr(engine, "continuous_batching", False))
+    if continuous:
+        chunks = [range(n)] if n else []
+    else:
+        step = max(1, int(getattr(engine, "max_batch", 1) or 1))
+        chunks = [range(s, min(s + step, n)) for s in range(0, n, step)]
+
+    def start(i: int) -> None:
+        if i not in started and blocks[i] >= 0:
+            emit(BlockStarted(path, page, blocks[i], total_blocks, types[i]))
+        started.add(i)
+
+    def end(i: int, result: GenerationResult | None) -> None:
+        if out[i] is None:
+            out[i] = answer_of(result)
+            if on_answer is not None:
+                on_answer(i, out[i])
+
+    started: set[int] = set()
+    for chunk in chunks:
+        first = chunk.start
+        if not continuous:
+            for i in chunk:  # a fixed batch: every row starts now
+                start(i)
+        rate = DecodeRate()
+        for ev in engine.stream([requests[i] for i in chunk], cancel=cancel):
             if isinstance(ev, TokenEvent):
-                i = start + ev.seq_index
-                rate = ev.n_generated / ev.elapsed if ev.elapsed > 0 else 0.0
-                emit(BlockTokens(path, page, blocks[i], ev.text_delta, ev.n_generated, rate))
-            elif isinstance(ev, StageEvent) and ev.done and ev.stage in ("vision", "prefill", "decode"):
-                emit(EngineStage(path, page, ev.stage, ev.seconds, ev.tokens))
+                i = first + ev.seq_index
+                start(i)
+                tps = rate(ev)
+                emit(BlockTokens(path, page, blocks[i], ev.text_delta, ev.n_generated, tps or 0.0))
+            elif isinstance(ev, StageEvent):
+                if not ev.done:
+                    for j in ev.seqs:  # the rows joining the batch now
+                        start(first + j)
+                elif ev.stage in ("vision", "prefill", "decode"):
+                    emit(EngineStage(path, page, ev.stage, ev.seconds, ev.tokens))
             elif isinstance(ev, SequenceDone):
-                results[ev.seq_index] = ev.result
-            elif isinstance(ev, Done):
-                for j, r in enumerate(ev.results):
-                    results.setdefault(j, r)
-        for j in range(len(chunk)):
-            r = results.get(j)
-            if r is None:
-                out[start + j] = Answer("", "error", 0, "the engine returned no result")
-                continue
-            reason = r.finish_reason
-            error = r.error if reason == "error" else None
-            if reason == "length" and is_runaway(r.text):
-                reason = "repetition"
-            out[start + j] = Answer(r.text, reason, len(r.token_ids), error)
+                start(first + ev.seq_index)
+                end(first + ev.seq_index, ev.result)
+            elif isinstance(ev, Done):  # an engine that reports results only at the end
+                for j, r in enumerate(ev.results[:len(chunk)]):
+                    end(first + j, r)
+        for i in chunk:
+            end(i, None)  # the engine returned no result for it
         if cancel is not None and cancel.is_set():
             break
     return [a if a is not None else Answer("", "cancelled") for a in out]
+
+
+def answer_of(result: GenerationResult | None) -> Answer:
+    """A request's answer from the engine's result (a runaway cut by the limit is named)."""
+    if result is None:
+        return Answer("", "error", 0, "the engine returned no result")
+    reason = result.finish_reason
+    error = result.error if reason == "error" else None
+    if reason == "length" and is_runaway(result.text):
+        reason = "repetition"
+    return Answer(result.text, reason, len(result.token_ids), error)
 
 
 def is_runaway(text: str, min_repeats: int = 8, max_unit: int = 80) -> bool:

@@ -114,16 +114,21 @@ def _two_stage(inp, engine, settings, path, emit, cancel):
     for i, b in enumerate(blocks):
         if b["_source"] == "text_layer":
             emit(BlockDone(path, inp.ordinal, i, b["type"], b["content"] or "", "text_layer", "text_layer"))
-    answers = calls.run(engine, requests, path=path, page=inp.ordinal, blocks=indices,
-                        types=[blocks[i]["type"] for i in indices], total_blocks=len(blocks),
-                        emit=emit, cancel=cancel)
-    for i, a in zip(indices, answers):
-        b = blocks[i]
+
+    def block_done(k: int, a: calls.Answer) -> None:  # as each block ends, not when the page does
+        b = blocks[indices[k]]
         b.content = None if a.finish_reason in ("error", "cancelled") else a.text
         b["_finish"] = a.finish_reason
         if a.error:
             b["_error"] = a.error
-        emit(BlockDone(path, inp.ordinal, i, b["type"], a.text, "model", a.finish_reason))
+        emit(BlockDone(path, inp.ordinal, indices[k], b["type"], a.text, "model", a.finish_reason))
+
+    answers = calls.run(engine, requests, path=path, page=inp.ordinal, blocks=indices,
+                        types=[blocks[i]["type"] for i in indices], total_blocks=len(blocks),
+                        emit=emit, cancel=cancel, on_answer=block_done)
+    for k, a in enumerate(answers):
+        if "_finish" not in blocks[indices[k]]:  # never started (cancelled before its turn)
+            block_done(k, a)
     if any(a.finish_reason == "cancelled" for a in answers):
         raise PageCancelled()
     record = {"layout": {"answer": layout.text, "finish_reason": layout.finish_reason, "tokens": layout.tokens},

@@ -2,9 +2,10 @@
 
 The engine is synchronous and wants whole batches (the numpy engine decodes rows together),
 while the server is asyncio. One worker thread owns the engine: it waits for a request, gathers
-whatever else arrives within ``window`` seconds (up to ``engine.max_batch``), runs the batch
-and routes each event to the asyncio queue of the request it belongs to. Requests that arrive
-meanwhile wait for the next batch. A client that goes away is marked cancelled; the engine's
+whatever else arrives within ``window`` seconds (up to ``engine.max_batch``; four times that
+for an engine that refills its rows as they end, such as numpy), runs the batch and routes each
+event to the asyncio queue of the request it belongs to. Requests that arrive meanwhile wait
+for the next batch. A client that goes away is marked cancelled; the engine's
 cancel flag is set only when every request of the running batch is gone.
 """
 
@@ -18,6 +19,9 @@ from typing import Any
 
 from mineru_tui.engines.base import Engine, Request
 from mineru_tui.engines.events import GenerationResult, SequenceDone, Timing, TokenEvent
+
+
+CONTINUOUS_CALL = 4  # requests per call, in engine batches, for an engine that refills its rows
 
 
 @dataclass(eq=False)
@@ -76,6 +80,10 @@ class Batcher:
             return []
         batch = [first]
         limit = max(1, int(self.engine.max_batch))
+        if getattr(self.engine, "continuous_batching", False):
+            # the engine keeps max_batch rows running and refills them from the rest of the
+            # call: take what is queued (a page's blocks sent at once), not a fixed batch
+            limit *= CONTINUOUS_CALL
         while len(batch) < limit:
             try:
                 batch.append(self.queue.get(timeout=self.window))

@@ -98,3 +98,34 @@ def test_blocks_go_through_the_numpy_engine(tmp_path):
     assert len(done) == 5 and all(e.finish_reason in ("stop", "length") for e in done)
     assert all(e.source == "model" for e in done)
     assert len(doc.pages) == 1 and isinstance(to_markdown(doc), str)
+
+
+class Refilling(LayoutThenModel):
+    """The same with the numpy engine's continuous batching at 2 rows, counting stream calls."""
+
+    continuous_batching = True
+
+    def __init__(self, engine, layout):
+        super().__init__(engine, layout)
+        self.max_batch = engine.max_batch = 2
+        self.sizes = []
+
+    def stream(self, requests, *, cancel=None):
+        self.sizes.append(len(requests))
+        return super().stream(requests, cancel=cancel)
+
+
+def test_a_pages_blocks_go_in_one_stream_and_refill_the_rows(tmp_path):
+    from mineru_tui.events import BlockStarted
+
+    layout = "".join(layout_line(80, 60 + 90 * k, 920, 130 + 90 * k, "text") for k in range(5))
+    engine = Refilling(open_engine(EngineOptions(engine="numpy", model=str(tc.TINY_DIR))), layout)
+    events = []
+    convert(_page(tmp_path / "p.png"), ConvertOptions(engine=engine, extra={"max_new_tokens": 3}),
+            on_event=events.append)
+    assert engine.sizes == [1, 5]  # the layout, then every block in one stream at 2 rows
+    order = [(type(e).__name__, e.block) for e in events if isinstance(e, (BlockStarted, BlockDone))]
+    # equal answers (3 tokens): blocks join two by two as the previous two end
+    assert order == [("BlockStarted", 0), ("BlockStarted", 1), ("BlockDone", 0), ("BlockDone", 1),
+                     ("BlockStarted", 2), ("BlockStarted", 3), ("BlockDone", 2), ("BlockDone", 3),
+                     ("BlockStarted", 4), ("BlockDone", 4)]

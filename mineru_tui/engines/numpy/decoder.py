@@ -36,6 +36,10 @@ class KVCache:
 
     Fixed length: slots are written in place, nothing is appended. ``dtype`` may be float16 (the
     Core ML layout); the numpy engine defaults to float32 for exactness.
+
+    What the host loop asks of a cache (another engine's cache offers the same, see
+    ``generate.py``): ``batch``, ``ctx``, ``row(b)`` and ``rows(n)`` (views: writes land in this
+    cache), ``move_row(src, dst)``, ``grown(ctx)`` and, optionally, ``moved(shift, ctx)``.
     """
 
     def __init__(self, layers: int, batch: int, kv_heads: int, ctx: int, head_dim: int, dtype=np.float32):
@@ -65,6 +69,29 @@ class KVCache:
         """A batch-1 view of row ``b`` (writes go to this cache): prefill one sequence at a time."""
         return KVCache._wrap(self.k[:, b : b + 1], self.v[:, b : b + 1])
 
+    def rows(self, n: int) -> KVCache:
+        """A view of rows 0…n−1 (writes go to this cache): the live rows of a decode step."""
+        return KVCache._wrap(self.k[:, :n], self.v[:, :n])
+
+    def move_row(self, src: int, dst: int) -> None:
+        """Row ``dst`` takes row ``src``'s keys and values (``src`` is free afterwards)."""
+        self.k[:, dst] = self.k[:, src]
+        self.v[:, dst] = self.v[:, src]
+
+    def moved(self, shift: int, ctx: int) -> KVCache:
+        """A copy with ``ctx`` slots whose slot s + ``shift`` holds this cache's slot s (slots
+        that fall outside are dropped). Keys carry their rotary position already, so moving
+        a row's slots changes nothing it computes; only the host's masks move with it."""
+        L, B, G, C, D = self.k.shape
+        new = KVCache(L, B, G, ctx, D, self.k.dtype)
+        src = max(0, -shift)
+        dst = src + shift
+        n = min(C - src, ctx - dst)
+        if n > 0:
+            new.k[:, :, :, dst : dst + n] = self.k[:, :, :, src : src + n]
+            new.v[:, :, :, dst : dst + n] = self.v[:, :, :, src : src + n]
+        return new
+
     def select(self, rows) -> KVCache:
         """A new cache holding only ``rows`` (compacting a batch when sequences finish)."""
         rows = np.asarray(rows, dtype=np.int64)
@@ -74,11 +101,7 @@ class KVCache:
         """A copy with ``ctx`` slots (≥ the current ones), for hosts that start small and grow."""
         if ctx <= self.ctx:
             return self
-        L, B, G, C, D = self.k.shape
-        new = KVCache(L, B, G, ctx, D, self.k.dtype)
-        new.k[:, :, :, :C] = self.k
-        new.v[:, :, :, :C] = self.v
-        return new
+        return self.moved(0, ctx)
 
 
 class TextForward(Protocol):

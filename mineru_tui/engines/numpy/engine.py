@@ -2,13 +2,16 @@
 interface.
 
 Each request keeps its own sampling knobs and ``max_new_tokens`` (the generation loop takes them
-per row), so a page's text, table and formula crops decode in one batch. A request whose image
-or prompt cannot be used (too thin a crop, a prompt longer than the context) ends alone with
-``finish_reason="error"``; the others of the batch run.
+per row), so a page's text, table and formula crops decode in one batch. One ``stream`` call
+takes any number of requests and keeps ``max_batch`` of them decoding: when a row ends, the next
+request takes its place between two decode steps (continuous batching, ``engines/numpy/generate.py``).
+A request whose image or prompt cannot be used (too thin a crop, a prompt longer than the
+context) ends alone with ``finish_reason="error"``; the others run.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 import time
@@ -32,6 +35,7 @@ class NumpyEngine:
     """Runs requests on a loaded numpy :class:`~mineru_tui.engines.numpy.model.Model`."""
 
     name = "numpy"
+    continuous_batching = True  # one stream call for all of a page's blocks: rows refill
 
     def __init__(self, model, model_id: str, max_batch: int = DEFAULT_MAX_BATCH):
         self.model = model
@@ -42,9 +46,9 @@ class NumpyEngine:
         self._lock = threading.Lock()
 
     def stream(self, requests: Sequence[Request], *, cancel: CancelFlag | None = None) -> Iterator[Event]:
-        """Preprocess every request, then generate the usable ones together (events in request
-        indices; ``Done`` last with a result per request). Calls from several threads take
-        turns."""
+        """Preprocess every request, then generate the usable ones, ``max_batch`` at a time with
+        refills (events in request indices; ``Done`` last with a result per request). Calls
+        from several threads take turns."""
         with self._lock:
             yield from self._stream(requests, cancel)
 
@@ -77,7 +81,7 @@ class NumpyEngine:
                 max_new_tokens=[requests[i].max_new_tokens for i in good],
                 params=[requests[i].sampling for i in good],
                 stop_ids=model.stop_ids, strip_ids=model.strip_ids,
-                cancel=cancel, timing=timing, t0=t0,
+                cancel=cancel, timing=timing, t0=t0, max_batch=self.max_batch,
             ):
                 if isinstance(ev, TokenEvent):
                     yield TokenEvent(good[ev.seq_index], ev.token_id, ev.text_delta, ev.n_generated, ev.elapsed)
@@ -86,6 +90,8 @@ class NumpyEngine:
                     yield SequenceDone(good[ev.seq_index], ev.result)
                 elif isinstance(ev, Done):
                     pass  # rebuilt below in request order, failed requests included
+                elif isinstance(ev, StageEvent) and ev.seqs:
+                    yield dataclasses.replace(ev, seqs=tuple(good[i] for i in ev.seqs))
                 else:
                     yield ev
         timing.total_s = time.perf_counter() - t0

@@ -1,14 +1,34 @@
 """The generation loop: host bookkeeping around the vision tower and the decoder forward pass.
 
 Everything that is not the forward pass lives here: scattering image embeds into the token
-embeddings, M-RoPE positions and their cos/sin, the left-padded KV-cache layout and its masks,
-sampling knobs, stop handling, incremental detokenisation, batch compaction, events and timings.
+embeddings, M-RoPE positions and their cos/sin, the KV-cache layout and its masks, sampling
+knobs, stop handling, incremental detokenisation, the continuous batch, events and timings.
 
-Batch layout: prompts of lengths L_b are placed right-aligned in a shared cache of P = max L_b
-prompt slots (row b starts at slot off_b = P − L_b; slots before it are masked). Each prompt is
-prefilled on its own (in chunks, logits only for its last token); then all rows decode together,
-one shared write slot per step. A row that stops leaves the batch (the cache is compacted), so
-finished rows cost no compute.
+**Continuous batching.** At most ``max_batch`` requests decode together (the live rows); the
+others wait in request order. When a row ends (a stop id, its limit), the next waiting request
+takes its slot between two decode steps — its vision, its prefill (in chunks, logits only for its
+last token), its first token — and the next step carries it with the others. So every step
+carries as many rows as there is work, up to ``max_batch``. Each row keeps its own knobs, limit,
+detokenizer and processor state, so its tokens, text and events are those it gets alone.
+
+**Cache layout.** Live rows share one write slot per decode step (the ``TextForward`` contract:
+one ``write_pos``). Row r's prompt of L_r tokens fills slots start_r … start_r + L_r − 1 and its
+fed tokens follow, so start_r + L_r + n_r − 1 = slot for every live row (n_r tokens generated);
+slots before start_r are masked. A joining row is right-aligned at the current slot (start =
+slot − L); a prompt longer than the slot first moves the live rows right. When the slots run
+out, the rows move left by the smallest start (nothing before it is visible) and the cache
+grows only if that is not enough. When no row is live the layout starts afresh. The rows of the
+cache are a pool of ``max_batch``: live rows are rows 0…n−1 (a view, no copy per step); a row
+that ends takes the last live row in its place (``move_row``).
+
+**How another engine plugs in** (Core ML does, an OpenVINO engine can): give ``Model`` (or this
+function) its own ``vision`` callable (``VisionTower``'s call) and ``text`` (a ``TextForward``:
+``new_cache``, ``embed``, ``step``). Its cache offers ``batch``, ``ctx``, ``row(b)`` and
+``rows(n)`` (views whose writes land in the cache), ``move_row(src, dst)`` and ``grown(ctx)``;
+``moved(shift, ctx)`` is optional. A fixed-shape engine sets ``text.fixed_chunk`` (padded prefill
+chunks) and/or ``text.max_context`` (a cache that never grows): its cache is never moved, and
+a row joins a running batch only where its whole answer fits, else when the batch drains.
+Nothing here depends on how the forward passes compute.
 """
 
 from __future__ import annotations
@@ -116,6 +136,30 @@ def run_vision(
     return out
 
 
+def choose_tokens(logits_BV: np.ndarray, seqs: Sequence[int]) -> np.ndarray:
+    """The next token of each row from its processed logits (``seqs``: the rows' request
+    indices). Greedy; a benchmark that forces answers replaces this function."""
+    return greedy(logits_BV)
+
+
+class _Sequence:
+    """One request's bookkeeping: its limit, its place in the cache, its tokens and text."""
+
+    def __init__(self, index: int, length: int, limit: int, params: SamplingParams, detok: Detokenizer):
+        self.index = index
+        self.length = length  # prompt tokens
+        self.limit = limit  # tokens it may generate
+        self.params = params
+        self.detok = detok
+        self.start = 0  # its first cache slot
+        self.delta = 0  # M-RoPE position delta (positions after the prompt: L + n + delta)
+        self.embeds: np.ndarray | None = None  # [L, H] with the image embeds scattered in
+        self.positions: np.ndarray | None = None  # [3, L]
+        self.generated: list[int] = []
+        self.texts: list[str] = []
+        self.result: GenerationResult | None = None
+
+
 def run_generation(
     config: ModelConfig,
     vision: Callable,
@@ -131,207 +175,353 @@ def run_generation(
     timing: Timing | None = None,
     t0: float | None = None,
     prefill_chunk: int = PREFILL_CHUNK,
+    max_batch: int | None = None,
 ) -> Iterator[Event]:
-    """Generate greedily for every request; yields events, the last one ``Done``.
+    """Generate for every request; yields events, the last one ``Done``.
 
     ``stop_ids`` end a sequence (the stop id is kept in ``token_ids``); ``strip_ids`` (stop, pad,
     bos) never reach the text. ``max_new_tokens=None`` runs to the context limit
     (``max_position_embeddings`` total tokens), as MinerU's transformers client does.
     ``params`` and ``max_new_tokens`` may also be sequences with one value per request: each
-    row then decodes with its own knobs and limit, exactly as it would alone.
+    row then decodes with its own knobs and limit, exactly as it would alone. ``max_batch``
+    rows decode together at most (None: every request at once); the others wait and join as
+    rows end. Input errors are raised before any work.
     """
-    t0 = time.perf_counter() if t0 is None else t0
-    timing = timing or Timing()
-    tc = config.text
-    B = len(requests)
-    stop_set, strip_set = {int(i) for i in stop_ids}, {int(i) for i in strip_ids} | {int(i) for i in stop_ids}
+    run = _Generation(config, vision, text, requests, new_detokenizer, max_new_tokens=max_new_tokens,
+                      params=params, stop_ids=stop_ids, strip_ids=strip_ids, cancel=cancel,
+                      timing=timing, t0=t0, prefill_chunk=prefill_chunk, max_batch=max_batch)
+    yield from run.events()
 
-    def elapsed() -> float:
-        return time.perf_counter() - t0
 
-    # ---- per-request limits (errors before any work)
-    if max_new_tokens is None or isinstance(max_new_tokens, (int, np.integer)):
-        row_max: list[int | None] = [max_new_tokens] * B
-    else:
-        row_max = list(max_new_tokens)
-        if len(row_max) != B:
-            raise ValueError(f"{len(row_max)} max_new_tokens values for {B} requests")
-    for m in row_max:
-        if m is not None and int(m) < 1:
-            raise ValueError(f"max_new_tokens must be at least 1, got {m}")
-    lengths = [int(np.asarray(r.input_ids).shape[0]) for r in requests]
-    for b, L in enumerate(lengths):
-        if L == 0:
-            raise PromptError(f"request {b}: the prompt has no tokens")
-        if L >= tc.max_position_embeddings:
-            raise PromptError(
-                f"request {b}: the prompt is {L} tokens, the model's context is {tc.max_position_embeddings} tokens"
-                " — use a smaller image or a shorter prompt"
-            )
-    room = [tc.max_position_embeddings - L for L in lengths]
-    limits = [r if m is None else min(int(m), r) for r, m in zip(room, row_max)]
+class _Generation:
+    """One ``run_generation`` call: the waiting queue, the live rows and their cache."""
 
-    generated: list[list[int]] = [[] for _ in range(B)]
-    texts: list[list[str]] = [[] for _ in range(B)]
-    detoks = [new_detokenizer() for _ in range(B)]
-    results: list[GenerationResult | None] = [None] * B
+    def __init__(self, config, vision, text, requests, new_detokenizer, *, max_new_tokens, params,
+                 stop_ids, strip_ids, cancel, timing, t0, prefill_chunk, max_batch):
+        self.t0 = time.perf_counter() if t0 is None else t0
+        self.timing = timing or Timing()
+        self.config, self.tc = config, config.text
+        self.vision, self.text, self.requests, self.cancel = vision, text, requests, cancel
+        self.stop_set = {int(i) for i in stop_ids}
+        self.strip_set = {int(i) for i in strip_ids} | self.stop_set
+        # a fixed-shape engine may declare a fixed prefill chunk (the last chunk is then padded:
+        # pad rows write the row's own later slots, which decode overwrites before anything
+        # attends them) and a fixed cache length it cannot grow
+        self.fixed_chunk = getattr(text, "fixed_chunk", None)
+        self.max_context = getattr(text, "max_context", None)
+        self.chunk = int(self.fixed_chunk or prefill_chunk)
+        self.seqs = self._sequences(requests, new_detokenizer, max_new_tokens, params)
+        self.max_batch = max(1, min(int(max_batch or len(requests)), len(requests)))
+        self.waiting = list(range(len(requests)))  # request order; popped from the front
+        self.live: list[_Sequence] = []  # live[i] is cache row i
+        self.joining: list[_Sequence] = []  # placed, not prefilled yet
+        self.cache: KVCache | None = None
+        self.slot = 0  # where the next decode step writes
+        self.proc = LogitsProcessor([], 0, self.tc.vocab_size)  # rows in live order
+        self.decoding = False
 
-    def finish(b: int, reason: str) -> GenerationResult:
-        tail = detoks[b].flush()
-        if tail:
-            texts[b].append(tail)
-        res = GenerationResult(list(generated[b]), "".join(texts[b]), reason, timing, lengths[b])  # type: ignore[arg-type]
-        results[b] = res
-        return res
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t0
 
-    def emit_token(b: int, tok: int) -> list[Event]:
-        """Record token ``tok`` of row b; returns its TokenEvent (+ SequenceDone if it ended)."""
-        generated[b].append(tok)
-        delta = "" if tok in strip_set else detoks[b].push(tok)
-        reason = "stop" if tok in stop_set else ("length" if len(generated[b]) >= limits[b] else None)
-        tail = ""
+    # ---------------------------------------------------------------- inputs and limits
+
+    def _sequences(self, requests, new_detokenizer, max_new_tokens, params) -> list[_Sequence]:
+        """Per-request limits and knobs, checked before any work."""
+        tc, B = self.tc, len(requests)
+        if max_new_tokens is None or isinstance(max_new_tokens, (int, np.integer)):
+            row_max: list[int | None] = [max_new_tokens] * B
+        else:
+            row_max = list(max_new_tokens)
+            if len(row_max) != B:
+                raise ValueError(f"{len(row_max)} max_new_tokens values for {B} requests")
+        for m in row_max:
+            if m is not None and int(m) < 1:
+                raise ValueError(f"max_new_tokens must be at least 1, got {m}")
+        knobs = [params] * B if isinstance(params, SamplingParams) else list(params)
+        if len(knobs) != B:
+            raise ValueError(f"{len(knobs)} sampling params for a batch of {B}")
+        for p in knobs:
+            p.validate()
+        pad_slots = self.chunk - 1 if self.fixed_chunk else 0
+        out = []
+        for b, (r, m, p) in enumerate(zip(requests, row_max, knobs)):
+            L = int(np.asarray(r.input_ids).shape[0])
+            if L == 0:
+                raise PromptError(f"request {b}: the prompt has no tokens")
+            if L >= tc.max_position_embeddings:
+                raise PromptError(
+                    f"request {b}: the prompt is {L} tokens, the model's context is {tc.max_position_embeddings} tokens"
+                    " — use a smaller image or a shorter prompt"
+                )
+            limit = tc.max_position_embeddings - L if m is None else min(int(m), tc.max_position_embeddings - L)
+            if self.max_context is not None:
+                if L + pad_slots >= self.max_context:
+                    raise PromptError(f"the prompt is {L} tokens, the engine's fixed context is {self.max_context} slots")
+                limit = min(limit, self.max_context - L)
+            out.append(_Sequence(b, L, limit, p, new_detokenizer()))
+        return out
+
+    def _inputs(self, s: _Sequence, image_embeds: np.ndarray | None) -> None:
+        """The row's embeddings with its image embeds at the pad positions, and its M-RoPE positions."""
+        r = self.requests[s.index]
+        ids_L = np.asarray(r.input_ids, dtype=np.int64)
+        types_L = np.asarray(r.mm_token_type_ids, dtype=np.int64)
+        emb_LH = self.text.embed(ids_L[None])[0]
+        is_pad_L = ids_L == self.config.image_token_id
+        n_pad = int(is_pad_L.sum())
+        n_img = 0 if image_embeds is None else image_embeds.shape[0]
+        if n_pad != n_img:
+            raise PromptError(f"request {s.index}: {n_pad} image-pad tokens but {n_img} image embeds")
+        if n_pad:
+            emb_LH[is_pad_L] = image_embeds
+        grids = [r.grid_thw] if r.grid_thw else []
+        s.positions, s.delta = get_rope_index(ids_L, types_L, grids, self.config.vision.spatial_merge_size)
+        s.embeds = emb_LH
+
+    # ---------------------------------------------------------------- tokens, text, results
+
+    def _emit(self, s: _Sequence, tok: int) -> list[Event]:
+        """Record token ``tok`` of a row; its TokenEvent (+ SequenceDone when it ended)."""
+        s.generated.append(tok)
+        delta = "" if tok in self.strip_set else s.detok.push(tok)
+        reason = "stop" if tok in self.stop_set else ("length" if len(s.generated) >= s.limit else None)
         if reason is not None:
-            tail = detoks[b].flush()
-        delta += tail
+            delta += s.detok.flush()
         if delta:
-            texts[b].append(delta)
-        events: list[Event] = [TokenEvent(b, tok, delta, len(generated[b]), elapsed())]
+            s.texts.append(delta)
+        events: list[Event] = [TokenEvent(s.index, tok, delta, len(s.generated), self.elapsed())]
         if reason is not None:
-            res = GenerationResult(list(generated[b]), "".join(texts[b]), reason, timing, lengths[b])  # type: ignore[arg-type]
-            results[b] = res
-            events.append(SequenceDone(b, res))
+            events.append(SequenceDone(s.index, self._result(s, reason)))
         return events
 
-    try:
-        _check(cancel)
-        # ---- vision
-        if any(r.pixel_values is not None for r in requests):
-            yield StageEvent("vision", False, elapsed())
-            tv = time.perf_counter()
-            image_embeds = run_vision(vision, requests, cancel)
-            timing.vision_s = time.perf_counter() - tv
-            timing.vision_tokens = sum(e.shape[0] for e in image_embeds if e is not None)
-            yield StageEvent("vision", True, elapsed(), timing.vision_s, timing.vision_tokens)
-        else:
-            image_embeds = [None] * B
+    def _result(self, s: _Sequence, reason: str) -> GenerationResult:
+        s.result = GenerationResult(list(s.generated), "".join(s.texts), reason, self.timing, s.length)  # type: ignore[arg-type]
+        return s.result
 
-        # ---- embeddings with image embeds scattered at the pad positions; M-RoPE positions
-        embeds: list[np.ndarray] = []
-        positions: list[np.ndarray] = []
-        deltas: list[int] = []
-        for b, r in enumerate(requests):
-            ids_L = np.asarray(r.input_ids, dtype=np.int64)
-            types_L = np.asarray(r.mm_token_type_ids, dtype=np.int64)
-            emb_LH = text.embed(ids_L[None])[0]
-            is_pad_L = ids_L == config.image_token_id
-            n_pad = int(is_pad_L.sum())
-            img = image_embeds[b]
-            if n_pad != (0 if img is None else img.shape[0]):
-                raise PromptError(f"request {b}: {n_pad} image-pad tokens but {0 if img is None else img.shape[0]} image embeds")
-            if n_pad:
-                emb_LH[is_pad_L] = img
-            pos_3L, delta = get_rope_index(ids_L, types_L, [r.grid_thw] if r.grid_thw else [], config.vision.spatial_merge_size)
-            embeds.append(emb_LH)
-            positions.append(pos_3L)
-            deltas.append(delta)
+    def _cancelled(self) -> Iterator[Event]:
+        """Every unfinished request ends "cancelled" with what it has (waiting ones: nothing)."""
+        for s in self.seqs:
+            if s.result is None:
+                tail = s.detok.flush() if s.generated else ""
+                if tail:
+                    s.texts.append(tail)
+                yield SequenceDone(s.index, self._result(s, "cancelled"))
 
-        # ---- prefill each prompt into its right-aligned slots
-        P = max(lengths)
-        offsets = np.array([P - L for L in lengths], dtype=np.int64)
-        # A fixed-shape engine (Core ML) may declare a fixed prefill chunk (the last chunk is then
-        # padded: pad rows write slots >= P, which decode overwrites before anything attends them)
-        # and a fixed cache length it cannot grow.
-        fixed_chunk = getattr(text, "fixed_chunk", None)
-        max_context = getattr(text, "max_context", None)
-        chunk = int(fixed_chunk or prefill_chunk)
-        pad_slots = chunk - 1 if fixed_chunk else 0
-        if max_context is not None:
-            if P + pad_slots >= max_context:
-                raise PromptError(f"the prompt is {P} tokens, the engine's fixed context is {max_context} slots")
-            limits = [min(n, max_context - P) for n in limits]
-            ctx = int(max_context)
-        else:
-            ctx = P + max(min(max(limits), INITIAL_DECODE_SLOTS), pad_slots)
-        cache: KVCache = text.new_cache(B, ctx)
-        yield StageEvent("prefill", False, elapsed(), tokens=sum(lengths))
-        tp = time.perf_counter()
-        last_logits_BV = np.empty((B, tc.vocab_size), dtype=np.float32)
-        for b in range(B):
-            row = cache.row(b)
-            off, L = int(offsets[b]), lengths[b]
-            cos_LD, sin_LD = mrope_cos_sin(positions[b], tc.head_dim, tc.rope_theta, tc.mrope_section)
-            for s0 in range(0, L, chunk):
-                _check(cancel)
-                s1 = min(L, s0 + chunk)
-                n = s1 - s0
-                S = chunk if fixed_chunk else n
-                mask_ST = causal_mask(off + s0 + S, off, off + s0 + np.arange(S))
-                emb_SH, cos_SD, sin_SD = embeds[b][s0:s1], cos_LD[s0:s1], sin_LD[s0:s1]
-                if S > n:  # padded final chunk: zero embeds, identity rotation
-                    emb_SH = np.concatenate([emb_SH, np.zeros((S - n, emb_SH.shape[1]), np.float32)])
-                    cos_SD = np.concatenate([cos_SD, np.ones((S - n, cos_SD.shape[1]), np.float32)])
-                    sin_SD = np.concatenate([sin_SD, np.zeros((S - n, sin_SD.shape[1]), np.float32)])
-                which = "none" if s1 < L else ("last" if S == n else n - 1)
-                out = text.step(emb_SH[None], cos_SD[None], sin_SD[None], mask_ST[None], off + s0, row, logits=which)
-            last_logits_BV[b] = out[0, -1]
-        timing.prefill_s = time.perf_counter() - tp
-        timing.prefill_tokens = sum(lengths)
-        yield StageEvent("prefill", True, elapsed(), timing.prefill_s, timing.prefill_tokens)
-
-        # ---- first token of every row (from the prefill logits)
-        proc = LogitsProcessor(params, B, last_logits_BV.shape[-1])
-        tokens_B = greedy(proc(last_logits_BV))
+    def _choose(self, proc: LogitsProcessor, logits_BV: np.ndarray, rows: Sequence[_Sequence]) -> np.ndarray:
+        tokens_B = choose_tokens(proc(logits_BV), [s.index for s in rows])
         proc.append(tokens_B)
-        timing.first_token_s = elapsed()
-        for b in range(B):
-            yield from emit_token(b, int(tokens_B[b]))
+        return tokens_B
 
-        # ---- decode: all unfinished rows together, one shared write slot per step
-        active = [b for b in range(B) if results[b] is None]
-        if len(active) < B:
-            proc.keep(active)
-            cache = cache.select(active) if active else cache
-        last_B = np.array([tokens_B[b] for b in active], dtype=np.int64)
-        if active:
-            yield StageEvent("decode", False, elapsed())
-        n_gen = 1  # tokens generated so far by every active row
-        while active:
-            _check(cancel)
-            ts = time.perf_counter()
-            slot = P + n_gen - 1  # where the token being fed is written
-            if slot >= cache.ctx:
-                cache = cache.grown(min(P + max(limits[b] for b in active), 2 * cache.ctx))
-            act = np.asarray(active)
-            offs_A = offsets[act]
-            pos_A = np.array([lengths[b] + n_gen - 1 + deltas[b] for b in active], dtype=np.int64)
-            cos_AD, sin_AD = mrope_cos_sin(pos_A, tc.head_dim, tc.rope_theta, tc.mrope_section)
-            T = slot + 1
-            mask_A1T = np.where(np.arange(T)[None, :] >= offs_A[:, None], np.float32(0), NEG_INF).astype(np.float32)[:, None]
-            logits_A1V = text.step(text.embed(last_B[:, None]), cos_AD[:, None], sin_AD[:, None], mask_A1T, slot, cache)
-            tokens_A = greedy(proc(logits_A1V[:, -1]))
-            proc.append(tokens_A)
-            n_gen += 1
-            events: list[Event] = []
-            for i, b in enumerate(active):
-                events.extend(emit_token(b, int(tokens_A[i])))
-            timing.decode_s += time.perf_counter() - ts
-            timing.decode_tokens += len(active)
-            timing.decode_steps += 1
-            yield from events
-            keep = [i for i, b in enumerate(active) if results[b] is None]
-            if len(keep) < len(active):
-                if keep:
-                    cache = cache.select(keep)
-                    proc.keep(keep)
-                active = [active[i] for i in keep]
-                last_B = tokens_A[keep].astype(np.int64)
+    # ---------------------------------------------------------------- the loop
+
+    def events(self) -> Iterator[Event]:
+        timing = self.timing
+        try:
+            _check(self.cancel)
+            while self.waiting or self.live:
+                while self.waiting and len(self.live) < self.max_batch:
+                    waiting = len(self.waiting)
+                    yield from self._admit()  # rows that end at their first token free theirs again
+                    if len(self.waiting) == waiting:
+                        break  # the next request does not fit beside the live rows yet
+                if not self.live:
+                    continue  # every joining row ended at its first token
+                _check(self.cancel)
+                if not self.decoding:
+                    self.decoding = True
+                    yield StageEvent("decode", False, self.elapsed())
+                ts = time.perf_counter()
+                events = self._decode_step()
+                timing.decode_s += time.perf_counter() - ts
+                yield from events
+                self._retire()
+            if self.decoding:
+                yield StageEvent("decode", True, self.elapsed(), timing.decode_s, timing.decode_tokens)
+        except Cancelled:
+            yield from self._cancelled()
+        timing.total_s = self.elapsed()
+        yield Done([s.result for s in self.seqs if s.result is not None], timing)
+
+    # ---------------------------------------------------------------- joining: vision, prefill, first token
+
+    def _admit(self) -> Iterator[Event]:
+        """Place the next waiting requests in the free rows, run their vision and prefill, and
+        emit their first tokens (from the prefill's logits)."""
+        timing = self.timing
+        group = self._place_waiting()
+        if not group:
+            return
+        seqs = tuple(s.index for s in group)
+        prepared = [self.requests[s.index] for s in group]
+        if any(r.pixel_values is not None for r in prepared):
+            yield StageEvent("vision", False, self.elapsed(), seqs=seqs)
+            tv = time.perf_counter()
+            image_embeds = run_vision(self.vision, prepared, self.cancel)
+            seconds = time.perf_counter() - tv
+            tokens = sum(e.shape[0] for e in image_embeds if e is not None)
+            timing.vision_s += seconds
+            timing.vision_tokens += tokens
+            yield StageEvent("vision", True, self.elapsed(), seconds, tokens, seqs=seqs)
+        else:
+            image_embeds = [None] * len(group)
+        for s, img in zip(group, image_embeds):
+            self._inputs(s, img)
+
+        tokens = sum(s.length for s in group)
+        yield StageEvent("prefill", False, self.elapsed(), tokens=tokens, seqs=seqs)
+        tp = time.perf_counter()
+        self._make_room(max([self._prefill_end(s) for s in group] + [self.slot + 1]))
+        logits_GV = np.stack([self._prefill(s, len(self.live) + i) for i, s in enumerate(group)])
+        seconds = time.perf_counter() - tp
+        timing.prefill_s += seconds
+        timing.prefill_tokens += tokens
+        yield StageEvent("prefill", True, self.elapsed(), seconds, tokens, seqs=seqs)
+
+        proc = LogitsProcessor([s.params for s in group], len(group), logits_GV.shape[-1])
+        first_G = self._choose(proc, logits_GV, group)
+        self.proc.extend(proc)
+        self.live += group
+        self.joining = []
+        if not timing.first_token_s:
+            timing.first_token_s = self.elapsed()
+        events: list[Event] = []
+        for s, tok in zip(group, first_G):
+            events.extend(self._emit(s, int(tok)))
+        yield from events
+        self._retire()
+
+    def _prefill(self, s: _Sequence, row: int) -> np.ndarray:
+        """Prefill one prompt into cache row ``row`` at its slots; the logits of its last token."""
+        tc, chunk, L, off = self.tc, self.chunk, s.length, s.start
+        cache_row = self.cache.row(row)
+        cos_LD, sin_LD = mrope_cos_sin(s.positions, tc.head_dim, tc.rope_theta, tc.mrope_section)
+        out = None
+        for s0 in range(0, L, chunk):
+            _check(self.cancel)
+            s1 = min(L, s0 + chunk)
+            n = s1 - s0
+            S = chunk if self.fixed_chunk else n
+            mask_ST = causal_mask(off + s0 + S, off, off + s0 + np.arange(S))
+            emb_SH, cos_SD, sin_SD = s.embeds[s0:s1], cos_LD[s0:s1], sin_LD[s0:s1]
+            if S > n:  # padded final chunk: zero embeds, identity rotation
+                emb_SH = np.concatenate([emb_SH, np.zeros((S - n, emb_SH.shape[1]), np.float32)])
+                cos_SD = np.concatenate([cos_SD, np.ones((S - n, cos_SD.shape[1]), np.float32)])
+                sin_SD = np.concatenate([sin_SD, np.zeros((S - n, sin_SD.shape[1]), np.float32)])
+            which = "none" if s1 < L else ("last" if S == n else n - 1)
+            out = self.text.step(emb_SH[None], cos_SD[None], sin_SD[None], mask_ST[None], off + s0, cache_row, logits=which)
+        s.embeds = None  # not needed any more
+        return out[0, -1]
+
+    # ---------------------------------------------------------------- one decode step
+
+    def _decode_step(self) -> list[Event]:
+        """Feed every live row's last token at the shared slot; choose and record the next ones."""
+        tc, live = self.tc, self.live
+        self._make_room(self.slot + 1)
+        pos_A = np.array([s.length + len(s.generated) - 1 + s.delta for s in live], dtype=np.int64)
+        cos_AD, sin_AD = mrope_cos_sin(pos_A, tc.head_dim, tc.rope_theta, tc.mrope_section)
+        starts_A = np.array([s.start for s in live], dtype=np.int64)
+        T = self.slot + 1
+        mask_A1T = np.where(np.arange(T)[None, :] >= starts_A[:, None], np.float32(0), NEG_INF).astype(np.float32)[:, None]
+        last_A1 = np.array([[s.generated[-1]] for s in live], dtype=np.int64)
+        logits_A1V = self.text.step(self.text.embed(last_A1), cos_AD[:, None], sin_AD[:, None], mask_A1T,
+                                    self.slot, self.cache.rows(len(live)))
+        tokens_A = self._choose(self.proc, logits_A1V[:, -1], live)
+        self.slot += 1
+        self.timing.decode_tokens += len(live)
+        self.timing.decode_steps += 1
+        events: list[Event] = []
+        for s, tok in zip(live, tokens_A):
+            events.extend(self._emit(s, int(tok)))
+        return events
+
+    # ---------------------------------------------------------------- rows: leave, join, slots
+
+    def _retire(self) -> None:
+        """Rows that ended leave; the last live rows move into their cache rows (no gaps)."""
+        live = self.live
+        ended = [i for i, s in enumerate(live) if s.result is not None]
+        if not ended:
+            return
+        n = len(live) - len(ended)
+        holes = [i for i in ended if i < n]
+        movers = [i for i in range(n, len(live)) if live[i].result is None]
+        order = list(range(n))
+        for h, m in zip(holes, movers):
+            self.cache.move_row(m, h)
+            order[h] = m
+        self.live = [live[i] for i in order]
+        self.proc.keep(order)
+
+    def _span(self, s: _Sequence) -> int:
+        """Slots a row may use from its start: its prompt, then a slot per fed token."""
+        return max(s.length + s.limit - 1, self._prefill_end(s) - s.start)
+
+    def _prefill_end(self, s: _Sequence) -> int:
+        """One past the last slot the row's prefill writes (padded chunks write beyond the prompt)."""
+        L = s.length
+        return s.start + (-(-L // self.chunk) * self.chunk if self.fixed_chunk else L)
+
+    def _place_waiting(self) -> list[_Sequence]:
+        """The next waiting requests that can join now (request order, up to the free rows),
+        placed right-aligned at the shared slot."""
+        group = self.joining = []
+        while self.waiting and len(self.live) + len(group) < self.max_batch:
+            s = self.seqs[self.waiting[0]]
+            if not (self.live or group):  # a fresh layout
+                self.slot, s.start = s.length, 0
+            elif not self._fit(s, group):
+                break
+            group.append(s)
+            self.waiting.pop(0)
+        if group and self.cache is None:
+            ctx = self.max_context or (self.slot + max(min(max(s.limit for s in self.seqs), INITIAL_DECODE_SLOTS),
+                                                       self.chunk - 1 if self.fixed_chunk else 0))
+            self.cache = self.text.new_cache(self.max_batch, int(ctx))
+        return group
+
+    def _fit(self, s: _Sequence, group: list[_Sequence]) -> bool:
+        """Place ``s`` at the current slot beside the live and joining rows, moving them right if
+        its prompt is longer than the slot; False when it has to wait."""
+        shift = max(0, s.length - self.slot)
+        if shift and self.live and not self._can_move():
+            return False
+        if self.max_context is not None:  # everything must fit the fixed cache as it is
+            for r in group + [s]:
+                start = self.slot + shift - r.length if r is s else r.start + shift
+                if start + max(r.length + r.limit - 1, self._prefill_end(r) - r.start) > self.max_context:
+                    return False
+        if shift:
+            if self.live:
+                self._move(shift, self.cache.ctx + shift)
             else:
-                last_B = tokens_A.astype(np.int64)
-        if timing.decode_steps:
-            yield StageEvent("decode", True, elapsed(), timing.decode_s, timing.decode_tokens)
-    except Cancelled:
-        for b in range(B):
-            if results[b] is None:
-                yield SequenceDone(b, finish(b, "cancelled"))
-    timing.total_s = elapsed()
-    yield Done([r for r in results if r is not None], timing)
+                for r in group:
+                    r.start += shift
+                self.slot += shift
+        s.start = self.slot - s.length
+        return True
+
+    def _can_move(self) -> bool:
+        return self.max_context is None and hasattr(self.cache, "moved")
+
+    def _move(self, shift: int, ctx: int) -> None:
+        """Move every row's slots by ``shift`` in a cache of ``ctx`` slots (starts and slot follow)."""
+        self.cache = self.cache.moved(shift, ctx)
+        for r in self.live + self.joining:
+            r.start += shift
+        self.slot += shift
+
+    def _make_room(self, need: int) -> None:
+        """At least ``need`` slots: move the rows left over the slots nobody sees, grow if still short."""
+        ctx = self.cache.ctx
+        if need <= ctx:
+            return
+        rows = self.live + self.joining
+        low = min(r.start for r in rows) if self._can_move() else 0
+        need -= low
+        cap = max(r.start + self._span(r) for r in rows) - low  # what the rows can still use
+        new_ctx = ctx if need <= ctx else max(need, min(2 * ctx, cap))
+        if low:
+            self._move(-low, new_ctx)
+        else:
+            self.cache = self.cache.grown(new_ctx)

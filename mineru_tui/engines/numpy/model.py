@@ -95,12 +95,15 @@ class Model:
         sampling: Sequence[SamplingParams] | None = None,
         stop_ids: Sequence[int] | None = None,
         cancel: CancelFlag | None = None,
+        max_batch: int | None = None,
     ) -> Iterator[Event]:
         """Generate for several (image, prompt) pairs together; yields events, ``Done`` last.
 
         ``sampling`` (one :class:`SamplingParams` per item) replaces the four knob arguments,
         and ``max_new_tokens`` may be a sequence too, so each row keeps its own knobs and limit.
-        Input errors (ImageError, PromptError) are raised before anything is generated.
+        ``max_batch`` rows decode together at most (None: all); the next item joins as a row
+        ends (continuous batching, ``generate.py``). Input errors (ImageError, PromptError) are
+        raised before anything is generated.
         """
         import time
 
@@ -137,6 +140,7 @@ class Model:
             cancel=cancel,
             timing=timing,
             t0=t0,
+            max_batch=max_batch,
         )
 
     def stream(self, image: ImageInput, prompt: str, **kwargs: Any) -> Iterator[Event]:

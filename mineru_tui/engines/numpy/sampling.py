@@ -9,7 +9,13 @@ vLLM logits processor (``mineru-vl-protocol.md`` §2.3):
   already occurred; ``n ≤ 0`` disables it.
 
 Applied in that order (vLLM applies repetition before frequency/presence; the n-gram ban sets
-−inf, which the penalties leave unchanged). State and knobs are per row and are compacted with the batch.
+−inf, which the penalties leave unchanged). State and knobs are per row: rows leave the batch
+(:meth:`LogitsProcessor.keep`) and join it (:meth:`LogitsProcessor.extend`) with their state,
+so a row's logits get the same arithmetic whatever else is in the batch.
+
+There is no random sampling: MinerU decodes with temperature 0 / top_k 1, so the choice is the
+argmax (:func:`greedy`) and needs no seed. A sampler with a seed would keep one generator per
+request here, beside the row's other state, so its draws do not depend on the batch.
 """
 
 from __future__ import annotations
@@ -40,8 +46,7 @@ class LogitsProcessor:
         self.rows = rows
         self.vocab = vocab
         self.generated: list[list[int]] = [[] for _ in range(batch)]
-        self.need_counts = any(p.presence_penalty != 0 or p.frequency_penalty != 0 or p.repetition_penalty != 1.0
-                               for p in rows)
+        self.need_counts = any(_counts(p) for p in rows)
         self.counts_BV = np.zeros((batch, vocab), dtype=np.float32) if self.need_counts else None
         self.ngrams: list[dict[tuple[int, ...], set[int]]] = [{} for _ in range(batch)]
 
@@ -74,6 +79,20 @@ class LogitsProcessor:
         if self.counts_BV is not None:
             self.counts_BV = self.counts_BV[rows]
 
+    def extend(self, other: LogitsProcessor) -> None:
+        """Append the rows of ``other`` (with their state) after this processor's rows."""
+        if other.vocab != self.vocab:
+            raise ValueError(f"vocab {other.vocab} != {self.vocab}")
+        if other.need_counts and not self.need_counts:
+            self.counts_BV = np.zeros((len(self.rows), self.vocab), dtype=np.float32)
+            self.need_counts = True
+        if self.counts_BV is not None:
+            add = other.counts_BV if other.counts_BV is not None else np.zeros((len(other.rows), self.vocab), np.float32)
+            self.counts_BV = np.concatenate([self.counts_BV, add])
+        self.rows = self.rows + other.rows
+        self.generated = self.generated + other.generated
+        self.ngrams = self.ngrams + other.ngrams
+
     def banned_ngram_tokens(self, b: int) -> list[int]:
         """Tokens that would repeat an n-gram of row b (HF ``_get_generated_ngrams``)."""
         n = self.rows[b].no_repeat_ngram_size
@@ -105,6 +124,11 @@ class LogitsProcessor:
                 if banned:
                     out_BV[b, banned] = -np.inf
         return out_BV
+
+
+def _counts(p: SamplingParams) -> bool:
+    """Whether the row's knobs need the counts of its generated tokens."""
+    return p.presence_penalty != 0 or p.frequency_penalty != 0 or p.repetition_penalty != 1.0
 
 
 def greedy(logits_BV: np.ndarray) -> np.ndarray:
