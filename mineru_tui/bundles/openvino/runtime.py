@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ...reader.config import TextConfig, VisionConfig
-from ...reader.decoder import KVCache, LogitsWhich
-from ...reader.rope import vision_cos_sin
+from mineru_tui.engines.numpy.config import TextConfig, VisionConfig
+from mineru_tui.engines.numpy.decoder import KVCache, LogitsWhich
+from mineru_tui.engines.numpy.rope import vision_cos_sin
 from .vision import batch_layout
 
 MASK_MIN = np.float32(-1e30)  # −inf in the host's masks (finite: no inf − inf anywhere)

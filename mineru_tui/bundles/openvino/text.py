@@ -21,7 +21,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ...reader.config import TextConfig
+from mineru_tui.engines.numpy.config import TextConfig
 from .ops import const, i64, linear, opset, rms_norm, rotate, weight
 
 

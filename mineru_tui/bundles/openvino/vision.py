@@ -20,7 +20,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ...reader.config import VisionConfig
+from mineru_tui.engines.numpy.config import VisionConfig
 from .ops import const, i64, layer_norm, linear, opset, rotate
 
 INPUTS = ("pixel_values", "cos", "sin", "gather_idx", "scatter_idx", "key_mask")
