@@ -1,4 +1,4 @@
-"""What one page costs with the numpy engine, stage by stage, with realistic answers.
+"""What one page costs with each engine, stage by stage, with realistic answers.
 
 The page is a two-column letter-size paper page rendered at MinerU's 200 dpi (1700x2200 px)
 with 18 layout blocks. Its answers are forced through the real decode steps (teacher forcing:
@@ -13,8 +13,9 @@ argmax), so the token counts are those of a real page while the weights are rand
   forced ids are the text's ids cycled to those counts (the cost of a step does not depend
   on which id it is).
 
-Runs, all through :class:`mineru_tui.engines.numpy.engine.NumpyEngine` and the page reader's
-own crops, prompts and knobs (:mod:`mineru_tui.reader.protocol`):
+Runs, through each engine of ``--engines`` (default numpy; each in its own process, so peak
+memory is the engine's own) and the page reader's own crops, prompts and knobs
+(:mod:`mineru_tui.reader.protocol`):
 
 1. layout: the 1036x1036 page image → vision, prefill, decode of the layout answer;
 2. recognition, every block (``--effort high`` on a text PDF; any scan), batched by 8;
@@ -23,7 +24,7 @@ own crops, prompts and knobs (:mod:`mineru_tui.reader.protocol`):
    layer, only the table and the equation go to the model.
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/pages.py [--quick] \\
-        [--ckpt CKPT] [--json pages-bench.json]
+        [--engines numpy,openvino] [--extra openvino:precision=f32] [--ckpt CKPT] [--json pages-bench.json]
 
 (the checkpoint comes from ``bench/engine.py --keep``, which leaves it as
 ``mineru-tui-bench-ckpt`` in the system temp folder, the default of ``--ckpt``; ``--quick``
@@ -168,35 +169,28 @@ def schedule(tokenizer, text: str, count: int, stop: int) -> list[int]:
     return out + [stop]
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--ckpt", type=Path, default=Path(tempfile.gettempdir()) / "mineru-tui-bench-ckpt")
-    ap.add_argument("--json", type=Path, help="write the numbers here too")
-    ap.add_argument("--quick", action="store_true", help="skip the batch-1 recognition run")
-    args = ap.parse_args()
-    if not (args.ckpt / "config.json").is_file():
-        sys.exit(f"bench/pages.py: no checkpoint at {args.ckpt}: make one with "
-                 "`python bench/engine.py --keep` (or pass --ckpt DIR)")
-
-    from mineru_tui.engines import EngineOptions
-    from mineru_tui.engines.numpy.engine import open_engine
+def measure(ckpt: Path, engine_name: str, extra: tuple, quick: bool) -> dict:
+    """Runs 1-4 through one engine, in this process (the parent runs one process per engine)."""
+    from mineru_tui.engines import EngineOptions, open_engine
     from mineru_tui.reader import protocol
 
     t0 = time.perf_counter()
-    engine = open_engine(EngineOptions(engine="numpy", model=str(args.ckpt)))
+    engine = open_engine(EngineOptions(engine=engine_name, model=str(ckpt), extra=extra))
     load_s = time.perf_counter() - t0
     tok = engine.model.tokenizer
     stop = engine.model.stop_ids[0]
     page = page_image()
-    results: dict = {"machine": platform.processor() or platform.machine(), "python": platform.python_version(),
-                     "page_px": [W, H], "blocks": len(BLOCKS), "load_s": round(load_s, 2)}
+    results: dict = {"engine": engine_name, "extra": dict(extra), "machine": platform.processor() or platform.machine(),
+                     "python": platform.python_version(), "page_px": [W, H], "blocks": len(BLOCKS),
+                     "load_s": round(load_s, 2),
+                     "rss_after_load_gib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)}
 
     # 1. layout
     lay = layout_answer()
     lay_req = protocol.layout_request(page, None)
     lay_sched = schedule(tok, lay, LAYOUT_TOKENS_PER_BLOCK * len(BLOCKS), stop)
     results["layout"] = run_forced(engine, [lay_req], [lay_sched], 1)
-    print("layout", results["layout"], flush=True)
+    print(engine_name, "layout", results["layout"], flush=True)
 
     # the page reader's own crops, prompts and knobs for the parsed layout
     blocks = protocol.parse_layout(lay)
@@ -209,7 +203,7 @@ def main() -> None:
 
     # 2. every block, batched by 8
     results["recognition_b8"] = run_forced(engine, requests, sched, 8)
-    print("recognition batch 8", results["recognition_b8"], flush=True)
+    print(engine_name, "recognition batch 8", results["recognition_b8"], flush=True)
     # 4. default effort on a text PDF: only the non-text-like blocks go to the model
     from mineru_tui.pdf.blocks_text import TEXT_LAYER_TYPES
 
@@ -217,11 +211,11 @@ def main() -> None:
     results["recognition_default_effort_blocks"] = [blocks[indices[k]]["type"] for k in model_only]
     results["recognition_default_effort_b8"] = run_forced(engine, [requests[k] for k in model_only],
                                                           [sched[k] for k in model_only], 8)
-    print("default effort", results["recognition_default_effort_b8"], flush=True)
+    print(engine_name, "default effort", results["recognition_default_effort_b8"], flush=True)
     # 3. every block, one at a time
-    if not args.quick:
+    if not quick:
         results["recognition_b1"] = run_forced(engine, requests, sched, 1)
-        print("recognition batch 1", results["recognition_b1"], flush=True)
+        print(engine_name, "recognition batch 1", results["recognition_b1"], flush=True)
     results["peak_rss_gib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)
     page_b8 = results["layout"]["wall_s"] + results["recognition_b8"]["wall_s"]
     page_default = results["layout"]["wall_s"] + results["recognition_default_effort_b8"]["wall_s"]
@@ -229,6 +223,48 @@ def main() -> None:
     results["page_s_default_effort_text_pdf"] = round(page_default, 1)
     if "recognition_b1" in results:
         results["page_s_all_blocks_b1"] = round(results["layout"]["wall_s"] + results["recognition_b1"]["wall_s"], 1)
+    engine.close()
+    return results
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ckpt", type=Path, default=Path(tempfile.gettempdir()) / "mineru-tui-bench-ckpt")
+    ap.add_argument("--json", type=Path, help="write the numbers here too")
+    ap.add_argument("--quick", action="store_true", help="skip the batch-1 recognition run")
+    ap.add_argument("--engines", default="numpy",
+                    help="comma-separated engines, each measured in its own process (numpy, openvino, ...)")
+    ap.add_argument("--extra", action="append", default=[], metavar="ENGINE:KEY=VALUE",
+                    help="an engine option, e.g. openvino:precision=f32 (repeatable)")
+    ap.add_argument("--_child", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if not (args.ckpt / "config.json").is_file():
+        sys.exit(f"bench/pages.py: no checkpoint at {args.ckpt}: make one with "
+                 "`python bench/engine.py --keep` (or pass --ckpt DIR)")
+    extras: dict[str, list[tuple[str, str]]] = {}
+    for item in args.extra:
+        name, _, kv = item.partition(":")
+        key, _, value = kv.partition("=")
+        extras.setdefault(name, []).append((key, value))
+    if args._child:
+        res = measure(args.ckpt, args._child, tuple(extras.get(args._child, ())), args.quick)
+        print("RESULT " + json.dumps(res), flush=True)
+        return
+    import subprocess
+
+    results = {}
+    for name in [e.strip() for e in args.engines.split(",") if e.strip()]:
+        cmd = [sys.executable, __file__, "--_child", name, "--ckpt", str(args.ckpt)] + \
+              (["--quick"] if args.quick else []) + [f"--extra={e}" for e in args.extra]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)  # stderr passes through
+        for line in proc.stdout:
+            if line.startswith("RESULT "):
+                results[name] = json.loads(line[7:])
+            else:
+                print(line, end="", flush=True)
+        proc.wait()
+        if name not in results:
+            print(f"bench/pages.py: the {name} run failed (exit {proc.returncode})", file=sys.stderr)
     print(json.dumps(results, indent=1))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1) + "\n")

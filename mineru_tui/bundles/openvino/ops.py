@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-WEIGHTS = ("f32", "int8")
+WEIGHTS = ("f32", "f16", "int8")
 
 
 def opset():
@@ -46,6 +46,8 @@ def weight(w_NK: np.ndarray, weights: str):
     op = opset()
     if weights == "f32":
         return const(np.asarray(w_NK, np.float32))
+    if weights == "f16":  # half the memory; the CPU plugin computes with bf16/f32 copies
+        return op.convert(const(np.asarray(w_NK, np.float16)), "f32")
     if weights == "int8":
         q, scale = quantize_int8(w_NK)
         return op.multiply(op.convert(const(q), "f32"), const(scale))
