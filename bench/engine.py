@@ -227,7 +227,14 @@ def run(ckpt: Path, args) -> dict:
     res["blas"] = blas_info()
     res["env_OPENBLAS"] = {k: os.environ.get(k) for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS")}
     t = time.perf_counter()
-    model = load_model(ckpt)
+    res["engine"] = args.engine
+    if args.engine == "openvino":  # the bundle in the cache folder when built, else graphs in memory
+        from mineru_tui.bundles.openvino.bundle import open_openvino_model
+
+        model = open_openvino_model(str(ckpt), precision=args.precision, progress=lambda s: print(s, file=sys.stderr))
+        res["precision"] = args.precision
+    else:
+        model = load_model(ckpt)
     res["load_s"] = time.perf_counter() - t
     res["rss_after_load_gib"] = current_rss_gib()
 
@@ -344,6 +351,8 @@ def main() -> None:
     ap.add_argument("--skip-layout", action="store_true")
     ap.add_argument("--loop-check", action="store_true", help="only compare generate()'s decode with bare steps")
     ap.add_argument("--keep", action="store_true", help="keep the built checkpoint for the next run")
+    ap.add_argument("--engine", choices=("numpy", "openvino"), default="numpy", help="the engine measured")
+    ap.add_argument("--precision", default="default", help="openvino: default (int8 + bf16 where available) or f32")
     ap.add_argument("--fresh-weights", action="store_true",
                     help="build the checkpoint with new random values per tensor (real logit margins)")
     ap.add_argument("--build-only", action="store_true", help="only build the checkpoint (kept), then stop")
@@ -372,7 +381,8 @@ def main() -> None:
     if args.build_only:
         return
     cmd = [sys.executable, __file__, "--_child", "--ckpt", str(args.ckpt), "--new-tokens", str(args.new_tokens),
-           "--context", str(args.context), "--steps", str(args.steps)] + (["--skip-layout"] if args.skip_layout else []) + (["--loop-check"] if args.loop_check else [])  # fmt: skip
+           "--context", str(args.context), "--steps", str(args.steps), "--engine", args.engine,
+           "--precision", args.precision] + (["--skip-layout"] if args.skip_layout else []) + (["--loop-check"] if args.loop_check else [])  # fmt: skip
     hf_python = args.hf_python
     if hf_python is None:
         try:
