@@ -15,7 +15,6 @@ OpenVINO releases the GIL while it computes, so the engine runs in the caller's 
 from __future__ import annotations
 
 import importlib.util
-import sys
 from pathlib import Path
 
 from mineru_tui.engines.base import EngineError, EngineOptions
@@ -61,8 +60,8 @@ def open_engine(options: EngineOptions) -> OpenVINOEngine:
     try:
         from mineru_tui.bundles.openvino.bundle import open_openvino_model
 
-        model = open_openvino_model(spec, bundle=bundle, precision=precision, device=device,
-                                    progress=lambda s: print(s, file=sys.stderr, flush=True))
+        # no progress lines: the watch app owns the terminal while engines open
+        model = open_openvino_model(spec, bundle=bundle, precision=precision, device=device)
     except (BundleError, ModelError) as e:
         raise EngineError(one_line(str(e))) from None
     except RuntimeError as e:  # OpenVINO's own errors (a device that is not there, a bad IR)
