@@ -119,3 +119,29 @@ def test_the_page_reader_gets_the_numpy_engines_document_in_f32(tmp_path, monkey
         blocks.append([(e.finish_reason, e.source) for e in events if isinstance(e, BlockDone)])
     assert len(blocks[0]) == 4 and blocks[0] == blocks[1]
     assert docs[0].strip() and docs[0] == docs[1]
+
+
+@pytest.mark.skipif(not _has_openvino(), reason="openvino is not installed")
+def test_serve_runs_the_openvino_engine(tmp_path, monkeypatch):
+    import httpx
+    from mineru_vl_utils.mineru_client import DEFAULT_SAMPLING_PARAMS
+    from mineru_vl_utils.vlm_client.http_client import HttpVlmClient
+
+    from mineru_tui.bundles.openvino.bundle import open_openvino_model
+    from mineru_tui.reader.tasks import TASKS
+    from tests.server_helpers import ServeProcess
+
+    monkeypatch.setenv("MINERU_TUI_CACHE", str(tmp_path / "cache"))
+    server = ServeProcess(max_tokens=8, extra=("--engine", "openvino"))
+    try:
+        assert httpx.get(server.url + "/health").json()["engine"] == "openvino"
+        client = HttpVlmClient(server_url=server.url, allow_truncated_content=True, use_tqdm=False)
+        text = client.predict(str(tc.REF_PNG), "\nTable Recognition:", DEFAULT_SAMPLING_PARAMS["table"])
+    finally:
+        server.stop()
+    s = TASKS["table"].sampling
+    want = open_openvino_model(str(tc.TINY_DIR)).generate(
+        str(tc.REF_PNG), "\nTable Recognition:", max_new_tokens=8, no_repeat_ngram_size=s.no_repeat_ngram_size,
+        presence_penalty=s.presence_penalty, frequency_penalty=s.frequency_penalty,
+        repetition_penalty=s.repetition_penalty)
+    assert text and text == want.text
