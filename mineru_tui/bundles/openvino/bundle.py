@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import BundleError
 from ..locations import cache_root, default_bundle_dir
 from ..manifest import checkpoint_identity, file_digest
-from .runtime import OVTextForward, OVVision, compile_config, core, weights_for
+from .runtime import OVTextForward, OVVision, compile_config, core, vision_weights_for, weights_for
 
 FORMAT = "mineru-tui-openvino-bundle"
 FORMAT_VERSION = 1
@@ -49,7 +49,8 @@ def compiled_cache_dir() -> Path:
 class OVManifest:
     model: str
     checkpoint_id: str
-    weights: str  # int8 | f32 (linear weights of both models)
+    weights: str  # int8 | f32 (the decoder's linear weights; names the precision)
+    vision_weights: str  # int8 | f16 | f32 (the vision tower's)
     hidden_size: int
     layers: int
     kv_heads: int
@@ -141,7 +142,7 @@ def build_openvino_bundle(model: str | None, out: Path, *, precision: str = "def
     from .vision import build_vision
 
     say = progress or (lambda s: None)
-    wformat = weights_for(precision)
+    wformat, vformat = weights_for(precision), vision_weights_for(precision)
     t0 = time.perf_counter()
     model_dir = resolve_model(model)
     ck = load_checkpoint(model_dir)
@@ -151,10 +152,10 @@ def build_openvino_bundle(model: str | None, out: Path, *, precision: str = "def
     tmp.mkdir(parents=True)
     try:
         times = {}
-        for name, build in (("vision", lambda: build_vision(ck.weights, ck.config.vision, wformat)),
-                            ("decoder", lambda: build_text(ck.weights, ck.config.text, wformat))):
+        for name, fmt, build in (("vision", vformat, lambda: build_vision(ck.weights, ck.config.vision, vformat)),
+                                 ("decoder", wformat, lambda: build_text(ck.weights, ck.config.text, wformat))):
             t = time.perf_counter()
-            say(f"{name}: building the graph ({wformat} weights)")
+            say(f"{name}: building the graph ({fmt} weights)")
             graph = build()
             ov.save_model(graph, str(tmp / f"{name}.xml"), compress_to_fp16=False)
             del graph
@@ -162,7 +163,7 @@ def build_openvino_bundle(model: str | None, out: Path, *, precision: str = "def
             say(f"{name}: saved in {times[f'{name}_s']} s (peak memory {_peak_gib():.1f} GiB)")
         t, v = ck.config.text, ck.config.vision
         man = OVManifest(
-            model=str(model or model_dir), checkpoint_id=checkpoint_identity(ck), weights=wformat,
+            model=str(model or model_dir), checkpoint_id=checkpoint_identity(ck), weights=wformat, vision_weights=vformat,
             hidden_size=t.hidden_size, layers=t.num_hidden_layers, kv_heads=t.num_key_value_heads,
             head_dim=t.head_dim, vocab_size=t.vocab_size, vision_out=v.hidden_size,
             openvino_version=ov.get_version(),
@@ -214,7 +215,8 @@ def open_openvino_model(model: str | None, *, bundle: Path | None = None, precis
         say(f"openvino: no bundle for this model; building the graphs in memory ({wformat} weights) — "
             f"`mineru-tui bundle build --target openvino` makes later starts fast")
         text_c = c.compile_model(build_text(ck.weights, ck.config.text, wformat), device, config)
-        vision_c = c.compile_model(build_vision(ck.weights, ck.config.vision, wformat), device, config)
+        vision_c = c.compile_model(build_vision(ck.weights, ck.config.vision, vision_weights_for(precision)),
+                                   device, config)
     embed = np.asarray(ck.weights["model.embed_tokens.weight"])
     return Model(ck, Tokenizer.from_dir(model_dir), vision=OVVision(vision_c, ck.config.vision),
                  text=OVTextForward(text_c, ck.config.text, embed))

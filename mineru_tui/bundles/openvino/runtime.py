@@ -30,11 +30,21 @@ PRECISIONS = ("default", "f32")
 PAD_COST = 1.3
 
 
+# Linear-weight formats per precision: (decoder, vision tower).
+WEIGHT_FORMATS = {"default": ("int8", "int8"), "f32": ("f32", "f32")}
+
+
 def weights_for(precision: str) -> str:
-    """The linear-weight format a precision uses: int8 by default, f32 for the exact mode."""
+    """The decoder's linear-weight format for a precision: int8 by default, f32 for the exact mode."""
     if precision not in PRECISIONS:
         raise ValueError(f"unknown precision {precision!r} (one of {', '.join(PRECISIONS)})")
-    return "f32" if precision == "f32" else "int8"
+    return WEIGHT_FORMATS[precision][0]
+
+
+def vision_weights_for(precision: str) -> str:
+    """The vision tower's linear-weight format for a precision."""
+    weights_for(precision)
+    return WEIGHT_FORMATS[precision][1]
 
 
 def compile_config(precision: str, device: str) -> dict[str, str]:
