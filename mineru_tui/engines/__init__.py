@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from mineru_tui.engines.base import Engine, EngineError, EngineOptions, ImageInput, Request
 from mineru_tui.engines.events import CancelFlag, Event
@@ -72,10 +72,15 @@ def open_engine(options: EngineOptions) -> Engine:
 
 
 class LazyEngine:
-    """An :class:`Engine` that opens the real one on first use (thread-safe), then delegates."""
+    """An :class:`Engine` that opens the real one on first use (thread-safe), then delegates.
 
-    def __init__(self, options: EngineOptions):
+    ``announce``, when given, receives one line saying which engine ``auto`` picked and why,
+    just before it opens (``parse -v``): only runs that need the model print it.
+    """
+
+    def __init__(self, options: EngineOptions, announce: Callable[[str], None] | None = None):
         self.options = options
+        self.announce = announce
         self._engine: Engine | None = None
         self._lock = threading.Lock()
 
@@ -86,6 +91,9 @@ class LazyEngine:
     def get(self) -> Engine:
         with self._lock:
             if self._engine is None:
+                if self.announce is not None and self.options.engine == "auto":
+                    name, why = auto_choice(self.options)
+                    self.announce(f"engine: auto picked {name} ({why})")
                 self._engine = open_engine(self.options)
             return self._engine
 

@@ -8,7 +8,7 @@ runs f32 weights and f32 arithmetic (the numpy engine's tokens).
 
 Options (``EngineOptions.extra``): ``precision`` (default | f32), ``device`` (CPU; GPU and NPU
 are OpenVINO's Intel devices, untested here), ``bundle`` (an IR bundle folder; default the cache
-folder's bundle of the model, else the graphs are built in memory at start), ``max_batch``.
+folder's bundle of the model and precision, built there on first use), ``max_batch``.
 OpenVINO releases the GIL while it computes, so the engine runs in the caller's process.
 """
 
@@ -61,7 +61,7 @@ def open_engine(options: EngineOptions) -> OpenVINOEngine:
         from mineru_tui.bundles.openvino.bundle import open_openvino_model
 
         # no progress lines: the watch app owns the terminal while engines open
-        model = open_openvino_model(spec, bundle=bundle, precision=precision, device=device)
+        model = open_openvino_model(spec, bundle=bundle, precision=precision, device=device, save=True)
     except (BundleError, ModelError) as e:
         raise EngineError(one_line(str(e))) from None
     except RuntimeError as e:  # OpenVINO's own errors (a device that is not there, a bad IR)

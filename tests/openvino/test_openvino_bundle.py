@@ -90,3 +90,27 @@ def test_damaged_or_foreign_bundles_are_refused_in_one_line(tmp_path):
     assert "\n" not in str(e.value)
     with pytest.raises(BundleError, match="needs int8 weights"):
         open_openvino_model(str(tc.TINY_DIR), bundle=tmp_path / "b", precision="default")
+
+
+def test_the_engine_builds_its_bundle_once_and_replaces_a_stale_one(tmp_path, monkeypatch):
+    monkeypatch.setenv("MINERU_TUI_CACHE", str(tmp_path / "cache"))
+    from mineru_tui.bundles.openvino.bundle import openvino_bundle_dir
+    from mineru_tui.engines import EngineOptions, open_engine
+
+    model = tmp_path / "model"
+    shutil.copytree(tc.TINY_DIR, model)
+    where = openvino_bundle_dir(str(model), "default")
+    assert not where.exists()
+    open_engine(EngineOptions(engine="openvino", model=str(model))).close()
+    man = json.loads((where / "manifest.json").read_text())
+    stamp = (where / "decoder.bin").stat().st_mtime_ns
+    open_engine(EngineOptions(engine="openvino", model=str(model))).close()  # loaded, not rebuilt
+    assert (where / "decoder.bin").stat().st_mtime_ns == stamp
+    # the checkpoint changes in place: the cached bundle is stale and is rebuilt
+    tensors = tc.read_tensors(model / "model.safetensors")
+    tensors["model.norm.weight"] = tensors["model.norm.weight"] * 2
+    from safetensors.numpy import save_file
+
+    save_file(tensors, str(model / "model.safetensors"))
+    open_engine(EngineOptions(engine="openvino", model=str(model))).close()
+    assert json.loads((where / "manifest.json").read_text())["checkpoint_id"] != man["checkpoint_id"]

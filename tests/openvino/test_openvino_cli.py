@@ -50,12 +50,16 @@ def _parse(*args, cwd, env_extra=None):
 
 
 def test_verbose_says_what_auto_picked(tmp_path):
-    r = _parse(tmp_path / "missing.pdf", "-v", cwd=tmp_path)
+    png = _page(tmp_path / "scan.png")
+    r = _parse(png, "-v", "--model", tc.TINY_DIR, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
     lines = [ln for ln in r.stderr.splitlines() if ln.startswith("engine: auto picked")]
     assert len(lines) == 1
     want = "openvino" if _has_openvino() else "numpy"
     assert lines[0].startswith(f"engine: auto picked {want} (")
-    r = _parse(tmp_path / "missing.pdf", cwd=tmp_path)  # without -v: no such line
+    r = _parse(png, "--model", tc.TINY_DIR, cwd=tmp_path)  # without -v: no such line
+    assert r.returncode == 0 and "auto picked" not in r.stderr
+    r = _parse(tmp_path / "missing.pdf", "-v", cwd=tmp_path)  # no page read: no engine opened, no line
     assert "auto picked" not in r.stderr
 
 

@@ -181,12 +181,32 @@ def build_openvino_bundle(model: str | None, out: Path, *, precision: str = "def
     return man
 
 
+def _cached_bundle(model, ck, precision: str, save: bool, say) -> Path | None:
+    """The cache folder's usable bundle for the model, built there first when ``save``."""
+    cached = openvino_bundle_dir(model, precision)
+    try:
+        check_openvino_bundle(cached, ck)
+        return cached
+    except BundleError:
+        if not save:
+            return None
+    try:
+        say(f"openvino: building the bundle once into {cached}")
+        build_openvino_bundle(model, cached, precision=precision)
+        check_openvino_bundle(cached, ck)
+        return cached
+    except (OSError, BundleError):  # a read-only cache, a build racing another process
+        return None
+
+
 def open_openvino_model(model: str | None, *, bundle: Path | None = None, precision: str = "default",
-                        device: str = "CPU", full_check: bool = False, progress=None):
+                        device: str = "CPU", full_check: bool = False, save: bool = False, progress=None):
     """A ``reader``-style ``Model`` (numpy engine host side) whose forward passes run in OpenVINO.
 
     ``bundle``: an IR bundle to load (checked against the checkpoint); None: the cache folder's
-    bundle for this model and precision when it exists, else the graphs are built in memory.
+    bundle for this model and precision when it is usable, else — with ``save`` — one is built
+    there first (once per checkpoint; a stale one is replaced), else the graphs are built in
+    memory.
     """
     from mineru_tui.engines.numpy.checkpoint import load_checkpoint, resolve_model
     from mineru_tui.engines.numpy.model import Model
@@ -197,8 +217,7 @@ def open_openvino_model(model: str | None, *, bundle: Path | None = None, precis
     ck = load_checkpoint(model_dir)
     wformat = weights_for(precision)
     if bundle is None:
-        cached = openvino_bundle_dir(model, precision)
-        bundle = cached if (cached / MANIFEST).is_file() else None
+        bundle = _cached_bundle(model, ck, precision, save, say)
     config = compile_config(precision, device)
     c = core(compiled_cache_dir())
     if bundle is not None:
