@@ -28,6 +28,9 @@ PRECISIONS = ("default", "f32")
 # Attention in a vision call is padded to the largest image of the call; images join a call
 # while the padded attention costs at most this much more than attention image by image.
 PAD_COST = 1.3
+# Padded rows (B·Lmax) per vision call: bounds the activation memory of a call of several crops
+# (a single larger image still runs alone in one call).
+CALL_PATCHES = 4096
 
 
 # Linear-weight formats per precision: (decoder, vision tower).
@@ -62,7 +65,7 @@ def compile_config(precision: str, device: str) -> dict[str, str]:
 def vision_calls(sizes: Sequence[int]) -> list[list[int]]:
     """Group segment indices into vision calls: biggest first, a segment joins the current call
     while padding every segment of the call to the largest costs ≤ PAD_COST × the exact
-    attention (B·Lmax² vs Σ n²)."""
+    attention (B·Lmax² vs Σ n²) and the call stays within CALL_PATCHES padded rows."""
     order = sorted(range(len(sizes)), key=lambda i: -sizes[i])
     calls: list[list[int]] = []
     for i in order:
@@ -70,7 +73,7 @@ def vision_calls(sizes: Sequence[int]) -> list[list[int]]:
             cur = calls[-1]
             lmax = sizes[cur[0]]
             exact = sum(sizes[j] ** 2 for j in cur) + sizes[i] ** 2
-            if (len(cur) + 1) * lmax**2 <= PAD_COST * exact:
+            if (len(cur) + 1) * lmax**2 <= PAD_COST * exact and (len(cur) + 1) * lmax <= CALL_PATCHES:
                 cur.append(i)
                 continue
         calls.append([i])
