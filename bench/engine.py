@@ -84,8 +84,13 @@ def tensor_shapes() -> dict[str, tuple[int, ...]]:
     return s
 
 
-def write_checkpoint(out: Path, seed: int = 0) -> None:
-    """Random fp32 safetensors of the real shapes, streamed to disk (never all in RAM)."""
+def write_checkpoint(out: Path, seed: int = 0, fresh: bool = False) -> None:
+    """Random fp32 safetensors of the real shapes, streamed to disk (never all in RAM).
+
+    By default every tensor is a window of one 64 MB pool of values (cheap, but tensors share
+    values, which gives logits near-ties); ``fresh=True`` draws new values for every tensor, so
+    greedy logits have real top-1/top-2 margins (what a precision-agreement check needs).
+    """
     out.mkdir(parents=True, exist_ok=True)
     tiny_cfg = json.loads((TINY / "config.json").read_text())
     cfg = dict(tiny_cfg)  # keep the tiny tokenizer's special ids (3840…), real shapes
@@ -120,6 +125,12 @@ def write_checkpoint(out: Path, seed: int = 0) -> None:
             n = int(np.prod(shp))
             if k.endswith("norm.weight") or "layernorm" in k or ".norm1.weight" in k or ".norm2.weight" in k or "ln_q.weight" in k:
                 f.write(np.ones(n, np.float32).tobytes())
+                continue
+            if fresh:  # new values for every tensor, drawn in 16M-value pieces
+                while n > 0:
+                    m = min(n, 1 << 24)
+                    f.write((rng.standard_normal(m, dtype=np.float32) * np.float32(0.02)).tobytes())
+                    n -= m
                 continue
             start = int(rng.integers(0, pool.size))
             while n > 0:  # rotate through the pool: values differ per tensor, cheap to make
@@ -216,7 +227,14 @@ def run(ckpt: Path, args) -> dict:
     res["blas"] = blas_info()
     res["env_OPENBLAS"] = {k: os.environ.get(k) for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS")}
     t = time.perf_counter()
-    model = load_model(ckpt)
+    res["engine"] = args.engine
+    if args.engine == "openvino":  # the bundle in the cache folder when built, else graphs in memory
+        from mineru_tui.bundles.openvino.bundle import open_openvino_model
+
+        model = open_openvino_model(str(ckpt), precision=args.precision, progress=lambda s: print(s, file=sys.stderr))
+        res["precision"] = args.precision
+    else:
+        model = load_model(ckpt)
     res["load_s"] = time.perf_counter() - t
     res["rss_after_load_gib"] = current_rss_gib()
 
@@ -333,6 +351,11 @@ def main() -> None:
     ap.add_argument("--skip-layout", action="store_true")
     ap.add_argument("--loop-check", action="store_true", help="only compare generate()'s decode with bare steps")
     ap.add_argument("--keep", action="store_true", help="keep the built checkpoint for the next run")
+    ap.add_argument("--engine", choices=("numpy", "openvino"), default="numpy", help="the engine measured")
+    ap.add_argument("--precision", default="default", help="openvino: default (int8 + bf16 where available) or f32")
+    ap.add_argument("--fresh-weights", action="store_true",
+                    help="build the checkpoint with new random values per tensor (real logit margins)")
+    ap.add_argument("--build-only", action="store_true", help="only build the checkpoint (kept), then stop")
     ap.add_argument("--rounds", type=int, default=1, help="alternate numpy and HF this many times; report each engine's best")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--hf-python", help="python of a venv with torch + transformers: run HF side by side")
@@ -352,11 +375,14 @@ def main() -> None:
     built = False
     if not (args.ckpt / "model.safetensors").exists():
         t = time.perf_counter()
-        write_checkpoint(args.ckpt)
+        write_checkpoint(args.ckpt, fresh=args.fresh_weights)
         built = True
         print(f"built {args.ckpt} ({(args.ckpt / 'model.safetensors').stat().st_size / 2**30:.2f} GiB) in {time.perf_counter() - t:.1f} s")
+    if args.build_only:
+        return
     cmd = [sys.executable, __file__, "--_child", "--ckpt", str(args.ckpt), "--new-tokens", str(args.new_tokens),
-           "--context", str(args.context), "--steps", str(args.steps)] + (["--skip-layout"] if args.skip_layout else []) + (["--loop-check"] if args.loop_check else [])  # fmt: skip
+           "--context", str(args.context), "--steps", str(args.steps), "--engine", args.engine,
+           "--precision", args.precision] + (["--skip-layout"] if args.skip_layout else []) + (["--loop-check"] if args.loop_check else [])  # fmt: skip
     hf_python = args.hf_python
     if hf_python is None:
         try:

@@ -217,22 +217,39 @@ def main() -> None:
                     help="only the three ways to batch the recognition, taking turns this many times")
     ap.add_argument("--layout-s", type=float, help="skip the layout run; count this many seconds for it")
     ap.add_argument("--step-costs", action="store_true", help="only a decode step's median cost at 1-8 rows")
+    ap.add_argument("--engines", default="numpy",
+                    help="comma-separated engines, each measured in its own process (numpy, openvino, ...)")
+    ap.add_argument("--extra", action="append", default=[], metavar="ENGINE:KEY=VALUE",
+                    help="an engine option, e.g. openvino:precision=f32 (repeatable)")
     args = ap.parse_args()
     if not (args.ckpt / "config.json").is_file():
         sys.exit(f"bench/pages.py: no checkpoint at {args.ckpt}: make one with "
                  "`python bench/engine.py --keep` (or pass --ckpt DIR)")
+    names = [e.strip() for e in args.engines.split(",") if e.strip()]
+    if len(names) > 1:  # one process per engine, so each peak memory is the engine's own
+        import subprocess
 
-    from mineru_tui.engines import EngineOptions
-    from mineru_tui.engines.numpy.engine import open_engine
+        for name in names:
+            argv = [a for a in sys.argv[1:] if not a.startswith("--engines")]
+            if "--engines" in sys.argv:  # "--engines a,b" given as two words
+                i = sys.argv.index("--engines")
+                argv = sys.argv[1:i] + sys.argv[i + 2:]
+            subprocess.run([sys.executable, __file__, *argv, f"--engines={name}"], check=False)
+        return
+    extra = tuple((k, v) for item in args.extra for name, _, kv in [item.partition(":")]
+                  if name == names[0] for k, _, v in [kv.partition("=")])
+
+    from mineru_tui.engines import EngineOptions, open_engine
     from mineru_tui.reader import protocol
 
     t0 = time.perf_counter()
-    engine = open_engine(EngineOptions(engine="numpy", model=str(args.ckpt)))
+    engine = open_engine(EngineOptions(engine=names[0], model=str(args.ckpt), extra=extra))
     load_s = time.perf_counter() - t0
     tok = engine.model.tokenizer
     stop = engine.model.stop_ids[0]
     page = page_image()
-    results: dict = {"machine": platform.processor() or platform.machine(), "python": platform.python_version(),
+    results: dict = {"engine": names[0], "extra": dict(extra),
+                     "machine": platform.processor() or platform.machine(), "python": platform.python_version(),
                      "page_px": [W, H], "blocks": len(BLOCKS), "load_s": round(load_s, 2)}
 
     if args.step_costs:

@@ -18,7 +18,7 @@ FLOORS = {
     "document": 1, "detect": 1,
     "office": 2, "pdf": 2, "engines.numpy": 2,
     "bundles": 3,               # compiled bundles, checked against the numpy model
-    "engines.impl": 4,          # numpy adapter, Core ML, http, llama.cpp
+    "engines.impl": 4,          # numpy adapter, Core ML, OpenVINO, http, llama.cpp
     "engines.registry": 5,      # engines/__init__: the lazy name -> engine table
     "reader": 6,                # the page reader: MinerU2.5's two stages over any engine
     "convert": 7, "output": 7,
@@ -33,6 +33,7 @@ FLOORS = {
 RUNS_THE_NUMPY_MODEL = {
     "mineru_tui.bundles": "builds Core ML programs from the checkpoint and checks them against it",
     "mineru_tui.engines.coreml": "drives the numpy host loop with Core ML forward passes",
+    "mineru_tui.engines.openvino": "drives the numpy host loop with OpenVINO forward passes",
     "mineru_tui.engines.gguf_export": "reads the checkpoint to write GGUF files",
     "mineru_tui.cli.generate": "the command that runs the numpy engine on one image",
 }

@@ -15,7 +15,7 @@ import typer
 
 bundle_app = typer.Typer(
     name="bundle",
-    help="Build and verify Core ML bundles of MinerU2.5 (for --engine coreml on a Mac).",
+    help="Build and verify bundles of MinerU2.5: Core ML (--engine coreml on a Mac) or OpenVINO (--engine openvino).",
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode=None,
@@ -35,6 +35,13 @@ decoder's linear weights: int8 (default, per channel), int4 (per block of 32)
 or fp16. Without --out it goes to the cache folder where --engine coreml looks
 for it. Progress goes to stderr; the bundle's path is printed on stdout.
 Full size takes minutes and about 7 GB of memory.
+
+\b
+--target openvino builds the OpenVINO bundle instead (vision.xml/.bin and
+decoder.xml/.bin, OpenVINO IR; needs the openvino package): int8 weights per
+output channel by default, --precision f32 for f32 weights (the exact mode).
+It goes beside the Core ML bundle in the cache folder, where --engine
+openvino looks for it.
 """
 
 VERIFY_HELP = """Check a bundle against the numpy engine on the same request.
@@ -47,6 +54,8 @@ difference. Exit 0 when an fp16 bundle matches every token, or a quantised one
 stays within its measured agreement floor; 1 otherwise. On macOS the bundle
 runs in Core ML; elsewhere its saved program is evaluated in numpy with
 coremltools' own op implementations (slow: keep -n small at full size).
+An OpenVINO bundle (--target openvino) runs in OpenVINO: f32 must match every
+token, int8 stays within the int8 floor.
 """
 
 
@@ -54,6 +63,16 @@ class Weights(str, Enum):
     int8 = "int8"
     int4 = "int4"
     fp16 = "fp16"
+
+
+class Target(str, Enum):
+    coreml = "coreml"
+    openvino = "openvino"
+
+
+class Precision(str, Enum):
+    default = "default"
+    f32 = "f32"
 
 
 class Backend(str, Enum):
@@ -82,8 +101,14 @@ def build(
     chunk: int = typer.Option(64, "--chunk", metavar="N", help="Prompt tokens per prefill call."),
     buckets: str = typer.Option("256,576,1024,2304,4096,5476", "--buckets", metavar="N,N,...",
                                 help="Vision patch buckets (multiples of 4; 5476 = the 1036x1036 layout page)."),
+    target: Target = typer.Option(Target.coreml, "--target", help="coreml or openvino."),
+    precision: Precision = typer.Option(Precision.default, "--precision",
+                                        help="openvino: default (int8 weights) or f32."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress lines."),
 ) -> None:
+    if target is Target.openvino:
+        _build_openvino(model, out, precision.value, quiet)
+        return
     try:
         sizes = [int(s) for s in buckets.split(",") if s.strip()]
     except ValueError:
@@ -106,6 +131,25 @@ def build(
     print(target)
 
 
+def _build_openvino(model: str, out: Path | None, precision: str, quiet: bool) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("openvino") is None:
+        _fail("--target openvino needs the openvino package (pip install openvino)")
+    from mineru_tui.bundles.errors import BundleError
+    from mineru_tui.bundles.openvino.bundle import build_openvino_bundle, openvino_bundle_dir
+    from mineru_tui.engines.errors import ModelError
+
+    target = out if out is not None else openvino_bundle_dir(model, precision)
+    try:
+        build_openvino_bundle(model, target, precision=precision, progress=_say(quiet))
+    except (BundleError, ModelError) as e:
+        _fail(str(e))
+    except MemoryError:
+        _fail("out of memory while building the OpenVINO bundle")
+    print(target)
+
+
 @bundle_app.command("verify", help=VERIFY_HELP, no_args_is_help=True)
 def verify(
     bundle: Path = typer.Argument(..., metavar="BUNDLE", help="Bundle folder."),
@@ -124,6 +168,16 @@ def verify(
     from mineru_tui.engines.errors import ImageError, ModelError, PromptError
 
     try:
+        from mineru_tui.bundles.openvino.bundle import is_openvino_bundle
+
+        if is_openvino_bundle(bundle):
+            from mineru_tui.bundles.openvino.verify import verify_openvino_bundle
+
+            report = verify_openvino_bundle(bundle, model, image=image, prompt=prompt,
+                                            max_new_tokens=tokens, progress=_say(quiet))
+            for line in report.lines():
+                print(line)
+            raise typer.Exit(0 if report.passed else 1)
         from mineru_tui.bundles.verify import verify_bundle
 
         report = verify_bundle(bundle, model or DEFAULT_MODEL, image=image, prompt=prompt, max_new_tokens=tokens,

@@ -24,6 +24,7 @@ class EngineName(str, Enum):
     auto = "auto"
     numpy = "numpy"
     coreml = "coreml"
+    openvino = "openvino"
     http = "http"
     llama_cpp = "llama-cpp"
 
@@ -43,7 +44,8 @@ def engine_option(default: EngineName = EngineName.auto, *flags: str):
     """``--engine``: what runs the model."""
     return typer.Option(default, "--engine", *flags,
                         help="What runs the MinerU2.5 model for PDFs and images "
-                             "(auto: numpy on this machine).")
+                             "(auto: Core ML on a Mac with a bundle, else OpenVINO when "
+                             "installed, else numpy; -v says which).")
 
 
 def model_option():
@@ -95,6 +97,20 @@ def concurrency_option():
                         show_default=False)
 
 
+def device_option():
+    """``--device``, as ``parse`` and ``watch`` take it (the openvino engine's device)."""
+    return typer.Option(None, "--device", metavar="CPU|GPU|NPU",
+                        help="OpenVINO device for --engine openvino (default CPU; GPU and NPU "
+                             "are Intel's, untested by this project).")
+
+
+def precision_option():
+    """``--precision``, as ``parse`` and ``watch`` take it (the openvino engine's arithmetic)."""
+    return typer.Option(None, "--precision", metavar="default|f32",
+                        help="--engine openvino: default (int8 weights, bf16 where the CPU has "
+                             "it) or f32 (the numpy engine's tokens, slower).")
+
+
 def check_max_new_tokens(value: Optional[int], flag: str = "--max-new-tokens") -> None:
     """A usage error (exit 2) for a cap below 1."""
     if value is not None and value < 1:
@@ -102,10 +118,16 @@ def check_max_new_tokens(value: Optional[int], flag: str = "--max-new-tokens") -
 
 
 def engine_fields(engine: EngineName, model: Optional[str], server_url: List[str],
-                  concurrency: int) -> dict:
+                  concurrency: int, device: Optional[str] = None,
+                  precision: Optional[str] = None) -> dict:
     """The ``EngineOptions`` fields the engine options give (``parse`` and ``watch`` alike)."""
+    if precision not in (None, "default", "f32"):
+        raise typer.BadParameter("choose default or f32", param_hint="--precision")
+    if device is not None and device.upper().split(".")[0] not in ("CPU", "GPU", "NPU"):
+        raise typer.BadParameter("choose CPU, GPU or NPU", param_hint="--device")
+    extra = tuple((k, v) for k, v in (("device", device and device.upper()), ("precision", precision)) if v)
     return {"engine": engine.value, "model": model, "server_urls": tuple(server_url),
-            "concurrency": max(concurrency, 0)}
+            "concurrency": max(concurrency, 0), "extra": extra}
 
 
 def reading_fields(mode: Mode, effort: Effort, image_analysis: bool,

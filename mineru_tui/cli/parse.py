@@ -13,9 +13,10 @@ from typing import List, Optional
 import typer
 
 from mineru_tui.cli.options import (Effort, EngineName, Format, Mode, check_max_new_tokens,
-                                    concurrency_option, effort_option, engine_fields,
+                                    concurrency_option, device_option, effort_option, engine_fields,
                                     engine_option, image_analysis_option, max_new_tokens_option,
-                                    mode_option, model_option, reading_fields, server_url_option)
+                                    mode_option, model_option, precision_option, reading_fields,
+                                    server_url_option)
 from mineru_tui.console import isatty
 
 PARSE_HELP = """Parse FILEs (or folders of them) to Markdown or MinerU JSON.
@@ -77,6 +78,8 @@ def parse(
     max_new_tokens: Optional[int] = max_new_tokens_option(),
     server_url: List[str] = server_url_option(),
     concurrency: int = concurrency_option(),
+    device: Optional[str] = device_option(),
+    precision: Optional[str] = precision_option(),
     workers: int = typer.Option(1, "--workers", metavar="N",
                                 help="Files read at once, sharing the engine: keeps several "
                                      "servers busy (--engine http). Output order unchanged."),
@@ -101,7 +104,8 @@ def parse(
     if output is not None and (problem := out_dir_problem(output)):
         raise typer.BadParameter(problem, param_hint="-o/--output")
     reading = ConvertOptions(
-        engine=LazyEngine(EngineOptions(**engine_fields(engine, model, server_url, concurrency))),
+        engine=LazyEngine(EngineOptions(**engine_fields(engine, model, server_url, concurrency, device, precision)),
+                          announce=_say_line if verbose else None),
         pages=pages, **reading_fields(mode, effort, image_analysis, max_new_tokens))
     opts = Options(out_dir=output, fmt=fmt.value, verbose=verbose, quiet=quiet,
                    debug=debug, progress=not quiet and (verbose or isatty(sys.stderr)),
@@ -112,3 +116,8 @@ def parse(
 def register(app: typer.Typer) -> None:
     """Add ``parse`` to the ``mineru-tui`` command."""
     app.command(help=PARSE_HELP, no_args_is_help=True)(parse)
+
+
+def _say_line(line: str) -> None:
+    """One line on stderr, now (``-v``'s note of what ``--engine auto`` picked)."""
+    print(line, file=sys.stderr, flush=True)

@@ -13,9 +13,10 @@ from typing import List, Optional
 import typer
 
 from mineru_tui.cli.options import (Effort, EngineName, Mode, check_max_new_tokens,
-                                    concurrency_option, effort_option, engine_fields,
+                                    concurrency_option, device_option, effort_option, engine_fields,
                                     engine_option, image_analysis_option, max_new_tokens_option,
-                                    mode_option, model_option, reading_fields, server_url_option)
+                                    mode_option, model_option, precision_option, reading_fields,
+                                    server_url_option)
 
 WATCH_HELP = """Watch DIR and read every document that lands in it, live.
 
@@ -59,10 +60,12 @@ def watch(
     max_new_tokens: Optional[int] = max_new_tokens_option(),
     server_url: List[str] = server_url_option(),
     concurrency: int = concurrency_option(),
+    device: Optional[str] = device_option(),
+    precision: Optional[str] = precision_option(),
 ) -> None:
     check_max_new_tokens(max_new_tokens)
     raise typer.Exit(run_watch(folder, output_dir, plain=plain, poll=poll,
-                               engine=engine_fields(engine, model, server_url, concurrency),
+                               engine=engine_fields(engine, model, server_url, concurrency, device, precision),
                                reading=reading_fields(mode, effort, image_analysis,
                                                       max_new_tokens)))
 

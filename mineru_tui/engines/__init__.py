@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from mineru_tui.engines.base import Engine, EngineError, EngineOptions, ImageInput, Request
 from mineru_tui.engines.events import CancelFlag, Event
@@ -27,22 +27,35 @@ __all__ = ["ENGINES", "Engine", "EngineError", "EngineOptions", "ImageInput", "L
 ENGINES: dict[str, str] = {
     "numpy": "mineru_tui.engines.numpy.engine",
     "coreml": "mineru_tui.engines.coreml",
+    "openvino": "mineru_tui.engines.openvino",
     "http": "mineru_tui.engines.http",
     "llama-cpp": "mineru_tui.engines.llama_cpp",
 }
 
 
 def resolve_engine_name(options: EngineOptions) -> str:
-    """The concrete engine ``auto`` stands for on this machine (numpy unless told otherwise)."""
+    """The concrete engine ``auto`` stands for on this machine (see :func:`auto_choice`)."""
     if options.engine != "auto":
         return options.engine
+    return auto_choice(options)[0]
+
+
+def auto_choice(options: EngineOptions) -> tuple[str, str]:
+    """(engine, why) for ``--engine auto``: servers when given; Core ML on a Mac with a bundle
+    for the model; else OpenVINO where it is installed; else numpy. Imports no engine."""
     if options.server_urls:
-        return "http"
+        return "http", "--server-url given"
     try:  # Core ML on Apple silicon when a bundle for the model exists
         from mineru_tui.engines.coreml import available_for  # type: ignore[import-not-found]
     except ImportError:
-        return "numpy"
-    return "coreml" if available_for(options) else "numpy"
+        available_for = None
+    if available_for is not None and available_for(options):
+        return "coreml", "Apple silicon with a Core ML bundle for the model"
+    from mineru_tui.engines.openvino import installed
+
+    if installed():
+        return "openvino", "OpenVINO is installed (runs on this CPU; no Core ML bundle here)"
+    return "numpy", "no Core ML bundle and no OpenVINO installed"
 
 
 def open_engine(options: EngineOptions) -> Engine:
@@ -59,10 +72,15 @@ def open_engine(options: EngineOptions) -> Engine:
 
 
 class LazyEngine:
-    """An :class:`Engine` that opens the real one on first use (thread-safe), then delegates."""
+    """An :class:`Engine` that opens the real one on first use (thread-safe), then delegates.
 
-    def __init__(self, options: EngineOptions):
+    ``announce``, when given, receives one line saying which engine ``auto`` picked and why,
+    just before it opens (``parse -v``): only runs that need the model print it.
+    """
+
+    def __init__(self, options: EngineOptions, announce: Callable[[str], None] | None = None):
         self.options = options
+        self.announce = announce
         self._engine: Engine | None = None
         self._lock = threading.Lock()
 
@@ -73,6 +91,9 @@ class LazyEngine:
     def get(self) -> Engine:
         with self._lock:
             if self._engine is None:
+                if self.announce is not None and self.options.engine == "auto":
+                    name, why = auto_choice(self.options)
+                    self.announce(f"engine: auto picked {name} ({why})")
                 self._engine = open_engine(self.options)
             return self._engine
 

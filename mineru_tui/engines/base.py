@@ -56,7 +56,7 @@ class Request:
 class Engine(Protocol):
     """Anything that runs MinerU2.5 generations (see the module docstring for the events)."""
 
-    name: str  # "numpy", "coreml", "http", "llama-cpp": shown in progress lines and the app
+    name: str  # "numpy", "coreml", "openvino", "http", "llama-cpp": shown in progress lines and the app
     model_id: str  # the checkpoint / served model name, shown to the user
     max_batch: int  # how many requests the engine runs at once (in one ``stream`` call, unless it
     # sets ``continuous_batching``: then it takes any number and keeps this many running)
@@ -74,7 +74,7 @@ class Engine(Protocol):
 class EngineOptions:
     """How the user chose an engine (``--engine``, ``--model``, ``--server-url`` ...)."""
 
-    engine: str = "auto"  # auto | numpy | coreml | http | llama-cpp
+    engine: str = "auto"  # auto | numpy | coreml | openvino | http | llama-cpp
     model: str | None = None  # a directory or Hugging Face repo id (None: MINERU_TUI_MODEL or the default)
     server_urls: tuple[str, ...] = ()  # http: one or more OpenAI-compatible base URLs
     server_model: str | None = None  # http: the served model name (None: asked from /v1/models)

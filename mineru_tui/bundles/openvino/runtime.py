@@ -1,0 +1,188 @@
+"""Run MinerU2.5's forward passes in OpenVINO behind the reader's host side.
+
+    model = open_openvino_model("path/or/repo")          # a reader.Model: same host side
+    model.generate(image, "\\nText Recognition:")
+
+:class:`OVVision` is a ``VisionTower``-like callable and :class:`OVTextForward` a
+``TextForward`` (``reader/decoder.py``): preprocessing, prompt, M-RoPE, masks, sampling, streaming,
+cancel and batching are the numpy engine's host code (``reader/generate.py``); only the two
+forward passes run in OpenVINO. The KV cache is the host's ``KVCache`` (see ``text.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from mineru_tui.engines.numpy.config import TextConfig, VisionConfig
+from mineru_tui.engines.numpy.decoder import KVCache, LogitsWhich
+from mineru_tui.engines.numpy.rope import vision_cos_sin
+from .vision import batch_layout
+
+MASK_MIN = np.float32(-1e30)  # −inf in the host's masks (finite: no inf − inf anywhere)
+PRECISIONS = ("default", "f32")
+# Attention in a vision call is padded to the largest image of the call; images join a call
+# while the padded attention costs at most this much more than attention image by image.
+PAD_COST = 1.3
+# Padded rows (B·Lmax) per vision call: bounds the activation memory of a call of several crops
+# (a single larger image still runs alone in one call).
+CALL_PATCHES = 4096
+
+
+# Linear-weight formats per precision: (decoder, vision tower).
+WEIGHT_FORMATS = {"default": ("int8", "int8"), "f32": ("f32", "f32")}
+
+
+def weights_for(precision: str) -> str:
+    """The decoder's linear-weight format for a precision: int8 by default, f32 for the exact mode."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r} (one of {', '.join(PRECISIONS)})")
+    return WEIGHT_FORMATS[precision][0]
+
+
+def vision_weights_for(precision: str) -> str:
+    """The vision tower's linear-weight format for a precision."""
+    weights_for(precision)
+    return WEIGHT_FORMATS[precision][1]
+
+
+def compile_config(precision: str, device: str) -> dict[str, str]:
+    """compile_model properties: f32 everywhere for ``f32``; the device's default otherwise
+    (bf16 activations on a CPU with AMX / AVX-512-BF16, f32 elsewhere)."""
+    cfg: dict[str, str] = {}
+    if precision == "f32":
+        cfg["INFERENCE_PRECISION_HINT"] = "f32"
+    threads = os.environ.get("MINERU_TUI_THREADS")
+    if device == "CPU" and threads and threads.isdigit() and int(threads) > 0:
+        cfg["INFERENCE_NUM_THREADS"] = threads
+    return cfg
+
+
+def vision_calls(sizes: Sequence[int]) -> list[list[int]]:
+    """Group segment indices into vision calls: biggest first, a segment joins the current call
+    while padding every segment of the call to the largest costs ≤ PAD_COST × the exact
+    attention (B·Lmax² vs Σ n²) and the call stays within CALL_PATCHES padded rows."""
+    order = sorted(range(len(sizes)), key=lambda i: -sizes[i])
+    calls: list[list[int]] = []
+    for i in order:
+        if calls:
+            cur = calls[-1]
+            lmax = sizes[cur[0]]
+            exact = sum(sizes[j] ** 2 for j in cur) + sizes[i] ** 2
+            if (len(cur) + 1) * lmax**2 <= PAD_COST * exact and (len(cur) + 1) * lmax <= CALL_PATCHES:
+                cur.append(i)
+                continue
+        calls.append([i])
+    return calls
+
+
+class OVVision:
+    """``VisionTower``-compatible: ``(pixel_values [N,1176], grid_thws, check=None) → embeds``.
+
+    Several images per call: attention is block-diagonal (each image, each frame, attends only
+    to itself), through the padded-batch inputs of the vision model."""
+
+    def __init__(self, compiled, cfg: VisionConfig):
+        self.cfg = cfg  # the host reads cfg.spatial_merge_size
+        self.request = compiled.create_infer_request()
+        self._lock = threading.Lock()
+
+    def __call__(self, pixel_values_NK: np.ndarray, grid_thws, check: Callable[[], None] | None = None,
+                 capture=None) -> np.ndarray:
+        grids = [tuple(int(v) for v in g) for g in grid_thws]
+        px = np.ascontiguousarray(pixel_values_NK, np.float32)
+        cos, sin = vision_cos_sin(grids, self.cfg.head_dim, self.cfg.rope_theta, self.cfg.spatial_merge_size)
+        # segments: one per image frame, in row order; an image's frames stay in one call
+        images, start = [], 0
+        for t, h, w in grids:
+            images.append((start, [h * w] * t))
+            start += t * h * w
+        if start != px.shape[0]:
+            raise ValueError(f"pixel_values has {px.shape[0]} rows, the grids need {start}")
+        m2 = self.cfg.spatial_merge_size**2
+        out: list[np.ndarray | None] = [None] * len(images)
+        for call in vision_calls([sum(segs) for _, segs in images]):
+            if check is not None:
+                check()
+            rows = np.concatenate([np.arange(images[i][0], images[i][0] + sum(images[i][1])) for i in call])
+            sizes = [n for i in call for n in images[i][1]]
+            gather, scatter, mask = batch_layout(sizes)
+            feeds = {"pixel_values": px[rows], "cos": cos[rows], "sin": sin[rows], "gather_idx": gather,
+                     "scatter_idx": scatter, "key_mask": mask}
+            with self._lock:
+                emb = np.array(self.request.infer(feeds)["image_embeds"], np.float32)
+            at = 0
+            for i in call:
+                n = sum(images[i][1]) // m2
+                out[i] = emb[at:at + n]
+                at += n
+        return np.concatenate(out, axis=0)  # type: ignore[arg-type]
+
+
+class OVTextForward:
+    """``TextForward`` over the decoder model: one call per prefill chunk or decode step (all
+    rows of the batch together); the cache is the host's ``KVCache`` (f32)."""
+
+    def __init__(self, compiled, cfg: TextConfig, embed_VH: np.ndarray):
+        self.config = cfg
+        self.request = compiled.create_infer_request()
+        self.embed_VH = embed_VH
+        self._lock = threading.Lock()
+
+    def new_cache(self, batch: int, ctx: int) -> KVCache:
+        c = self.config
+        return KVCache(c.num_hidden_layers, batch, c.num_key_value_heads, ctx, c.head_dim, np.float32)
+
+    def embed(self, input_ids_BS: np.ndarray) -> np.ndarray:
+        """Token embeddings [B, S, H] from the checkpoint (exact; a copy the host may modify)."""
+        return self.embed_VH[np.asarray(input_ids_BS)].astype(np.float32, copy=True)
+
+    def step(self, inputs_embeds_BSH, cos_BSD, sin_BSD, mask_BST, write_pos: int, cache: KVCache,
+             logits: LogitsWhich = "last"):
+        B, S, _ = inputs_embeds_BSH.shape
+        T, C = mask_BST.shape[-1], cache.ctx
+        if mask_BST.shape != (B, S, T) or not (write_pos + S <= T <= C) or cache.batch != B:
+            raise ValueError(f"mask {mask_BST.shape} / write_pos {write_pos} / S {S} / cache "
+                             f"{cache.batch}x{C} do not fit")
+        mask = np.maximum(np.asarray(mask_BST, np.float32), MASK_MIN)
+        mask_past = np.full((B, 1, 1, S, C), MASK_MIN, np.float32)
+        mask_past[:, 0, 0, :, :T] = mask
+        mask_past[:, 0, 0, :, write_pos:write_pos + S] = MASK_MIN  # this chunk's slots: the "new" part
+        mask_new = np.ascontiguousarray(mask[:, None, None, :, write_pos:write_pos + S])
+        if isinstance(logits, int) and not isinstance(logits, bool):
+            rows = [logits]
+        elif logits == "all":
+            rows = list(range(S))
+        else:  # "last", "none" (one row computed and dropped: no second model to keep)
+            rows = [S - 1]
+        feeds = {
+            "embeds": np.ascontiguousarray(inputs_embeds_BSH, np.float32),
+            "cos": np.ascontiguousarray(cos_BSD, np.float32),
+            "sin": np.ascontiguousarray(sin_BSD, np.float32),
+            "mask_past": mask_past, "mask_new": mask_new,
+            "logit_index": np.array(rows, np.int64),
+        }
+        for i in range(self.config.num_hidden_layers):
+            feeds[f"past_k{i}"] = np.ascontiguousarray(cache.k[i])  # a view when already contiguous
+            feeds[f"past_v{i}"] = np.ascontiguousarray(cache.v[i])
+        with self._lock:
+            res = self.request.infer(feeds, share_inputs=True)
+            cache.k[:, :, :, write_pos:write_pos + S] = res["present_k"]
+            cache.v[:, :, :, write_pos:write_pos + S] = res["present_v"]
+            out = None if logits == "none" else np.array(res["logits"], np.float32)
+        return out
+
+
+def core(cache_dir: Path | None = None):
+    """An ``openvino.Core`` with the compiled-model cache on (``cache_dir``)."""
+    import openvino as ov
+
+    c = ov.Core()
+    if cache_dir is not None:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        c.set_property({"CACHE_DIR": str(cache_dir)})
+    return c

@@ -1,0 +1,39 @@
+"""``mineru-tui bundle verify`` for an OpenVINO bundle: the same teacher-forced comparison with
+the numpy engine as for Core ML (``bundles/verify.py``): first differing greedy token, share of
+equal greedy tokens, largest logit difference. An f32 bundle must agree on every token; an int8
+one (bf16 activations where the CPU has them) on at least the int8 floor.
+"""
+
+from __future__ import annotations
+
+from ..verify import DEFAULT_PROMPT, DEFAULT_TOKENS, VerifyReport, _Forced, _Recorder, builtin_page, compare
+from .bundle import check_openvino_bundle, open_openvino_model
+from .runtime import OVTextForward
+
+
+def verify_openvino_bundle(bundle, model, *, image=None, prompt: str = DEFAULT_PROMPT,
+                           max_new_tokens: int = DEFAULT_TOKENS, device: str = "CPU",
+                           progress=None) -> VerifyReport:
+    """Run the numpy engine and the bundle on one request and compare (teacher-forced)."""
+    from mineru_tui.engines.numpy.checkpoint import load_checkpoint, resolve_model
+    from mineru_tui.engines.numpy.model import load_model
+
+    say = progress or (lambda s: None)
+    man = check_openvino_bundle(bundle, load_checkpoint(resolve_model(model)), full=True)
+    precision = "f32" if man.weights == "f32" else "default"
+    bundled = open_openvino_model(model, bundle=bundle, precision=precision, device=device)
+    reference = load_model(model)
+    image = builtin_page() if image is None else image
+    knobs = dict(max_new_tokens=max_new_tokens, no_repeat_ngram_size=0)
+    rec = _Recorder(reference.text)
+    reference.text = rec
+    say("numpy engine: generating")
+    res = reference.generate(image, prompt, **knobs)
+    say(f"numpy engine: {len(res.token_ids)} tokens ({res.finish_reason})")
+    assert isinstance(bundled.text, OVTextForward)
+    forced = _Forced(bundled.text, rec.logits)
+    bundled.text = forced
+    say("openvino bundle: same request, teacher-forced")
+    bundled.generate(image, prompt, **knobs)
+    decode = getattr(reference.tokenizer, "decode", None)
+    return compare(rec.logits, forced.logits, man.weights, decode)

@@ -1,0 +1,100 @@
+"""The vision tower (32 ViT blocks + PatchMerger) as an OpenVINO model, built from the checkpoint.
+
+Inputs (every dimension dynamic, so one model serves every image size and any number of images):
+
+* ``pixel_values [N, 1176]`` f32 — the patches of one or more images, concatenated;
+* ``cos``, ``sin [N, head_dim]`` f32 — the 2-D rotary tables (host: ``rope.vision_cos_sin``);
+* ``gather_idx [B·Lmax]`` i64, ``scatter_idx [N]`` i64, ``key_mask [B, 1, 1, Lmax]`` f32 — the
+  images as a padded batch for attention: row ``b·Lmax + j`` is patch ``gather_idx`` (padding
+  points anywhere and is masked by ``key_mask`` = −1e30), and ``scatter_idx`` takes each patch's
+  row back. Attention is therefore full inside an image and absent across images (the
+  ``cu_seqlens`` semantics of the numpy tower), at B·Lmax² rather than N² cost.
+
+Output ``image_embeds [N/4, 896]`` in the order of ``<|image_pad|>`` tokens. Everything else
+(LayerNorm, the linears, quick-GELU, the merger's exact GELU) is the numpy tower's arithmetic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from mineru_tui.engines.numpy.config import VisionConfig
+from .ops import const, i64, layer_norm, linear, opset, rotate
+
+INPUTS = ("pixel_values", "cos", "sin", "gather_idx", "scatter_idx", "key_mask")
+
+
+def build_vision(weights: Mapping[str, np.ndarray], cfg: VisionConfig, wformat: str, prefix: str = "visual."):
+    """The ``openvino.Model`` of the vision tower with ``wformat`` linear weights (f32 | int8)."""
+    import openvino as ov
+
+    op = opset()
+    E, H, D = cfg.embed_dim, cfg.num_heads, cfg.head_dim
+    eps = cfg.layer_norm_eps
+
+    def w(name):
+        return np.asarray(weights[prefix + name])
+
+    px = op.parameter([-1, cfg.patch_dim], ov.Type.f32, name="pixel_values")
+    cos = op.parameter([-1, D], ov.Type.f32, name="cos")
+    sin = op.parameter([-1, D], ov.Type.f32, name="sin")
+    gather_idx = op.parameter([-1], ov.Type.i64, name="gather_idx")
+    scatter_idx = op.parameter([-1], ov.Type.i64, name="scatter_idx")
+    key_mask = op.parameter([-1, 1, 1, -1], ov.Type.f32, name="key_mask")
+    params = [px, cos, sin, gather_idx, scatter_idx, key_mask]
+
+    # [B, Lmax] of the padded batch, from the mask's shape
+    mshape = op.shape_of(key_mask, "i64")
+    B_L = op.gather(mshape, i64(0, 3), const(np.int64(0)))
+    cos_N1D = op.unsqueeze(cos, i64(1))
+    sin_N1D = op.unsqueeze(sin, i64(1))
+    zero = const(np.int64(0))
+
+    def padded(t_NHD):
+        """[N, H, D] → [B, H, Lmax, D] (the images as a padded batch)."""
+        g = op.gather(t_NHD, gather_idx, zero)
+        g = op.reshape(g, op.concat([B_L, i64(H, D)], 0), False)
+        return op.transpose(g, i64(0, 2, 1, 3))
+
+    x = linear(px, w("patch_embed.proj.weight").reshape(E, -1), None, wformat)  # Conv3d == matmul
+    scale = const(np.float32(D**-0.5))
+    for i in range(cfg.depth):
+        p = f"blocks.{i}."
+        h = layer_norm(x, w(p + "norm1.weight"), w(p + "norm1.bias"), eps)
+        qkv = linear(h, w(p + "attn.qkv.weight"), w(p + "attn.qkv.bias"), wformat)
+        qkv = op.reshape(qkv, i64(0, 3, H, D), True)
+        q, k, v = (op.squeeze(t, i64(1)) for t in op.split(qkv, const(np.int64(1)), 3).outputs())
+        q = rotate(q, cos_N1D, sin_N1D, D // 2)
+        k = rotate(k, cos_N1D, sin_N1D, D // 2)
+        a = op.scaled_dot_product_attention(padded(q), padded(k), padded(v), key_mask, scale, causal=False)
+        a = op.reshape(op.transpose(a, i64(0, 2, 1, 3)), i64(-1, E), False)  # [B·Lmax, E]
+        a = op.gather(a, scatter_idx, zero)  # back to the N patches, in order
+        x = op.add(x, linear(a, w(p + "attn.proj.weight"), w(p + "attn.proj.bias"), wformat))
+        h = layer_norm(x, w(p + "norm2.weight"), w(p + "norm2.bias"), eps)
+        h = linear(h, w(p + "mlp.fc1.weight"), w(p + "mlp.fc1.bias"), wformat)
+        h = op.multiply(h, op.sigmoid(op.multiply(h, const(np.float32(1.702)))))  # quick_gelu
+        x = op.add(x, linear(h, w(p + "mlp.fc2.weight"), w(p + "mlp.fc2.bias"), wformat))
+    m = "merger."
+    h = layer_norm(x, w(m + "ln_q.weight"), w(m + "ln_q.bias"), eps)
+    h = op.reshape(h, i64(-1, E * cfg.spatial_merge_size**2), False)  # 2×2 windows are consecutive rows
+    h = op.gelu(linear(h, w(m + "mlp.0.weight"), w(m + "mlp.0.bias"), wformat), "erf")
+    out = linear(h, w(m + "mlp.2.weight"), w(m + "mlp.2.bias"), wformat)
+    out.output(0).get_tensor().set_names({"image_embeds"})
+    return ov.Model([out], params, "mineru_vision")
+
+
+def batch_layout(sizes: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(gather_idx, scatter_idx, key_mask) for images of ``sizes`` patches, concatenated."""
+    B, L = len(sizes), max(sizes)
+    gather = np.zeros((B, L), np.int64)
+    mask = np.full((B, 1, 1, L), np.float32(-1e30), np.float32)
+    scatter = np.empty(sum(sizes), np.int64)
+    start = 0
+    for b, n in enumerate(sizes):
+        gather[b, :n] = np.arange(start, start + n)
+        mask[b, 0, 0, :n] = 0
+        scatter[start:start + n] = b * L + np.arange(n)
+        start += n
+    return gather.reshape(-1), scatter, mask
