@@ -381,11 +381,11 @@ class WatchApp(App[int]):
         self.sel_path, self.sel_page, self.sel_block = path, None, -1
         self._draw_detail()
 
-    # Highlight messages can be stale (a table refilled since): only the row under the
-    # cursor counts. A move that is not the app's own turns follow mode off.
+    # Only a move in the focused table is the user's (the app refills tables as events
+    # come); it turns follow mode off.
     @on(DataTable.RowHighlighted, "#files")
     def _file_highlighted(self, message: DataTable.RowHighlighted) -> None:
-        if message.cursor_row != message.data_table.cursor_row:
+        if not _users(message):
             return
         path = message.row_key.value
         if path != self.sel_path:
@@ -395,7 +395,7 @@ class WatchApp(App[int]):
 
     @on(DataTable.RowHighlighted, "#pages")
     def _page_highlighted(self, message: DataTable.RowHighlighted) -> None:
-        if message.cursor_row != message.data_table.cursor_row:
+        if not _users(message):
             return
         page = int(message.row_key.value)
         if page != self.sel_page:
@@ -405,7 +405,7 @@ class WatchApp(App[int]):
 
     @on(DataTable.RowHighlighted, "#blocks")
     def _block_highlighted(self, message: DataTable.RowHighlighted) -> None:
-        if message.cursor_row != message.data_table.cursor_row:
+        if not _users(message):
             return
         block = int(message.row_key.value)
         if block != self.sel_block:
@@ -593,6 +593,13 @@ class WatchApp(App[int]):
                             self.action_follow)
         yield SystemCommand("Watch help", "Keys, tabs and statuses of this app (?)",
                             self.action_help)
+
+
+def _users(message: DataTable.RowHighlighted) -> bool:
+    """A highlight the user made: in the focused table, and still the row under the cursor
+    (not a stale one from before the table was refilled)."""
+    table = message.data_table
+    return table.has_focus and message.cursor_row == table.cursor_row
 
 
 def with_suppress_nomatch(fn) -> None:
