@@ -53,7 +53,8 @@ class LivePane(Static):
         stages = Text.assemble(
             ("vision ", "dim"), f"{live.vision_s:.2f} s ({live.vision_tokens} tok)",
             ("  prefill ", "dim"), f"{live.prefill_s:.2f} s ({live.prefill_tokens} tok)",
-            ("  decode ", "dim"), f"{live.decode_tokens} tok in {live.decode_s:.2f} s",
+            ("  decode ", "dim"), (f"{live.decode_rate:.1f} tok/s ({live.decode_tokens} tok in "
+                                   f"{live.decode_s:.2f} s)" if live.decode_s else "-"),
         )
         pending = not loaded and live.vision_s == 0 and live.pages_done == 0
         engine_line = Text.assemble(("engine ", "dim"), engine or "auto", ("  model ", "dim"),
