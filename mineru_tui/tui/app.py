@@ -50,7 +50,8 @@ NARROW = 110  # columns below which the layout collapses (pages and blocks panes
 class WatchApp(App[int]):
     """Files, pages and blocks on the left; the page's Markdown, image, block and log, and
     live decoding on the right. ``config=None`` runs without a service (events come only
-    through :meth:`feed`); ``image_loader(path, kind, page)`` replaces page rendering."""
+    through :meth:`feed`); ``image_loader(path, kind, page)`` and ``detail_loader(path,
+    output)`` replace page rendering and reading an output set (tests)."""
 
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses live elsewhere
     TITLE = "mineru-tui watch"
@@ -80,7 +81,7 @@ class WatchApp(App[int]):
     ]
 
     def __init__(self, config: WatchConfig | None = None, *, tick: float = TICK,
-                 image_loader=None, remember: bool | None = None) -> None:
+                 image_loader=None, detail_loader=None, remember: bool | None = None) -> None:
         super().__init__()
         self.config = config
         self.service: WatchService | None = None
@@ -93,6 +94,7 @@ class WatchApp(App[int]):
         self.follow = True
         self._stopped = threading.Event()
         self._load_image = image_loader or load_page_image
+        self._read_detail = detail_loader or load_detail
         self._images: OrderedDict[tuple[str, int], object] = OrderedDict()
         self._loading: set[tuple[str, int]] = set()
         # the theme is remembered for real runs only (tests and config=None touch no files)
@@ -370,7 +372,7 @@ class WatchApp(App[int]):
         if row is None or not row.output:
             return
         output = row.output
-        self.run_worker(lambda: self.feed(load_detail(path, output)), thread=True,
+        self.run_worker(lambda: self.feed(self._read_detail(path, output)), thread=True,
                         group="detail", description="Reading an output set",
                         exit_on_error=False)
 

@@ -9,6 +9,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
 from mineru_tui.console import shown
+from mineru_tui.tui.md_display import for_display
 from mineru_tui.tui.page_image import crop, draw_image
 from mineru_tui.tui.state import BlockRow, PageRow
 
@@ -33,6 +34,7 @@ class BlockView(Horizontal):
         yield Static(id="block-crop")
 
     def show(self, page: PageRow | None, block: BlockRow | None, image) -> None:
+        self._shown = (page, block, image)
         head = self.query_one("#block-head", Static)
         body = self.query_one("#block-text", Static)
         pic = self.query_one("#block-crop", Static)
@@ -51,7 +53,8 @@ class BlockView(Horizontal):
                 line.append(f" ({block.finish_reason})", "yellow")
         line.append("\nbox " + " ".join(f"{v:.3f}" for v in block.bbox) + "\n", "dim")
         head.update(line)
-        body.update(Text(printable(block.text)) if block.text else
+        text = for_display(block.text) if "<table" in block.text.lower() else block.text
+        body.update(Text(printable(text.strip())) if text.strip() else
                     Text("(no text)", style="dim"))
         picture = crop(image, block.bbox) if block.type in CROP_TYPES else None
         pic.display = picture is not None
@@ -59,3 +62,8 @@ class BlockView(Horizontal):
             w = max(12, self.size.width // 2 - 1)
             pic.styles.width = w
             pic.update(draw_image(picture, w, max(4, self.size.height - 1)))
+
+    def on_resize(self) -> None:
+        shown = getattr(self, "_shown", None)
+        if shown is not None:
+            self.show(*shown)

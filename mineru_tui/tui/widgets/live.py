@@ -62,5 +62,5 @@ class LivePane(Static):
                                                    if pending else "", "dim"))
         text = live.text[-TAIL:] if live.text and active else ""
         body = Text(shown(text).replace("\\n", "\n") if text else
-                    ("waiting for a page…" if not active else ""), style="" if text else "dim")
+                    ("waiting for a page…" if not live.path else ""), style="" if text else "dim")
         self.update(Group(where_line(live, row), rates, stages, engine_line, body))

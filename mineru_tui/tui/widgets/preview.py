@@ -40,7 +40,7 @@ def page_caption(row: FileRow | None, page: PageRow | None, selected: int = -1) 
 
 def block_list(page: PageRow, selected: int) -> Text:
     """The blocks in reading order: number in its box colour, type, state, first words."""
-    out = Text()
+    out = Text(no_wrap=True, overflow="ellipsis")
     for b in page.blocks:
         c = colour(b.type)
         mark = "▶" if b.index == selected else " "

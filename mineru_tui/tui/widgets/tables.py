@@ -99,8 +99,8 @@ class FilesTable(NavTable):
 
 
 def _time(row: FileRow, live) -> str:
-    if row.status == "done" and not row.note:
-        return f"{row.seconds:.1f} s"
+    if row.status == "done" and row.seconds:
+        return f"{row.seconds:.2f} s" if row.seconds < 10 else f"{row.seconds:.1f} s"
     eta = row.eta(live)
     if eta is not None:
         return f"~{_duration(eta)}"
@@ -167,7 +167,7 @@ class BlocksTable(NavTable):
 
     def on_mount(self) -> None:
         self.add_column("#", key="n", width=3)
-        self.add_column("type", key="type", width=10)
+        self.add_column("type", key="type", width=14)
         self.add_column("from", key="from", width=8)
         self.add_column("text", key="text")
 
