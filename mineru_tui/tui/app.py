@@ -81,7 +81,8 @@ class WatchApp(App[int]):
     ]
 
     def __init__(self, config: WatchConfig | None = None, *, tick: float = TICK,
-                 image_loader=None, detail_loader=None, remember: bool | None = None) -> None:
+                 image_loader=None, detail_loader=None, remember: bool | None = None,
+                 graphics=None) -> None:
         super().__init__()
         self.config = config
         self.service: WatchService | None = None
@@ -95,6 +96,7 @@ class WatchApp(App[int]):
         self._stopped = threading.Event()
         self._load_image = image_loader or load_page_image
         self._read_detail = detail_loader or load_detail
+        self._graphics = graphics  # see mineru_tui.tui.graphics
         self._images: OrderedDict[tuple[str, int], object] = OrderedDict()
         self._loading: set[tuple[str, int]] = set()
         # the theme is remembered for real runs only (tests and config=None touch no files)
@@ -119,7 +121,7 @@ class WatchApp(App[int]):
                     with TabPane("1 Markdown", id="tab-markdown"):
                         yield MarkdownPane(id="markdown-scroll")
                     with TabPane("2 Page", id="tab-page"):
-                        yield PagePreview(id="preview")
+                        yield PagePreview(self._graphics, id="preview")
                     with TabPane("3 Block", id="tab-block"):
                         yield BlockView(id="block")
                     with TabPane("4 Log", id="tab-log"):
@@ -666,7 +668,9 @@ def run_app(config: WatchConfig) -> int:
     """Run the app in this terminal; return the exit code (0 also after SIGTERM)."""
     import signal
 
-    app = WatchApp(config)
+    from mineru_tui.tui.graphics import detect
+
+    app = WatchApp(config, graphics=detect())  # before the app takes the terminal
     # SIGTERM (a service manager, `kill`) quits like q: the reader processes are stopped in
     # on_unmount and the terminal is restored. Ctrl-C is a key inside the app.
     old = signal.signal(signal.SIGTERM, lambda signum, frame: app.call_later(app.exit, 0))

@@ -501,3 +501,29 @@ async def test_a_restart_rebuilds_a_finished_pdfs_pages_blocks_and_markdown(tmp_
         assert "3 table  <fcel>a" in side
         await until(pilot, lambda: app._images.get((path, 1)) is not None)  # the PDF page, rendered
         assert app._images[(path, 1)].size[1] > app._images[(path, 1)].size[0]  # portrait
+
+
+async def test_a_graphics_terminal_gets_the_page_as_an_image_with_its_boxes():
+    widget = pytest.importorskip("textual_image.widget")
+    from tests.tui_script import page_image
+
+    from mineru_tui.tui.graphics import detect
+
+    assert detect() is None  # pytest's stdout is no terminal: half-blocks
+    # the widget textual-image gives a Kitty / Sixel terminal; its half-cell one runs headless
+    app = WatchApp(None, image_loader=page_image, graphics=widget.HalfcellImage)
+    async with app.run_test(size=SIZE) as pilot:
+        for e in story():
+            app.feed(e)
+        await pilot.pause(0.2)
+        await pilot.press("2")
+        await until(pilot, lambda: app.query_one("#page-graphic").image is not None)
+        shown = app.query_one("#page-graphic").image
+        assert shown.size == page_image().size and not app.query_one("#page-image").display
+        # the boxes are drawn on it in MinerU's colours: the title (read) in full colour,
+        # the table (not read yet) pale
+        from mineru_tui.tui.page_image import colour
+        x = int(0.08 * shown.width) + 1
+        assert shown.getpixel((x, int(0.115 * shown.height))) == colour("title")
+        table = shown.getpixel((x, int(0.45 * shown.height)))
+        assert table != colour("table") and table[2] < table[0]  # pale yellow

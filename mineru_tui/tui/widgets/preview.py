@@ -60,8 +60,9 @@ class PagePreview(Horizontal):
     """The page, redrawn to the pane's size; ``image`` is None until it is loaded (the
     boxes are drawn on paper of the page's shape meanwhile, and for Office files)."""
 
-    def __init__(self, **kw) -> None:
+    def __init__(self, graphics=None, **kw) -> None:
         super().__init__(**kw)
+        self._graphics = graphics  # a textual-image widget class, or None (half-blocks)
         self._row: FileRow | None = None
         self._page: PageRow | None = None
         self._image = None
@@ -69,6 +70,8 @@ class PagePreview(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Static(id="page-image")
+        if self._graphics is not None:
+            yield self._graphics(id="page-graphic")
         with VerticalScroll(id="page-side"):
             yield Static(id="page-text")
 
@@ -105,14 +108,27 @@ class PagePreview(Horizontal):
         drawable = page is not None and row is not None and row.kind in ("pdf", "image")
         if not drawable:
             pic.display = False
+            if self._graphics is not None:
+                self.query_one("#page-graphic").display = False
             side.update(Group(caption, Text(message, style="dim")))
             return
         aspect = (self._image.height / self._image.width if self._image is not None
                   else PAGE_RATIO)
         pw, _ = fit(max(4, w - SIDE_MIN), h, aspect)
-        pic.display = True
-        pic.styles.width = pw
-        pic.update(draw_page(self._image, page.blocks, pw, h, self._selected))
+        if self._graphics is not None and self._image is not None:
+            from mineru_tui.tui.page_image import composite
+
+            pic.display = False
+            graphic = self.query_one("#page-graphic")
+            graphic.display = True
+            graphic.styles.width = pw
+            graphic.image = composite(self._image, page.blocks, self._selected)
+        else:
+            if self._graphics is not None:
+                self.query_one("#page-graphic").display = False
+            pic.display = True
+            pic.styles.width = pw
+            pic.update(draw_page(self._image, page.blocks, pw, h, self._selected))
         parts = [caption, Text("")]
         if message:
             parts.append(Text(message, style="dim"))
