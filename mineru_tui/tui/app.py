@@ -379,6 +379,12 @@ class WatchApp(App[int]):
                         exit_on_error=False)
 
     # -- selection -----------------------------------------------------------------------------
+    def select_file(self, path: str) -> None:
+        """Select a file as the user would (follow mode goes off)."""
+        self._set_follow(False)
+        self.query_one(FilesTable).select_key(path)
+        self._select_file(path)
+
     def _select_file(self, path: str | None) -> None:
         if path == self.sel_path:
             return

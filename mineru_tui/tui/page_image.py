@@ -91,7 +91,9 @@ def draw_page(image, blocks: Sequence[BlockRow], width: int, height: int, select
     pw, ph = fit(width, height, aspect)
     grid = _pixels(image, pw, ph)
     labels: list[tuple[int, int, str, tuple[int, int, int]]] = []
-    order = sorted(blocks, key=lambda b: b.index == selected)  # the selected one on top
+    # the selected one on top; a block without a box (an Office page, an old set) is not drawn
+    order = sorted((b for b in blocks if b.bbox[2] > b.bbox[0] and b.bbox[3] > b.bbox[1]),
+                   key=lambda b: b.index == selected)
     for b in order:
         c = colour(b.type)
         x0, y0, x1, y1 = b.bbox
@@ -185,6 +187,8 @@ def composite(image, blocks: Sequence[BlockRow], selected: int = -1):
     draw = ImageDraw.Draw(over)
     w, h = out.size
     for b in sorted(blocks, key=lambda b: b.index == selected):
+        if not (b.bbox[2] > b.bbox[0] and b.bbox[3] > b.bbox[1]):
+            continue
         c = colour(b.type)
         x0, y0, x1, y1 = b.bbox
         box = (x0 * w, y0 * h, max(x0 * w, x1 * w), max(y0 * h, y1 * h))

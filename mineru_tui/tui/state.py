@@ -434,7 +434,8 @@ class Board:
         if e.path == self.live.path:
             self.live.rates.clear()
             self.live.finished = (f"{row.label}" + (f" in {e.seconds:.1f} s" if e.seconds else "")
-                                  + (f": {e.reason}" if e.reason else ""))
+                                  + (f": {e.reason}" if e.reason and e.reason != e.status
+                                     else ""))
             ch.live = True
         if e.status == ev.DONE and not row.pages and row.output:
             row.detail = "loading"  # read in an earlier run: rebuilt from its output set

@@ -136,6 +136,8 @@ def _progress(row: FileRow) -> Text:
         done = row.pages_done
         return Text.assemble((bar(done + part, row.pages_total), "cyan"),
                              f" {done}/{row.pages_total}")
+    if row.status in ("cancelled", "failed") and row.pages_total:
+        return Text(f"{row.pages_done}/{row.pages_total}", justify="right")
     return Text(f"{row.pages_total} p" if row.pages_total else "", justify="right")
 
 
