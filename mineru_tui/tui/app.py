@@ -93,6 +93,7 @@ class WatchApp(App[int]):
         self.sel_page: int | None = None
         self.sel_block: int = -1
         self.follow = True
+        self._search = False  # the / box finds text in the file's pages (else: filters files)
         self._stopped = threading.Event()
         self._load_image = image_loader or load_page_image
         self._read_detail = detail_loader or load_detail
@@ -507,13 +508,44 @@ class WatchApp(App[int]):
             self.screen.maximize(self.query_one("#tabs"), container=False)
 
     def action_filter(self) -> None:
-        """Filter the files by name (escape clears it)."""
+        """Filter the files by name (escape clears it); from the tabs pane, find text in
+        the pages of the selected file instead."""
         box = self.query_one("#filter", Input)
+        self._search = self.focused is not None and self.query_one("#tabs") in \
+            self.focused.ancestors_with_self
+        box.placeholder = ("find in this file's pages (enter: next page, escape: done)"
+                           if self._search else "filter files (escape clears)")
+        self._before_filter = self.focused
         box.add_class("-shown")
         box.focus()
 
+    def _matching_pages(self, query: str) -> list[int]:
+        row = self._row()
+        if row is None or not query:
+            return []
+        q = query.casefold()
+        return [i for i, p in sorted(row.pages.items())
+                if q in p.markdown.casefold() or any(q in b.text.casefold() for b in p.blocks)]
+
+    def _find(self, query: str, after: int | None) -> None:
+        pages = self._matching_pages(query)
+        box = self.query_one("#filter", Input)
+        if not pages:
+            box.border_title = "no page has it" if query else ""
+            return
+        later = [p for p in pages if after is None or p > after]
+        target = later[0] if later else pages[0]
+        box.border_title = f"page {target + 1}: {pages.index(target) + 1} of {len(pages)} pages"
+        self._user_moved()
+        if target != self.sel_page:
+            self.sel_page, self.sel_block = target, -1
+            self._draw_detail()
+
     @on(Input.Changed, "#filter")
     def _filter_changed(self, message: Input.Changed) -> None:
+        if self._search:
+            self._find(message.value.strip(), None)
+            return
         files = self.query_one(FilesTable)
         files.filter = message.value.strip()
         files.refill(list(self.board.files.values()), self.board.live)
@@ -521,15 +553,24 @@ class WatchApp(App[int]):
                                                  f"“{files.filter}”" if files.filter else "Files")
 
     @on(Input.Submitted, "#filter")
-    def _filter_done(self) -> None:
+    def _filter_done(self, message: Input.Submitted) -> None:
+        if self._search:
+            self._find(message.value.strip(), self.sel_page)
+            return
         self.query_one(FilesTable).focus()
 
     def on_key(self, event) -> None:
         box = self.query_one("#filter", Input)
         if event.key == "escape" and box.has_class("-shown"):
+            search, box.border_title = self._search, ""
             box.value = ""
             box.remove_class("-shown")
-            self.query_one(FilesTable).focus()
+            self._search = False
+            before = getattr(self, "_before_filter", None)
+            if search and before is not None and before.is_mounted:
+                before.focus()
+            else:
+                self.query_one(FilesTable).focus()
             event.stop()
 
     def action_reread(self) -> None:

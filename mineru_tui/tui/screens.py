@@ -23,7 +23,8 @@ KEYS = """\
   1 2 3 4      tabs: Markdown of the page, Page image, Block, Log
   f            follow mode: show the file, page and block being read
                (on at start; moving yourself turns it off)
-  /            filter the files by name (escape clears)
+  /            filter the files by name; in the tabs pane: find text in
+               the selected file's pages (enter: the next page with it)
   z            the tabs pane alone on the screen (z again: back)
 
 [b]Act[/b]
@@ -52,8 +53,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as box:
-            box.border_title = "Keys"
-            box.border_subtitle = "escape closes"
+            box.border_title = "Keys · escape closes"
             with VerticalScroll(id="help-scroll"):
                 yield Static(KEYS, id="help-text")
 
@@ -70,8 +70,7 @@ class OutputScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as box:
-            box.border_title = shown(self.what)
-            box.border_subtitle = "y copies · escape closes"
+            box.border_title = f"{shown(self.what)} · y copies · escape closes"
             yield Static(shown(self.path), id="output-path", markup=False)
 
     def action_copy(self) -> None:

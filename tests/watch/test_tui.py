@@ -257,6 +257,47 @@ async def test_the_filter_narrows_the_files_and_escape_clears_it():
         assert files.row_count == 3
 
 
+async def test_slash_in_the_tabs_finds_text_in_the_pages_of_the_file():
+    from tests.tui_script import finish
+
+    app = WatchApp(None)
+    async with app.run_test(size=SIZE) as pilot:
+        for e in story():
+            app.feed(e)
+        await pilot.pause(0.2)
+        for e in finish():
+            app.feed(e)
+        await pilot.pause(0.2)
+        await pilot.press("left_square_bracket")
+        app.query_one(MarkdownPane).focus()  # in the tabs pane, / finds text in the pages
+        await pilot.press("slash", *"invoice", "space", "2")
+        await pilot.pause(0.1)
+        assert app.sel_page == 1  # the page that has it
+        assert app.query_one("#filter").border_title == "page 2: 1 of 1 pages"
+        assert app.query_one(FilesTable).row_count == 3  # the files are not filtered
+        await pilot.press("backspace", "backspace")  # "invoice": pages 1 and 2, the first shown
+        await pilot.pause(0.1)
+        assert app.sel_page == 0
+        await pilot.press("enter")  # enter: the next page with it
+        assert app.sel_page == 1
+        await pilot.press("enter")  # round again to the first
+        assert app.sel_page == 0
+        await pilot.press("escape")
+        assert not app.query_one("#filter").has_class("-shown")
+        assert app.query_one(MarkdownPane).has_focus
+
+
+async def test_the_theme_is_kept_for_the_next_run(config_home):
+    app = WatchApp(None, remember=True)
+    async with app.run_test(size=SIZE) as pilot:
+        app.theme = "nord"
+        await pilot.pause(0.1)
+    assert '"theme": "nord"' in (config_home / "mineru-tui" / "watch.json").read_text()
+    again = WatchApp(None, remember=True)
+    assert again.theme == "nord"
+    assert WatchApp(None).theme != "nord"  # a test app (remember off) reads nothing
+
+
 async def test_scripted_events_stream_into_the_live_pane_and_counters_update():
     app = WatchApp(None)
     async with app.run_test(size=SIZE) as pilot:
