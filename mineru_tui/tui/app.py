@@ -19,7 +19,6 @@ import threading
 from collections import OrderedDict, deque
 from pathlib import Path
 
-from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -29,17 +28,17 @@ from textual.widgets import DataTable, Footer, Header, Input, Log, TabbedContent
 
 from mineru_tui.engines.defaults import DEFAULT_MODEL
 from mineru_tui.tui import settings
+from mineru_tui.tui.markdown_text import file_text, page_text
 from mineru_tui.tui.page_image import load_page_image
 from mineru_tui.tui.restore import load_detail
 from mineru_tui.tui.screens import HelpScreen, OutputScreen
-from mineru_tui.tui.state import EMPTY, READING, Board, Changes, FileRow, PageRow
+from mineru_tui.tui.state import READING, Board, Changes, FileRow, PageRow
 from mineru_tui.tui.widgets.block_view import BlockView, printable
 from mineru_tui.tui.widgets.live import LivePane
 from mineru_tui.tui.widgets.markdown_pane import MarkdownPane
-from mineru_tui.tui.widgets.preview import PagePreview, page_caption
+from mineru_tui.tui.widgets.preview import PagePreview
 from mineru_tui.tui.widgets.tables import BlocksTable, FilesTable, PagesTable
-from mineru_tui.watch import events as ev
-from mineru_tui.watch.service import SERVER_HINT, WatchConfig, WatchError, WatchService, hint_for
+from mineru_tui.watch.service import WatchConfig, WatchError, WatchService, hint_for
 
 TICK = 0.05  # seconds between redraws (events in between are coalesced)
 IMAGES_KEPT = 12  # page images kept in memory (the pages around the one shown)
@@ -315,32 +314,10 @@ class WatchApp(App[int]):
         if row is None:
             pane.show(None, "", key=(None, None, 0))
             return
-        if page is None:
-            text = self.board.restored_markdown(row.path) if row.status == ev.DONE else ""
-            if not text and row.detail == "loading":
-                text = "_Loading the pages from the output folder…_"
-            pane.show(row.path, text or _placeholder(row, self._hint()), _file_head(row),
-                      key=(row.path, None, row.status, row.detail, len(text), row.reason))
-            return
-        head = page_caption(row, page)
-        if page.status == READING:
-            done = [b for b in page.blocks if b.done and b.text.strip()]
-            text = "\n\n".join(b.text for b in done)
-            text += ("\n\n" if text else "") + (
-                f"_Reading: {page.blocks_done} of {len(page.blocks)} blocks…_" if page.blocks
-                else "_Reading the layout…_")
-        elif not page.markdown_known:
-            text = self.board.restored_markdown(row.path)
-            head = Text.assemble(head, ("  (the whole file: its pages were not kept apart)",
-                                        "dim"))
-        elif page.status == EMPTY:
-            text = f"_This page came out empty: {page.why_empty}_"
-        elif page.status not in ("done",):  # failed, cancelled, model needed: the file says why
-            text = page.markdown or _placeholder(row, self._hint())
-        else:
-            text = page.markdown
-        pane.show(row.path, text, head,
-                  key=(row.path, page.index, page.status, page.blocks_done, len(text)))
+        restored = self.board.restored_markdown(row.path)
+        head, text, key = (file_text(row, restored, self._hint()) if page is None
+                           else page_text(row, page, restored, self._hint()))
+        pane.show(row.path, text, head, key=key)
 
     # -- page images (read in a worker thread, kept for a few pages) ----------------------------
     def _image_for(self, row: FileRow | None, page: PageRow | None):
@@ -661,54 +638,12 @@ def with_suppress_nomatch(fn) -> None:
         pass
 
 
-def _file_head(row: FileRow) -> Text:
-    out = Text(printable(row.name).replace("\n", " "), style="bold")
-    out.append(f" · {row.label}")
-    if row.pages_total:
-        out.append(f" · {row.pages_total} pages" if row.pages_total > 1 else " · 1 page")
-    warn = row.warning_line()
-    if warn:
-        out.append(f"\n⚠ {printable(warn)}", "yellow")
-    return out
-
-
 _LEVEL = {"error": "error: ", "warning": "warning: ", "log": "· "}
 
 
 def _short(path: str) -> str:
     home = os.path.expanduser("~")
     return "~" + path[len(home):] if home != "/" and path.startswith(home + os.sep) else path
-
-
-def _placeholder(row: FileRow, hint: str) -> str:
-    """The Markdown pane of a file with no page to show; ``hint`` is the watcher's advice
-    for a file that needs the model (:func:`~mineru_tui.watch.service.hint_for`)."""
-    reason = printable(row.reason.removesuffix("; " + hint))  # the pane says it at length
-    row = FileRow(row.path, row.name, row.status, row.kind, reason=printable(row.reason),
-                  note=row.note, warnings=[printable(w) for w in row.warnings],
-                  pages=row.pages)
-    if row.status == ev.NEEDS_MODEL and hint == SERVER_HINT:
-        return (f"## Server needed\n\n{reason}\n\nStart the server (or point `--server-url` "
-                f"at one that runs), then press **r** on this file.")
-    if row.status == ev.NEEDS_MODEL:
-        return (f"## Model needed\n\n{reason}\n\nGet the model:\n\n"
-                f"```sh\nhf download {DEFAULT_MODEL}\n```\n\n"
-                f"then restart with `--model DIR` if it is not in the Hugging Face cache, and "
-                f"press **r** on this file.")
-    if row.status == ev.FAILED:
-        return f"## Failed\n\n{row.reason}\n\n" + (f"_{row.note}_" if row.note else
-                                                   "_It is read again when it changes, or "
-                                                   "press **r**._")
-    if row.status == ev.SKIPPED:
-        return f"_Skipped: {row.reason}_"
-    if row.status == ev.CANCELLED:
-        return "_Cancelled. Press **r** to read it again._"
-    if row.status == "queued":
-        return "_Queued._"
-    if row.status == "reading":
-        return "_Reading…_"
-    warn = row.warning_line()
-    return "_Nothing was read from this file (empty document)" + (f": {warn}_" if warn else "._")
 
 
 def run_app(config: WatchConfig) -> int:
