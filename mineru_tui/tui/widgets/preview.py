@@ -91,7 +91,8 @@ class PagePreview(Horizontal):
             return "this file has no pages to show" + (f" ({shown(row.reason)})"
                                                       if row.reason else "")
         if row.kind and row.kind not in ("pdf", "image"):
-            return "an Office file has no page image or layout boxes: its Markdown is in tab 1"
+            return ("only PDFs and images have a page image and layout boxes; this file's "
+                    "Markdown is in tab 1")
         if not page.blocks and page.status == READING:
             return "the boxes appear when the layout answer lands…"
         if not page.blocks:
