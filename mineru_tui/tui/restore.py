@@ -35,7 +35,7 @@ def load_detail(path: str, output: str) -> DetailLoaded:
     warnings: list[str] = []
     model = _read_json(folder / f"{stem}_model.json")
     if isinstance(model, dict) and isinstance(model.get("pages"), list):
-        pages = _from_model_json(model)
+        pages = _from_model_json(model, path)
         warnings = [w for p in pages for w in p.warnings]
     else:
         middle = _read_json(folder / f"{stem}_middle.json")
@@ -74,7 +74,7 @@ def _bbox(value, size=(1.0, 1.0)) -> tuple[float, float, float, float]:
         return (0.0, 0.0, 0.0, 0.0)
 
 
-def _from_model_json(model: dict) -> list[PageRow]:
+def _from_model_json(model: dict, source: str) -> list[PageRow]:
     pages: list[PageRow] = []
     for n, record in enumerate(model["pages"]):
         if not isinstance(record, dict):
@@ -85,6 +85,8 @@ def _from_model_json(model: dict) -> list[PageRow]:
         if record.get("error"):
             page.status = "failed"
             page.warnings.insert(0, str(record["error"]))
+        elif record.get("blank"):
+            page.warnings.insert(0, "the page is blank (nothing is drawn on it)")
         for i, b in enumerate(record.get("blocks") or []):
             if isinstance(b, dict):
                 page.blocks.append(BlockRow(i, str(b.get("type", "")), _bbox(b.get("bbox")),
@@ -92,7 +94,7 @@ def _from_model_json(model: dict) -> list[PageRow]:
                                             str(b.get("content") or ""), True,
                                             str(b.get("_finish", ""))))
         pages.append(page)
-    for page, md in zip(pages, _page_markdown(model, len(pages))):
+    for page, md in zip(pages, _page_markdown(model, len(pages), source)):
         if md is None:
             page.markdown_known = False
             continue
@@ -102,13 +104,14 @@ def _from_model_json(model: dict) -> list[PageRow]:
     return pages
 
 
-def _page_markdown(model: dict, n: int) -> list[str | None]:
-    """Each page's Markdown, as the reader's PageDone carried it (None when not rebuilt)."""
+def _page_markdown(model: dict, n: int, source: str) -> list[str | None]:
+    """Each page's Markdown, as the reader's PageDone carried it (None when not rebuilt).
+    The source file, when it is still there, gives the pictures their place."""
     try:
         from mineru_tui.document import to_markdown
         from mineru_tui.reader import rebuild
 
-        doc = rebuild(model)
+        doc = rebuild(model, source if Path(source).is_file() else None)
         out: list[str | None] = []
         for page in doc.pages:
             one = copy(doc)

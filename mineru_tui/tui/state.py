@@ -205,7 +205,20 @@ class DetailLoaded:
     warnings: tuple[str, ...] = ()
 
 
-_PAGE_REF = re.compile(r"\bpages? (\d+)")
+_PAGE_REF = re.compile(r"\bpages? (\d+(?:\s*[-,]\s*\d+)*)")
+
+
+def pages_named(warning: str) -> set[int]:
+    """The 1-based page numbers a warning names ("page 3: ...", "pages 2-4, 7 were ...")."""
+    out: set[int] = set()
+    for ref in _PAGE_REF.findall(warning):
+        for part in ref.split(","):
+            lo, _, hi = part.strip().partition("-")
+            if lo.isdigit() and (not hi or hi.strip().isdigit()):
+                a, b = int(lo), int(hi) if hi else int(lo)
+                if b - a <= 10_000:
+                    out.update(range(a, b + 1))
+    return out
 
 
 class Board:
@@ -374,8 +387,12 @@ class Board:
             row = self.row(e.path)
             row.pages_total = max(row.pages_total, e.pages)
             page = self._page(e.path, e.page)
-            page.markdown, page.seconds = e.markdown, e.seconds
-            page.status = "done" if e.markdown.strip() else EMPTY
+            page.seconds = e.seconds
+            if e.markdown is None:  # the reader was not asked for pages' Markdown
+                page.markdown_known, page.status = False, "done"
+            else:
+                page.markdown = e.markdown
+                page.status = "done" if e.markdown.strip() else EMPTY
             for b in page.blocks:
                 b.reading = False
             if row.kind in PAGE_KINDS:
@@ -391,8 +408,8 @@ class Board:
             row = self.row(e.path)
             row.warnings = list(e.warnings)
             for w in e.warnings:  # "page 3: ..." goes to that page too
-                for n in _PAGE_REF.findall(w):
-                    page = row.pages.get(int(n) - 1)
+                for n in sorted(pages_named(w)):
+                    page = row.pages.get(n - 1)
                     if page is not None and w not in page.warnings:
                         page.warnings.append(w)
                 ch.log.append(("warning", f"{row.name}: {w}"))

@@ -81,3 +81,4 @@ def test_the_live_rate_while_a_block_decodes_leaves_out_vision_and_prefill():
                      "(vision and prefill included); issue 21 counts from the block's first "
                      f"token: {last.tokens_per_s:.2f} tok/s reported")
     assert board.live.rates and board.live.tok_s == pytest.approx(1 / STEP_S, rel=0.06)
+
