@@ -26,9 +26,11 @@ def page_text(row: FileRow, page: PageRow, restored: str, hint: str) -> tuple[Te
         text += ("\n\n" if text else "") + (
             f"_Reading: {page.blocks_done} of {len(page.blocks)} blocks…_" if page.blocks
             else "_Reading the layout…_")
-    elif not page.markdown_known:
+    elif not page.markdown_known and restored:
         text = restored
         head = Text.assemble(head, ("  (the whole file: its pages were not kept apart)", "dim"))
+    elif not page.markdown_known:  # no Markdown of its own: the texts of its blocks
+        text = "\n\n".join(b.text for b in page.blocks if b.text.strip())
     elif page.status == EMPTY:
         text = f"_This page came out empty: {printable(page.why_empty)}_"
     elif page.status != "done":  # failed, cancelled, model needed: the file says why
