@@ -26,6 +26,7 @@ class MarkdownPane(VerticalScroll):
         self.path: str | None = None
         self.key: tuple | None = None  # what is shown: (path, page, version)
         self.text = ""
+        self._pending: str | None = None  # the text to render next (renders are coalesced)
 
     def compose(self) -> ComposeResult:
         yield Static(id="markdown-head")
@@ -45,6 +46,16 @@ class MarkdownPane(VerticalScroll):
         self.text = text[:MAX_CHARS]
         self.query_one("#markdown-head", Static).update(head)
         self.query_one("#markdown-head", Static).display = bool(head)
-        self.markdown.update(for_display(self.text))
+        first = self._pending is None
+        self._pending = for_display(self.text)
+        if first:
+            self.call_later(self._render_markdown)
         if not same_page:  # a page that grows keeps its scroll position
             self.scroll_home(animate=False)
+
+    async def _render_markdown(self) -> None:
+        # Awaited here (not fired and forgotten) so an update cut short when the app quits
+        # is not reported as an exception nobody retrieved; texts set meanwhile coalesce.
+        while self._pending is not None:
+            text, self._pending = self._pending, None
+            await self.markdown.update(text)

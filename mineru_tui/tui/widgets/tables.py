@@ -150,14 +150,29 @@ class PagesTable(NavTable):
         self.add_column("blk", key="blocks", width=5)
 
     def show(self, pages: list[PageRow], selected: int | None) -> None:
-        self.clear()
+        """The pages; rows already shown are updated in place (a 300-page file is not
+        refilled for every block read)."""
+        keys = [str(p.index) for p in pages]
+        if [k.value for k in self.rows] != keys[:self.row_count] or self.row_count > len(keys):
+            self.clear()
         for p in pages:
-            blocks = (f"{p.blocks_done}/{len(p.blocks)}" if p.status == READING and p.blocks
-                      else str(len(p.blocks)) if p.blocks else "")
-            self.add_row(Text(str(p.index + 1), justify="right"), status_text(p.status),
-                         Text(blocks, justify="right"), key=str(p.index))
+            cells = _page_cells(p)
+            key = str(p.index)
+            if key in self.rows:
+                for col, value in zip(("page", "status", "blocks"), cells):
+                    if str(self.get_cell(key, col)) != str(value):
+                        self.update_cell(key, col, value)
+            else:
+                self.add_row(*cells, key=key)
         if pages and selected is not None:
             self.select_key(str(selected))
+
+
+def _page_cells(p: PageRow) -> tuple[Text, Text, Text]:
+    blocks = (f"{p.blocks_done}/{len(p.blocks)}" if p.status == READING and p.blocks
+              else str(len(p.blocks)) if p.blocks else "")
+    return (Text(str(p.index + 1), justify="right"), status_text(p.status),
+            Text(blocks, justify="right"))
 
 
 SOURCE_LABEL = {"text_layer": "pdf text", "model": "model", "none": "-", "office": "office"}
