@@ -441,6 +441,8 @@ async def test_help_and_output_screens(tmp_path):
         assert app.screen.path == "/scans-mineru"
         await pilot.press("escape", "up", "up", "o")
         assert app.screen.path == "/scans-mineru/report"
+        await pilot.press("escape", "y")  # y copies the path (OSC 52) from anywhere
+        assert app.clipboard == "/scans-mineru/report"
         await pilot.press("escape")
         assert type(app.screen).__name__ == "Screen"
 
