@@ -570,3 +570,21 @@ async def test_a_graphics_terminal_gets_the_page_as_an_image_with_its_boxes():
         assert shown.getpixel((x, int(0.115 * shown.height))) == colour("title")
         table = shown.getpixel((x, int(0.45 * shown.height)))
         assert table != colour("table") and table[2] < table[0]  # pale yellow
+
+
+async def test_control_characters_from_a_document_are_shown_escaped():
+    from mineru_tui import events as je
+    from mineru_tui.watch import events as ev
+
+    bad = f"{ROOT}/evil\x1b[2Jname.docx"
+    app = WatchApp(None)
+    async with app.run_test(size=SIZE) as pilot:
+        app.feed(je.FileStarted(bad, "docx"))
+        app.feed(je.PageDone(bad, 0, 1, "# Title\x1b]52;c;cGF5bG9hZA==\x07\n\ntext\x9b2J\n", 0.1))
+        app.feed(ev.FileFinished(bad, "done", output=f"{OUT}/evil", kind="docx", pages=1))
+        await pilot.pause(0.2)
+        name = cell_text(app.query_one(FilesTable), bad, "file")
+        assert "\x1b" not in name and "evil\\x1b[2Jname.docx" in name
+        md = app.query_one(MarkdownPane).text
+        assert not any(c in md for c in "\x1b\x07\x9b")
+        assert "\\x1b]52" in md and "\\x9b2J" in md and "\n\ntext" in md

@@ -14,6 +14,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Markdown, Static
 
 from mineru_tui.tui.md_display import for_display
+from mineru_tui.tui.widgets.block_view import printable
 
 MAX_CHARS = 400_000  # beyond this only the start is shown (Markdown widget cost)
 
@@ -43,7 +44,7 @@ class MarkdownPane(VerticalScroll):
             return
         same_page = key is not None and self.key is not None and key[:2] == self.key[:2]
         self.path, self.key = path, key
-        self.text = text[:MAX_CHARS]
+        self.text = printable(text[:MAX_CHARS])  # control characters never reach the terminal
         self.query_one("#markdown-head", Static).update(head)
         self.query_one("#markdown-head", Static).display = bool(head)
         first = self._pending is None
