@@ -194,8 +194,6 @@ class WatchApp(App[int]):
             files.show(self.board.files[path], live)
         if ch.live and live.path in self.board.files and live.path not in ch.files:
             files.show(self.board.files[live.path], live)  # its progress and time left
-        for path in ch.detail:
-            self._load_detail(path)
         moved = False
         if self.follow and (ch.started or ch.live) and self._follow_target():
             moved = self._follow_now()
@@ -297,6 +295,8 @@ class WatchApp(App[int]):
     def _draw_detail(self) -> None:
         """Pages, blocks, Markdown, page image and block of the selection."""
         row = self._row()
+        if row is not None and row.detail == "pending":
+            self._load_detail(row)
         page = self._page()
         pages = [p for _, p in sorted(row.pages.items())] if row else []
         self.query_one(PagesTable).show(pages, self.sel_page)
@@ -347,11 +347,9 @@ class WatchApp(App[int]):
             with_suppress_nomatch(lambda: self._draw_page(self._row(), self._page()))
 
     # -- restart: a finished file's pages from its output set -----------------------------------
-    def _load_detail(self, path: str) -> None:
-        row = self.board.files.get(path)
-        if row is None or not row.output:
-            return
-        output = row.output
+    def _load_detail(self, row: FileRow) -> None:
+        row.detail = "loading"
+        path, output = row.path, row.output
         self.run_worker(lambda: self.feed(self._read_detail(path, output)), thread=True,
                         group="detail", description="Reading an output set",
                         exit_on_error=False)

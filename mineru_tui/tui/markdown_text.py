@@ -43,7 +43,7 @@ def page_text(row: FileRow, page: PageRow, restored: str, hint: str) -> tuple[Te
 def file_text(row: FileRow, restored: str, hint: str) -> tuple[Text, str, tuple]:
     """(heading, Markdown, key) of a file with no page to show."""
     text = restored if row.status == ev.DONE else ""
-    if not text and row.detail == "loading":
+    if not text and row.detail in ("pending", "loading"):
         text = "_Loading the pages from the output folder…_"
     return (file_head(row), text or placeholder(row, hint),
             (row.path, None, row.status, row.detail, len(text), row.reason))

@@ -79,7 +79,9 @@ class FileRow:
     output: str = ""
     note: str = ""
     warnings: list[str] = field(default_factory=list)
-    detail: str = ""  # "" (read this session) | loading | loaded | missing (after a restart)
+    # "" (read this session); after a restart: pending (read when first shown) | loading |
+    # loaded | missing
+    detail: str = ""
 
     @property
     def empty(self) -> bool:
@@ -186,13 +188,12 @@ class Changes:
     live: bool = False
     header: bool = False
     started: list[str] = field(default_factory=list)  # page files that began (follow mode)
-    detail: list[str] = field(default_factory=list)  # done files to rebuild from their output
     log: list[tuple[str, str]] = field(default_factory=list)  # (level, line)
     notices: list[tuple[str, str]] = field(default_factory=list)  # (level, text) to pop up
 
     def __bool__(self) -> bool:
         return bool(self.files or self.pages or self.markdown or self.live or self.header
-                    or self.started or self.detail or self.log or self.notices)
+                    or self.started or self.log or self.notices)
 
 
 @dataclass(frozen=True)
@@ -455,8 +456,8 @@ class Board:
                                      else ""))
             ch.live = True
         if e.status == ev.DONE and not row.pages and row.output:
-            row.detail = "loading"  # read in an earlier run: rebuilt from its output set
-            ch.detail.append(e.path)
+            row.detail = "pending"  # read in an earlier run: rebuilt from its output set
+            # when it is first shown (a restart with 500 done files reads none of them)
         ch.files.add(e.path)
         ch.pages.add(e.path)
         ch.header = True

@@ -588,3 +588,27 @@ async def test_control_characters_from_a_document_are_shown_escaped():
         md = app.query_one(MarkdownPane).text
         assert not any(c in md for c in "\x1b\x07\x9b")
         assert "\\x1b]52" in md and "\\x9b2J" in md and "\n\ntext" in md
+
+
+async def test_after_a_restart_a_file_is_rebuilt_only_when_it_is_shown():
+    from mineru_tui.tui.state import DetailLoaded, PageRow
+    from mineru_tui.watch import events as ev
+
+    asked: list[str] = []
+
+    def loader(path, output):
+        asked.append(path)
+        return DetailLoaded(path, (PageRow(0, "done", markdown=f"# {path}"),))
+
+    app = WatchApp(None, detail_loader=loader)
+    async with app.run_test(size=SIZE) as pilot:
+        paths = [f"{ROOT}/{n}.pdf" for n in ("a", "b", "c")]
+        for p in paths:
+            app.feed(ev.FileFinished(p, "done", output=f"{OUT}/x", kind="pdf", pages=1,
+                                     note="already read"))
+        await pilot.pause(0.3)
+        assert asked == [paths[0]]  # the selected one only
+        assert app.query_one(MarkdownPane).text.startswith(f"# {paths[0]}")
+        await pilot.press("down")
+        await pilot.pause(0.3)
+        assert asked == paths[:2] and app.board.files[paths[2]].detail == "pending"

@@ -86,7 +86,7 @@ class PagePreview(Horizontal):
         if page is None:
             if row.status in ("queued", "reading"):
                 return "the first page appears here once it is being read"
-            if row.detail == "loading":
+            if row.detail in ("pending", "loading"):
                 return "loading the pages from the output folder…"
             return "this file has no pages to show" + (f" ({shown(row.reason)})"
                                                       if row.reason else "")
