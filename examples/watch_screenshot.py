@@ -1,9 +1,10 @@
-"""Make docs/watch.svg: the watch app reading a real folder (for the README).
+"""Make docs/watch.svg: the watch app after reading a real folder (for the README).
 
 A temporary folder named ``Scans`` is watched by the real app and service; the sample Word
-file (examples/sample.docx), a corrupt .docx and a PDF (no model here: "model needed") are
-dropped in (with HF_HUB_OFFLINE=1 and no model in the cache, the PDF shows "model needed"),
-and the screen is saved once all three are settled.
+file (examples/sample.docx), a corrupt .docx and a two-page PDF are dropped in. The PDF is
+read by the real page reader in the real reader process, with the model's answers scripted
+(tests/watch_doubles.py ``read_with_script``: no model is needed to make the picture), and
+the screen is saved on the PDF's first page in the Page tab, its table block selected.
 
     python examples/watch_screenshot.py            # writes docs/watch.svg
 """
@@ -21,35 +22,50 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from mineru_tui.tui.app import WatchApp
-from mineru_tui.watch.service import WatchConfig
+from mineru_tui.tui.app import WatchApp  # noqa: E402
+from mineru_tui.watch.service import WatchConfig  # noqa: E402
+
+
+def invoice_pdf(path: Path) -> None:
+    from tests import pdf_fixtures as pf
+
+    # where the scripted layout puts its title, text and table (0-1000 of the page)
+    items = (list(pf.text_lines(["Invoice 42 - March"], x=70, top=740, size=26))
+             + list(pf.text_lines(["Amount due within thirty days of receipt.",
+                                   "Please quote the invoice number with your payment.",
+                                   "Thank you for your business."], x=70, top=680, size=15))
+             + list(pf.text_lines(["Item            Qty     Price",
+                                   "Paper A4         10     45.00",
+                                   "Toner             2    120.00"], x=70, top=400, size=18)))
+    pf.write_pdf(path, [pf.Page(items=items) for _ in (1, 2)])
 
 
 async def main(out: Path) -> None:
-    os.environ["HF_HUB_OFFLINE"] = "1"  # never download the model for a screenshot
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT / "tests"), str(ROOT)])
     with tempfile.TemporaryDirectory() as tmp:
-        os.environ["HOME"] = tmp  # the header shows ~/Scans (and the HF cache is empty)
+        os.environ["HOME"] = tmp  # the header shows ~/Scans
+        os.environ["XDG_CONFIG_HOME"] = tmp
         scans = Path(tmp) / "Scans"
         scans.mkdir()
-        app = WatchApp(WatchConfig(scans, quiet=0.2, interval=0.1))
-        async with app.run_test(size=(130, 36)) as pilot:
+        app = WatchApp(WatchConfig(scans, quiet=0.2, interval=0.1,
+                                   converter="watch_doubles:read_with_script"))
+        async with app.run_test(size=(160, 45)) as pilot:
             await pilot.pause(0.5)
             shutil.copyfile(ROOT / "examples" / "sample.docx", scans / "sample.docx")
             (scans / "broken.docx").write_bytes(b"PK\x03\x04 truncated download")
-            from PIL import Image, ImageDraw  # a real one-page PDF; no model here
-            page = Image.new("RGB", (300, 420), "white")
-            ImageDraw.Draw(page).text((30, 30), "Invoice 42", fill="black")
-            page.save(scans / "scan.pdf")
+            invoice_pdf(Path(tmp) / "invoice.pdf")
+            shutil.copyfile(Path(tmp) / "invoice.pdf", scans / "invoice.pdf")
             deadline = time.monotonic() + 60
             while (len(app.board.files) < 3 or any(
                     r.status in ("queued", "reading") for r in app.board.files.values())):
                 if time.monotonic() > deadline:
                     raise SystemExit("the files did not settle within 60 s")
                 await pilot.pause(0.1)
-            sample = str(scans / "sample.docx")
-            files = app.query_one("#files")
-            files.move_cursor(row=files.get_row_index(sample))
-            await pilot.pause(1.0)
+            app.query_one("#files").focus()
+            app.select_file(str(scans / "invoice.pdf"))
+            await pilot.press("2", "left_square_bracket", "j", "j", "j")
+            await pilot.pause(1.5)  # the page image is rendered in a worker
+            app.clear_notifications()
             app.save_screenshot(str(out.name), str(out.parent))
             await pilot.press("q")
     print(f"wrote {out}")

@@ -107,3 +107,29 @@ def convert(path, options=None, *, detected=None, on_event=None, cancel=None) ->
         emit(je.PageDone(p, n, pages, md, 0.5))
     emit(je.FileDone(p, det.kind, pages, 0.5 * pages))
     return doc
+
+
+# A page layout MinerU2.5 could answer (0-1000 coordinates), and the texts of its blocks.
+LAYOUT_ANSWER = ("<|box_start|>100 40 900 90<|box_end|><|ref_start|>title<|ref_end|><|rotate_up|>\n"
+                 "<|box_start|>100 120 900 400<|box_end|><|ref_start|>text<|ref_end|><|rotate_up|>\n"
+                 "<|box_start|>100 450 900 700<|box_end|><|ref_start|>table<|ref_end|>"
+                 "<|rotate_up|>\n")
+
+
+def read_with_script(path, options=None, *, detected=None, on_event=None, cancel=None):
+    """The real page reader (real events, real ``_model.json``), its engine scripted: the
+    converter for tests that restart the app on a real output set. Office files: the real
+    reader too."""
+    from dataclasses import replace
+
+    from scripted_engine import ScriptedEngine  # tests/ is on the reader's PYTHONPATH
+
+    from mineru_tui.convert import ConvertOptions
+
+    det = detected or detect(Path(path))
+    if det.kind not in OFFICE_KINDS:
+        engine = ScriptedEngine({"\nLayout Detection:": [LAYOUT_ANSWER],
+                                 "\nText Recognition:": ["Scripted title", "Scripted paragraph."],
+                                 "\nTable Recognition:": ["<fcel>a<fcel>b<nl>"]})
+        options = replace(options or ConvertOptions(), engine=engine, effort="high")
+    return real_convert(path, options, detected=det, on_event=on_event, cancel=cancel)

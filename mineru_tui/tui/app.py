@@ -1,19 +1,22 @@
 """``mineru-tui watch DIR``: the app over the watch service.
 
-The app reads nothing itself. :class:`~mineru_tui.watch.service.WatchService` watches the
-folder and reads files in reader processes; its events arrive here on any thread and are
+The app reads no document itself. :class:`~mineru_tui.watch.service.WatchService` watches
+the folder and reads files in reader processes; its events arrive here on any thread and are
 put in an inbox (:meth:`WatchApp.feed`). Twenty times a second the app folds the inbox
 into a :class:`~mineru_tui.tui.state.Board` and redraws only what changed, so a burst of
 tokens costs one redraw, not one per token, and the UI stays responsive however fast the
-reader streams.
+reader streams. Two things are read in worker threads, for display only: page images (the
+Page tab) and, after a restart, a finished file's output set (its pages and blocks).
+
+What is shown follows a selection — file, page, block — that the keys move from anywhere
+(``[`` ``]`` pages, ``j`` ``k`` blocks) and that follow mode keeps on the page being read.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from collections import deque
-from contextlib import suppress
+from collections import OrderedDict, deque
 from pathlib import Path
 
 from textual import on
@@ -21,40 +24,65 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
-from textual.widgets import DataTable, Footer, Header, Log, TabbedContent, TabPane
+from textual.widgets import DataTable, Footer, Header, Input, Log, TabbedContent, TabPane
 
 from mineru_tui.console import shown
 from mineru_tui.engines.defaults import DEFAULT_MODEL
+from mineru_tui.tui import settings
+from mineru_tui.tui.markdown_text import file_text, page_text
+from mineru_tui.tui.page_image import load_page_image
+from mineru_tui.tui.restore import load_detail
 from mineru_tui.tui.screens import HelpScreen, OutputScreen
-from mineru_tui.tui.state import Board, Changes, FileRow
+from mineru_tui.tui.state import READING, Board, Changes, FileRow, PageRow
+from mineru_tui.tui.widgets.block_view import BlockView, printable
 from mineru_tui.tui.widgets.live import LivePane
 from mineru_tui.tui.widgets.markdown_pane import MarkdownPane
 from mineru_tui.tui.widgets.preview import PagePreview
 from mineru_tui.tui.widgets.tables import BlocksTable, FilesTable, PagesTable
-from mineru_tui.watch import events as ev
-from mineru_tui.watch.service import SERVER_HINT, WatchConfig, WatchError, WatchService, hint_for
+from mineru_tui.watch.service import WatchConfig, WatchError, WatchService, hint_for
 
 TICK = 0.05  # seconds between redraws (events in between are coalesced)
-MD_FILE_LIMIT = 2_000_000  # bytes of a finished file's .md read back for display
+IMAGES_KEPT = 12  # page images kept in memory (the pages around the one shown)
+TABS = {"1": "tab-markdown", "2": "tab-page", "3": "tab-block", "4": "tab-log"}
+NARROW = 110  # columns below which the layout collapses (pages and blocks panes hidden)
 
 
 class WatchApp(App[int]):
-    """Files, pages and blocks on the left; Markdown, preview, log and live decoding on the
-    right. ``config=None`` runs without a service (events come only through :meth:`feed`)."""
+    """Files, pages and blocks on the left; the page's Markdown, image, block and log, and
+    live decoding on the right. ``config=None`` runs without a service (events come only
+    through :meth:`feed`); ``image_loader(path, kind, page)`` and ``detail_loader(path,
+    output)`` replace page rendering and reading an output set (tests)."""
 
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses live elsewhere
     TITLE = "mineru-tui watch"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]
     BINDINGS = [
+        Binding("left_square_bracket,pageup", "page(-1)", "Page", key_display="[ ]",
+                priority=True, id="watch.prev_page"),
+        Binding("right_square_bracket,pagedown", "page(1)", "Next page", show=False,
+                priority=True, id="watch.next_page"),
+        Binding("j", "block(1)", "Block", key_display="j k", priority=True, id="watch.next_block"),
+        Binding("k", "block(-1)", "Previous block", show=False, priority=True,
+                id="watch.prev_block"),
+        Binding("f", "follow", "Follow", id="watch.follow"),
+        Binding("slash", "filter", "Filter", key_display="/", id="watch.filter"),
+        Binding("1", "tab('1')", "Markdown", show=False, priority=True, id="watch.tab1"),
+        Binding("2", "tab('2')", "Page", show=False, priority=True, id="watch.tab2"),
+        Binding("3", "tab('3')", "Block", show=False, priority=True, id="watch.tab3"),
+        Binding("4", "tab('4')", "Log", show=False, priority=True, id="watch.tab4"),
+        Binding("z", "zoom", "Zoom", show=False, id="watch.zoom"),
         Binding("r", "reread", "Re-read", id="watch.reread"),
         Binding("p", "pause", "Pause", id="watch.pause"),
-        Binding("c", "cancel", "Cancel", id="watch.cancel"),
-        Binding("o", "output", "Output", id="watch.output"),
+        Binding("c", "cancel", "Cancel", show=False, id="watch.cancel"),
+        Binding("o", "output", "Output", show=False, id="watch.output"),
         Binding("y", "copy_output", "Copy path", show=False, id="watch.copy"),
         Binding("question_mark", "help", "Help", key_display="?", id="watch.help"),
         Binding("q", "quit", "Quit", id="watch.quit"),
     ]
 
-    def __init__(self, config: WatchConfig | None = None, *, tick: float = TICK) -> None:
+    def __init__(self, config: WatchConfig | None = None, *, tick: float = TICK,
+                 image_loader=None, detail_loader=None, remember: bool | None = None,
+                 graphics=None) -> None:
         super().__init__()
         self.config = config
         self.service: WatchService | None = None
@@ -64,24 +92,40 @@ class WatchApp(App[int]):
         self.sel_path: str | None = None
         self.sel_page: int | None = None
         self.sel_block: int = -1
+        self.follow = True
+        self._search = False  # the / box finds text in the file's pages (else: filters files)
         self._stopped = threading.Event()
+        self._load_image = image_loader or load_page_image
+        self._read_detail = detail_loader or load_detail
+        self._graphics = graphics  # see mineru_tui.tui.graphics
+        self._images: OrderedDict[tuple[str, int], object] = OrderedDict()
+        self._loading: set[tuple[str, int]] = set()
+        # the theme is remembered for real runs only (tests and config=None touch no files)
+        self._remember = config is not None if remember is None else remember
+        if self._remember:
+            theme = settings.load().get("theme")
+            if isinstance(theme, str) and theme in self.available_themes:
+                self.theme = theme
 
     # -- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="main"):
             with Vertical(id="left"):
+                yield Input(placeholder="filter files (escape clears)", id="filter")
                 yield FilesTable(id="files")
                 with Horizontal(id="detail"):
                     yield PagesTable(id="pages")
                     yield BlocksTable(id="blocks")
             with Vertical(id="right"):
                 with TabbedContent(id="tabs"):
-                    with TabPane("Markdown", id="tab-markdown"):
+                    with TabPane("1 Markdown", id="tab-markdown"):
                         yield MarkdownPane(id="markdown-scroll")
-                    with TabPane("Preview", id="tab-preview"):
-                        yield PagePreview(id="preview")
-                    with TabPane("Log", id="tab-log"):
+                    with TabPane("2 Page", id="tab-page"):
+                        yield PagePreview(self._graphics, id="preview")
+                    with TabPane("3 Block", id="tab-block"):
+                        yield BlockView(id="block")
+                    with TabPane("4 Log", id="tab-log"):
                         yield Log(id="log", max_lines=2000)
                 yield LivePane(id="live")
         yield Footer()
@@ -91,16 +135,24 @@ class WatchApp(App[int]):
         self.query_one("#pages").border_title = "Pages"
         self.query_one("#blocks").border_title = "Blocks"
         self.query_one("#live").border_title = "Live"
+        self.query_one(FilesTable).focus()
         self._draw_header()
         self._draw_live()
         self.query_one(MarkdownPane).show(None, "_Files dropped into the watched folder "
                                                 "appear on the left; select one to see its "
-                                                "Markdown._", 0)
+                                                "pages._")
+        self.query_one(BlockView).show(None, None, None)
+        self.query_one(PagePreview).show(None, None, None)
         self.set_interval(self._tick, self.drain)
+        if self._remember:
+            self.theme_changed_signal.subscribe(self, self._theme_changed)
         if self.config is not None:
             self.service = WatchService(self.config, self.feed)
             self.run_worker(self._start_service, thread=True, group="service",
                             description="Starting the watcher", exit_on_error=False)
+
+    def _theme_changed(self, theme) -> None:
+        settings.save({"theme": theme.name})
 
     def _start_service(self) -> None:
         assert self.service is not None
@@ -108,6 +160,13 @@ class WatchApp(App[int]):
             self.service.start()
         except WatchError as e:
             self.call_from_thread(self.exit, 1, message=f"error: {e}")
+
+    def on_resize(self) -> None:
+        self._draw_header()
+
+    @property
+    def narrow(self) -> bool:
+        return self.size.width < NARROW
 
     # -- events in -----------------------------------------------------------------------------
     def feed(self, event: object) -> None:
@@ -131,123 +190,226 @@ class WatchApp(App[int]):
     def _redraw(self, ch: Changes) -> None:
         files = self.query_one(FilesTable)
         first = files.row_count == 0
+        live = self.board.live
         for path in [p for p in self.board.files if p in ch.files]:  # arrival order
-            files.show(self.board.files[path])
-        if first and files.row_count:
-            files.move_cursor(row=0)
+            files.show(self.board.files[path], live)
+        if ch.live and live.path in self.board.files and live.path not in ch.files:
+            files.show(self.board.files[live.path], live)  # its progress and time left
+        moved = False
+        if self.follow and (ch.started or ch.live) and self._follow_target():
+            moved = self._follow_now()
+        if not moved and first and files.row_count:
             self._select_file(files.selected_key())
-        if self.sel_path in ch.files or self.sel_path in ch.pages:
-            self._draw_pages()
-            if self.sel_path in ch.files and self.sel_path not in ch.markdown:
-                row = self.board.files[self.sel_path]
-                if row.status not in ("reading",):
-                    self._draw_markdown()
-        if self.sel_path in ch.markdown:
-            pane = self.query_one(MarkdownPane)
-            row = self.board.files[self.sel_path]
-            parts = ch.markdown[self.sel_path]
-            if pane.path == self.sel_path and pane.pages_shown + len(parts) == len(
-                    [p for p in row.pages.values() if p.status == "done"]) and parts:
-                pane.append_pages(parts)
-            else:
-                self._draw_markdown()
+        elif not moved and (self.sel_path in ch.files or self.sel_path in ch.pages
+                            or self.sel_path in ch.markdown):
+            self._draw_detail()
         if ch.live:
             self._draw_live()
         if ch.header:
             self._draw_header()
         log = self.query_one(Log)
         for level, line in ch.log:
-            log.write_line(f"{_LEVEL.get(level, '')}{shown(line)}")
+            log.write_line(printable(f"{_LEVEL.get(level, '')}{line}").replace("\n", " "))
         for level, text in ch.notices:
-            self.notify(shown(text), timeout=8,
-                        severity=level if level in ("warning", "error") else "information")
+            self.notify(printable(text).replace("\n", " "),
+                        severity=level if level in ("warning", "error") else "information",
+                        timeout=8)
+
+    # -- follow mode -----------------------------------------------------------------------------
+    def _follow_target(self) -> str | None:
+        live = self.board.live
+        row = self.board.files.get(live.path) if live.path else None
+        return live.path if row is not None and row.status == READING else None
+
+    def _follow_now(self) -> bool:
+        """Select the file, page and block being read; True when the selection moved."""
+        target = self._follow_target()
+        if target is None:
+            return False
+        live = self.board.live
+        page = live.page if live.page >= 0 else None
+        block = live.block if live.stage == "blocks" else -1
+        if (target, page, block) == (self.sel_path, self.sel_page, self.sel_block):
+            return False
+        self.sel_path, self.sel_page, self.sel_block = target, page, block
+        self.query_one(FilesTable).select_key(target)
+        self._draw_detail()
+        return True
+
+    def _set_follow(self, on: bool) -> None:
+        if on != self.follow:
+            self.follow = on
+            self._draw_header()
+            if on:
+                self._follow_now()
+                self.notify("follow: on (the file being read is shown as it is read)", timeout=3)
 
     # -- drawing -------------------------------------------------------------------------------
     def _draw_header(self) -> None:
         b = self.board
         counts = b.counts()
         parts = []
-        if b.root:
+        if b.root and not self.narrow:
             parts.append(f"{_short(b.root)} → {_short(b.output_dir)}")
         if b.mode == "polling":
             parts.append("polling")
-        parts.append(f"engine {b.engine}" + (f" · model {b.model}" if b.model else ""))
+        model = (b.model or DEFAULT_MODEL).rsplit("/", 1)[-1] if self.narrow else \
+            (b.model or f"{DEFAULT_MODEL} (default)")
+        parts.append(f"{b.engine} · {model}")
         waiting = counts.get("queued", 0) + counts.get("reading", 0)
         if waiting:
             parts.append(f"{waiting} to read")
         if b.paused:
             parts.append("PAUSED")
-        self.sub_title = shown(" · ".join(parts))
+        if not self.follow:
+            parts.append("follow off (f)")
+        self.sub_title = printable(" · ".join(parts)).replace("\n", " ")
 
     def _draw_live(self) -> None:
         b = self.board
-        self.query_one(LivePane).show(b.live, b.engine, b.model, b.engine_loaded)
+        row = b.files.get(b.live.path) if b.live.path else None
+        self.query_one(LivePane).show(b.live, b.engine, b.model or f"{DEFAULT_MODEL} (default)",
+                                      b.engine_loaded, row)
+
+    def _hint(self) -> str:
+        return hint_for(self.config.engine if self.config else None)
 
     def _row(self) -> FileRow | None:
         return self.board.files.get(self.sel_path) if self.sel_path else None
 
-    def _draw_pages(self) -> None:
+    def _page(self) -> PageRow | None:
         row = self._row()
+        if row is None or not row.pages:
+            return None
+        if self.sel_page is None or self.sel_page not in row.pages:
+            self.sel_page = min(row.pages)
+        return row.pages[self.sel_page]
+
+    def _block(self, page: PageRow | None):
+        if page is None:
+            return None
+        for b in page.blocks:
+            if b.index == self.sel_block:
+                return b
+        return None
+
+    def _draw_detail(self) -> None:
+        """Pages, blocks, Markdown, page image and block of the selection."""
+        row = self._row()
+        if row is not None and row.detail == "pending":
+            self._load_detail(row)
+        page = self._page()
         pages = [p for _, p in sorted(row.pages.items())] if row else []
-        self.query_one(PagesTable).show(pages)
-        self._draw_blocks()
+        self.query_one(PagesTable).show(pages, self.sel_page)
+        self._draw_page(row, page)
 
-    def _draw_blocks(self) -> None:
-        row = self._row()
-        page = row.pages.get(self.sel_page) if row and self.sel_page is not None else None
-        if page is None and row and row.pages:
-            page = row.pages[min(row.pages)]
-        self.query_one(BlocksTable).show(page)
-        self.query_one(PagePreview).show(page, self.sel_block)
+    def _draw_page(self, row: FileRow | None, page: PageRow | None) -> None:
+        self.query_one(BlocksTable).show(page, self.sel_block)
+        image = self._image_for(row, page)
+        self.query_one(PagePreview).show(row, page, image, self.sel_block)
+        self.query_one(BlockView).show(page, self._block(page), image)
+        self._draw_markdown(row, page)
 
-    def _draw_markdown(self) -> None:
+    def _draw_markdown(self, row: FileRow | None, page: PageRow | None) -> None:
         pane = self.query_one(MarkdownPane)
-        row = self._row()
         if row is None:
-            pane.show(None, "", 0)
+            pane.show(None, "", key=(None, None, 0))
             return
-        done = [p for _, p in sorted(row.pages.items()) if p.status == "done"]
-        text = row.markdown()
-        if not text and row.status == "done" and row.output:
-            text = _read_md(row.output)
-        if not text:
-            text = _placeholder(row, hint_for(self.config.engine if self.config else None))
-        pane.show(row.path, text, len(done))
+        restored = self.board.restored_markdown(row.path)
+        head, text, key = (file_text(row, restored, self._hint()) if page is None
+                           else page_text(row, page, restored, self._hint()))
+        pane.show(row.path, text, head, key=key)
+
+    # -- page images (read in a worker thread, kept for a few pages) ----------------------------
+    def _image_for(self, row: FileRow | None, page: PageRow | None):
+        if row is None or page is None or row.kind not in ("pdf", "image"):
+            return None
+        key = (row.path, page.index)
+        if key in self._images:
+            self._images.move_to_end(key)
+            return self._images[key]
+        if key not in self._loading:
+            self._loading.add(key)
+            self.run_worker(lambda: self._read_image(key, row.kind), thread=True,
+                            group="images", description="Rendering a page",
+                            exit_on_error=False)
+        return None
+
+    def _read_image(self, key: tuple[str, int], kind: str) -> None:
+        image = self._load_image(key[0], kind, key[1])
+        self.call_from_thread(self._image_ready, key, image)
+
+    def _image_ready(self, key: tuple[str, int], image) -> None:
+        self._loading.discard(key)
+        self._images[key] = image
+        while len(self._images) > IMAGES_KEPT:
+            self._images.popitem(last=False)
+        if (self.sel_path, self.sel_page) == key:
+            with_suppress_nomatch(lambda: self._draw_page(self._row(), self._page()))
+
+    # -- restart: a finished file's pages from its output set -----------------------------------
+    def _load_detail(self, row: FileRow) -> None:
+        row.detail = "loading"
+        path, output = row.path, row.output
+        self.run_worker(lambda: self.feed(self._read_detail(path, output)), thread=True,
+                        group="detail", description="Reading an output set",
+                        exit_on_error=False)
 
     # -- selection -----------------------------------------------------------------------------
+    def select_file(self, path: str) -> None:
+        """Select a file as the user would (follow mode goes off)."""
+        self._set_follow(False)
+        self.query_one(FilesTable).select_key(path)
+        self._select_file(path)
+
     def _select_file(self, path: str | None) -> None:
         if path == self.sel_path:
             return
         self.sel_path, self.sel_page, self.sel_block = path, None, -1
-        self._draw_pages()
-        self._draw_markdown()
+        self._draw_detail()
 
-    # Highlight messages can still arrive while the app closes (its panes gone): ignored.
+    # Only a move in the focused table is the user's (the app refills tables as events
+    # come); it turns follow mode off.
     @on(DataTable.RowHighlighted, "#files")
     def _file_highlighted(self, message: DataTable.RowHighlighted) -> None:
-        with suppress(NoMatches):
-            self._select_file(message.row_key.value)
+        if not _users(message):
+            return
+        path = message.row_key.value
+        if path != self.sel_path:
+            if self._follow_target() not in (None, path):
+                self._set_follow(False)
+            with_suppress_nomatch(lambda: self._select_file(path))
 
     @on(DataTable.RowHighlighted, "#pages")
     def _page_highlighted(self, message: DataTable.RowHighlighted) -> None:
+        if not _users(message):
+            return
         page = int(message.row_key.value)
         if page != self.sel_page:
+            self._user_moved()
             self.sel_page, self.sel_block = page, -1
-            with suppress(NoMatches):
-                self._draw_blocks()
+            with_suppress_nomatch(lambda: self._draw_page(self._row(), self._page()))
 
     @on(DataTable.RowHighlighted, "#blocks")
     def _block_highlighted(self, message: DataTable.RowHighlighted) -> None:
-        self.sel_block = int(message.row_key.value)
-        row = self._row()
-        page = row.pages.get(self.sel_page if self.sel_page is not None else min(row.pages)) \
-            if row and row.pages else None
-        with suppress(NoMatches):
-            self.query_one(PagePreview).show(page, self.sel_block)
+        if not _users(message):
+            return
+        block = int(message.row_key.value)
+        if block != self.sel_block:
+            self._user_moved()
+            self.sel_block = block
+            with_suppress_nomatch(lambda: self._draw_page(self._row(), self._page()))
+
+    def _user_moved(self) -> None:
+        if self.follow and self._follow_target() is not None:
+            self._set_follow(False)
 
     @on(DataTable.RowSelected, "#files")
     def _file_opened(self) -> None:
-        self.query_one(PagesTable).focus()
+        if self.narrow:
+            self.query_one(TabbedContent).active = "tab-page"
+        else:
+            self.query_one(PagesTable).focus()
 
     @on(DataTable.RowSelected, "#pages")
     def _page_opened(self) -> None:
@@ -255,9 +417,138 @@ class WatchApp(App[int]):
 
     @on(DataTable.RowSelected, "#blocks")
     def _block_opened(self) -> None:
-        self.query_one(TabbedContent).active = "tab-preview"
+        self.query_one(TabbedContent).active = "tab-block"
 
     # -- actions -------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters) -> bool | None:
+        # typing in the filter: letters and digits are text, not keys
+        if action in ("page", "block", "tab", "follow", "zoom", "reread", "pause", "cancel",
+                      "output", "copy_output", "quit", "filter") \
+                and isinstance(self.focused, Input):
+            return False
+        return True
+
+    def action_page(self, step: int) -> None:
+        """The previous / next page of the selected file (from anywhere)."""
+        row = self._row()
+        if row is None or not row.pages:
+            return
+        keys = sorted(row.pages)
+        current = self.sel_page if self.sel_page in row.pages else keys[0]
+        i = max(0, min(len(keys) - 1, keys.index(current) + step))
+        self._user_moved()
+        if keys[i] != self.sel_page:
+            self.sel_page, self.sel_block = keys[i], -1
+            self._draw_detail()
+
+    def action_block(self, step: int) -> None:
+        """The next / previous block of the page (from anywhere); past the last block of a
+        page, the first of the next page."""
+        row = self._row()
+        page = self._page()
+        if row is None or page is None:
+            return
+        self._user_moved()
+        indices = [b.index for b in page.blocks]
+        if self.sel_block in indices:
+            i = indices.index(self.sel_block) + step
+        else:
+            i = 0 if step > 0 else len(indices) - 1
+        if 0 <= i < len(indices):
+            self.sel_block = indices[i]
+            self._draw_detail()
+            return
+        keys = sorted(row.pages)
+        j = keys.index(page.index) + (1 if i >= len(indices) else -1)
+        if 0 <= j < len(keys):
+            self.sel_page = keys[j]
+            blocks = row.pages[keys[j]].blocks
+            self.sel_block = (blocks[0].index if step > 0 else blocks[-1].index) if blocks else -1
+            self._draw_detail()
+
+    def action_tab(self, key: str) -> None:
+        """Show a tab: 1 Markdown, 2 Page, 3 Block, 4 Log."""
+        self.query_one(TabbedContent).active = TABS[key]
+
+    def action_follow(self) -> None:
+        """Follow mode on / off: the file, page and block being read are selected."""
+        self._set_follow(not self.follow)
+        if not self.follow:
+            self.notify("follow: off (f turns it on)", timeout=3)
+
+    def action_zoom(self) -> None:
+        """The tabs pane alone on the screen (z again restores the layout)."""
+        if self.screen.maximized is not None:
+            self.screen.minimize()
+        else:
+            self.screen.maximize(self.query_one("#tabs"), container=False)
+
+    def action_filter(self) -> None:
+        """Filter the files by name (escape clears it); from the tabs pane, find text in
+        the pages of the selected file instead."""
+        box = self.query_one("#filter", Input)
+        self._search = self.focused is not None and self.query_one("#tabs") in \
+            self.focused.ancestors_with_self
+        box.placeholder = ("find in this file's pages (enter: next page, escape: done)"
+                           if self._search else "filter files (escape clears)")
+        self._before_filter = self.focused
+        box.add_class("-shown")
+        box.focus()
+
+    def _matching_pages(self, query: str) -> list[int]:
+        row = self._row()
+        if row is None or not query:
+            return []
+        q = query.casefold()
+        return [i for i, p in sorted(row.pages.items())
+                if q in p.markdown.casefold() or any(q in b.text.casefold() for b in p.blocks)]
+
+    def _find(self, query: str, after: int | None) -> None:
+        pages = self._matching_pages(query)
+        box = self.query_one("#filter", Input)
+        if not pages:
+            box.border_title = "no page has it" if query else ""
+            return
+        later = [p for p in pages if after is None or p > after]
+        target = later[0] if later else pages[0]
+        box.border_title = f"page {target + 1}: {pages.index(target) + 1} of {len(pages)} pages"
+        self._user_moved()
+        if target != self.sel_page:
+            self.sel_page, self.sel_block = target, -1
+            self._draw_detail()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, message: Input.Changed) -> None:
+        if self._search:
+            self._find(message.value.strip(), None)
+            return
+        files = self.query_one(FilesTable)
+        files.filter = message.value.strip()
+        files.refill(list(self.board.files.values()), self.board.live)
+        self.query_one("#files").border_title = (f"Files · {files.row_count} match "
+                                                 f"“{files.filter}”" if files.filter else "Files")
+
+    @on(Input.Submitted, "#filter")
+    def _filter_done(self, message: Input.Submitted) -> None:
+        if self._search:
+            self._find(message.value.strip(), self.sel_page)
+            return
+        self.query_one(FilesTable).focus()
+
+    def on_key(self, event) -> None:
+        box = self.query_one("#filter", Input)
+        if event.key == "escape" and box.has_class("-shown"):
+            search, box.border_title = self._search, ""
+            box.value = ""
+            box.remove_class("-shown")
+            self._search = False
+            before = getattr(self, "_before_filter", None)
+            if search and before is not None and before.is_mounted:
+                before.focus()
+            else:
+                self.query_one(FilesTable).focus()
+            event.stop()
+
     def action_reread(self) -> None:
         """Read the selected file again, whatever the manifest says."""
         row = self._row()
@@ -325,7 +616,25 @@ class WatchApp(App[int]):
                             self.action_cancel)
         yield SystemCommand("Show the output folder", "Copy its path with y (o)",
                             self.action_output)
-        yield SystemCommand("Keys", "All keys and statuses (?)", self.action_help)
+        yield SystemCommand("Follow mode on / off", "Show the page being read (f)",
+                            self.action_follow)
+        yield SystemCommand("Watch help", "Keys, tabs and statuses of this app (?)",
+                            self.action_help)
+
+
+def _users(message: DataTable.RowHighlighted) -> bool:
+    """A highlight the user made: in the focused table, and still the row under the cursor
+    (not a stale one from before the table was refilled)."""
+    table = message.data_table
+    return table.has_focus and message.cursor_row == table.cursor_row
+
+
+def with_suppress_nomatch(fn) -> None:
+    """Run a redraw; nothing when the app is closing (its panes already gone)."""
+    try:
+        fn()
+    except NoMatches:
+        pass
 
 
 _LEVEL = {"error": "error: ", "warning": "warning: ", "log": "· "}
@@ -336,47 +645,13 @@ def _short(path: str) -> str:
     return "~" + path[len(home):] if home != "/" and path.startswith(home + os.sep) else path
 
 
-def _read_md(output: str) -> str:
-    md = Path(output) / f"{Path(output).name}.md"
-    try:
-        with open(md, encoding="utf-8", errors="replace") as f:
-            return f.read(MD_FILE_LIMIT)
-    except OSError:
-        return ""
-
-
-def _placeholder(row: FileRow, hint: str) -> str:
-    """The Markdown pane of a file that has no Markdown (yet); ``hint`` is the watcher's
-    advice for a file that needs the model (:func:`~mineru_tui.watch.service.hint_for`)."""
-    reason = row.reason.removesuffix("; " + hint)  # the pane says what to do at length
-    if row.status == ev.NEEDS_MODEL and hint == SERVER_HINT:
-        return (f"## Server needed\n\n{reason}\n\nStart the server (or point `--server-url` "
-                f"at one that runs), then press **r** on this file.")
-    if row.status == ev.NEEDS_MODEL:
-        return (f"## Model needed\n\n{reason}\n\nGet the model:\n\n"
-                f"```sh\nhf download {DEFAULT_MODEL}\n```\n\n"
-                f"then restart with `--model DIR` if it is not in the Hugging Face cache, and "
-                f"press **r** on this file.")
-    if row.status == ev.FAILED:
-        return f"## Failed\n\n{row.reason}\n\n" + (f"_{row.note}_" if row.note else
-                                                   "_It is read again when it changes, or "
-                                                   "press **r**._")
-    if row.status == ev.SKIPPED:
-        return f"_Skipped: {row.reason}_"
-    if row.status == ev.CANCELLED:
-        return "_Cancelled. Press **r** to read it again._"
-    if row.status == "queued":
-        return "_Queued._"
-    if row.status == "reading":
-        return "_Reading…_"
-    return "_(empty document)_"
-
-
 def run_app(config: WatchConfig) -> int:
     """Run the app in this terminal; return the exit code (0 also after SIGTERM)."""
     import signal
 
-    app = WatchApp(config)
+    from mineru_tui.tui.graphics import detect
+
+    app = WatchApp(config, graphics=detect())  # before the app takes the terminal
     # SIGTERM (a service manager, `kill`) quits like q: the reader processes are stopped in
     # on_unmount and the terminal is restored. Ctrl-C is a key inside the app.
     old = signal.signal(signal.SIGTERM, lambda signum, frame: app.call_later(app.exit, 0))

@@ -1,33 +1,48 @@
-"""Modal screens: help (``?``) and the output folder (``o``, copy with ``y``)."""
+"""Modal screens: help (``?``) and the output folder (``o``, copy with ``y``).
+
+Both fit an 80x24 terminal: lines are under 78 columns, the dialog is at most the screen's
+size, the help scrolls when the terminal is shorter, and "escape closes" is on the border.
+"""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from mineru_tui.console import shown
 
 KEYS = """\
-[b]Keys[/b]
+[b]Move[/b] (from anywhere)
+  ↑ ↓          the focused list     tab / shift+tab  next / previous pane
+  [ ]  PgUp PgDn  previous / next page of the selected file
+  j k          next / previous block (then on to the next page)
+  enter        open: file → its pages → a page's blocks → the block
+  1 2 3 4      tabs: Markdown of the page, Page image, Block, Log
+  f            follow mode: show the file, page and block being read
+               (on at start; moving yourself turns it off)
+  /            filter the files by name; in the tabs pane: find text in
+               the selected file's pages (enter: the next page with it)
+  z            the tabs pane alone on the screen (z again: back)
 
-  ↑ ↓  j k        move in the focused list
-  tab  shift+tab  next / previous pane
-  enter           open: file → its pages → a page's blocks
-  r               read the selected file again (also failed and "model needed" ones)
-  p               pause / resume the queue (the file being read finishes)
-  c               cancel the file being read (between tokens)
-  o               show the output folder (y copies its path)
-  ctrl+p          command palette
-  ?               this help
-  q               quit (the page being read is cancelled; finished files are kept)
+[b]Act[/b]
+  r  read the selected file again      p  pause / resume the queue
+  c  cancel the file being read        o  output folder (y copies it)
+  ctrl+p  command palette (themes too) q  quit (finished files are kept)
 
-[b]Files[/b]  queued → reading → done | failed | skipped | model needed | cancelled.
-Results are written in the layout of [i]parse -o[/i]: OUT/<stem>/<stem>.md,
-_content_list.json, _middle.json, images/. OUT/.mineru-tui-watch.json remembers
-what was read by content, so a restart reads only new or changed files.
+[b]Files[/b]  queued → reading → done | done ⚠ (warnings) | done, empty |
+failed | skipped | model needed | cancelled. A page that gave no text is
+[i]empty[/i], with the reason. Progress: a bar, pages done/total, and the
+time left (~) estimated from the pages read so far.
+
+[b]Page[/b]  boxes in MinerU's colours, numbered in reading order; pale: not
+read yet, tinted: being read, filled: selected.
+
+Results are written as [i]parse -o[/i] writes them: OUT/<stem>/<stem>.md,
+_content_list.json, _middle.json, _model.json, images/. A restart reads only
+new or changed files and rebuilds the pages of the others from OUT.
 """
 
 
@@ -37,9 +52,10 @@ class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
-            yield Static(KEYS, id="help-text")
-            yield Static("[dim]escape closes[/dim]")
+        with Vertical(id="dialog") as box:
+            box.border_title = "Keys · escape closes"
+            with VerticalScroll(id="help-scroll"):
+                yield Static(KEYS, id="help-text")
 
 
 class OutputScreen(ModalScreen[None]):
@@ -53,10 +69,9 @@ class OutputScreen(ModalScreen[None]):
         self.path, self.what = path, what
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
-            yield Static(f"[b]{self.what}[/b]")
+        with Vertical(id="dialog") as box:
+            box.border_title = f"{shown(self.what)} · y copies · escape closes"
             yield Static(shown(self.path), id="output-path", markup=False)
-            yield Static("[dim]y copies the path (OSC 52 clipboard) · escape closes[/dim]")
 
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(self.path)

@@ -40,8 +40,12 @@ def _describe(event: object, root: str = "") -> str | None:
         return f"queued: {name(event.path)} ({event.lane}, {event.why})"
     if isinstance(event, je.FileStarted):
         return f"reading: {name(event.path)} ({event.kind})"
-    if isinstance(event, je.PageDone) and event.pages > 1:
-        return f"page {event.page + 1}/{event.pages}: {name(event.path)} ({event.seconds:.2f} s)"
+    if isinstance(event, je.PageDone) and (event.pages > 1 or event.markdown == ""):
+        empty = ", empty" if event.markdown == "" else ""  # the reason follows in a warning
+        return (f"page {event.page + 1}/{event.pages}: {name(event.path)} "
+                f"({event.seconds:.2f} s{empty})")
+    if isinstance(event, je.FileDone) and event.warnings:  # before its "done:" line
+        return f"warning: {name(event.path)}: {'; '.join(event.warnings)}"
     if isinstance(event, ev.EngineReady):
         return f"engine: {event.name} model {event.model} (loaded, kept for every page)"
     if isinstance(event, ev.PauseChanged):

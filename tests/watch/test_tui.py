@@ -8,7 +8,7 @@ import time
 import pytest
 from tests.docx_fixtures import build_docx, p
 from rich.console import Console
-from tests.tui_script import ROOT, story
+from tests.tui_script import OUT, PDF, ROOT, story
 from tests.watch_helpers import (
     FAST,
     SAMPLE,
@@ -136,30 +136,166 @@ async def test_keyboard_moves_through_files_pages_and_blocks():
             app.feed(e)
         await pilot.pause(0.2)
         files = app.query_one(FilesTable)
-        assert files.has_focus and app.sel_path == f"{ROOT}/report.docx"
-        await pilot.press("j", "j")
-        assert app.sel_path == f"{ROOT}/invoices/march.pdf"
-        await pilot.press("k")
-        assert app.sel_path == f"{ROOT}/broken.docx"
-        await pilot.press("down", "enter")  # open the PDF: focus goes to its pages
+        # follow mode: the PDF being read is selected, on its page and block being read
+        assert files.has_focus and app.sel_path == PDF and app.follow
+        assert (app.sel_page, app.sel_block) == (1, 2)
+        await pilot.press("up")  # moving yourself turns follow mode off
+        assert app.sel_path == f"{ROOT}/broken.docx" and not app.follow
+        await pilot.press("up")
+        assert app.sel_path == f"{ROOT}/report.docx"
+        await pilot.press("down", "down", "enter")  # open the PDF: focus goes to its pages
         pages = app.query_one(PagesTable)
         assert pages.has_focus and pages.row_count == 2
-        await pilot.press("j")
-        assert app.sel_page == 1
-        await pilot.press("k")
+        await pilot.press("up")
         assert app.sel_page == 0
         await pilot.press("enter")  # open the page: focus goes to its blocks
         blocks = app.query_one(BlocksTable)
-        assert blocks.has_focus and blocks.row_count == 4
-        assert str(blocks.get_cell("3", "from")) == "pdf text"
-        await pilot.press("j", "j")
+        assert blocks.has_focus and blocks.row_count == 7
+        assert str(blocks.get_cell("0", "from")) == "pdf text"
+        await pilot.press("down", "down")
         assert app.sel_block == 2
-        await pilot.press("enter")  # a block opens the preview with its box
-        assert app.query_one("#tabs").active == "tab-preview"
+        await pilot.press("enter")  # a block opens the Block tab
+        assert app.query_one("#tabs").active == "tab-block"
         await pilot.press("shift+tab")
         assert pages.has_focus
         await pilot.press("tab")
         assert blocks.has_focus
+
+
+async def test_page_and_block_keys_work_from_anywhere():
+    app = WatchApp(None)
+    async with app.run_test(size=SIZE) as pilot:
+        for e in story():
+            app.feed(e)
+        await pilot.pause(0.2)
+        assert app.query_one(FilesTable).has_focus and app.sel_page == 1
+        await pilot.press("left_square_bracket")  # [ : previous page, focus stays on Files
+        assert (app.sel_page, app.sel_block) == (0, -1) and not app.follow
+        assert app.query_one(FilesTable).has_focus
+        assert "Invoice 1" in app.query_one(MarkdownPane).text  # the pane follows the page
+        assert "page 1 of 3" in text_of(app.query_one("#markdown-head"))
+        await pilot.press("j")  # j: first block of the page
+        assert app.sel_block == 0
+        await pilot.press("j", "j", "k")
+        assert app.sel_block == 1
+        await pilot.press("right_square_bracket")  # ]
+        assert app.sel_page == 1 and "Invoice 2" in app.query_one(MarkdownPane).text
+        await pilot.press("pageup")
+        assert app.sel_page == 0
+        await pilot.press("pagedown", "pagedown")  # no page 3 yet: stays on the last
+        assert app.sel_page == 1
+        await pilot.press("left_square_bracket")
+        for _ in range(8):  # j past the last block of page 1 goes on to page 2
+            await pilot.press("j")
+        assert (app.sel_page, app.sel_block) == (1, 0)
+        await pilot.press("k")  # and back
+        assert (app.sel_page, app.sel_block) == (0, 6)
+        for key, tab in (("2", "tab-page"), ("3", "tab-block"), ("4", "tab-log"),
+                         ("1", "tab-markdown")):
+            await pilot.press(key)
+            assert app.query_one("#tabs").active == tab
+        await pilot.press("3")
+        view = app.query_one("#block-head")
+        assert "block 7 of 7 · footer · page 1 · read" in text_of(view)
+        assert "page 1" in text_of(app.query_one("#block-text"))
+        await pilot.press("z")  # the tabs alone
+        assert app.screen.maximized is app.query_one("#tabs")
+        await pilot.press("z")
+        assert app.screen.maximized is None
+
+
+async def test_follow_mode_selects_the_file_being_read_until_you_move():
+    from tests.tui_script import finish, read_page
+
+    from mineru_tui import events as je
+
+    app = WatchApp(None)
+    async with app.run_test(size=SIZE) as pilot:
+        for e in story():
+            app.feed(e)
+        await pilot.pause(0.2)
+        assert (app.sel_path, app.sel_page, app.sel_block) == (PDF, 1, 2)
+        app.feed(je.BlockDone(PDF, 1, 2, "text", "Amount due", "model", "stop"))
+        app.feed(je.BlockStarted(PDF, 1, 3, 7, "table"))
+        await pilot.pause(0.2)
+        assert app.sel_block == 3  # it follows the block being read
+        for e in finish():
+            app.feed(e)
+        other = f"{ROOT}/second.pdf"
+        app.feed(je.FileStarted(other, "pdf"))
+        for e in read_page(other, 0, 1, upto=1):
+            app.feed(e)
+        await pilot.pause(0.2)
+        assert (app.sel_path, app.sel_page) == (other, 0)  # a new file is selected as it starts
+        await pilot.press("up")  # you move: follow is off, the next file does not take over
+        assert not app.follow and app.sel_path == PDF
+        assert "follow off" in app.sub_title
+        third = f"{ROOT}/third.pdf"
+        app.feed(je.FileStarted(third, "pdf"))
+        app.feed(je.PageStarted(third, 0, 1))
+        await pilot.pause(0.2)
+        assert app.sel_path == PDF
+        await pilot.press("f")  # f: back on, straight to the file being read
+        assert app.follow and (app.sel_path, app.sel_page) == (third, 0)
+
+
+async def test_the_filter_narrows_the_files_and_escape_clears_it():
+    app = WatchApp(None)
+    async with app.run_test(size=SIZE) as pilot:
+        for e in story():
+            app.feed(e)
+        await pilot.pause(0.2)
+        files = app.query_one(FilesTable)
+        await pilot.press("slash")
+        await pilot.press(*"docx")  # typed into the filter: j, k, digits are text here
+        await pilot.pause(0.1)
+        assert files.row_count == 2 and PDF not in files.rows
+        assert app.query_one("#tabs").active == "tab-markdown"
+        await pilot.press("enter")
+        assert files.has_focus and files.row_count == 2
+        await pilot.press("escape")
+        assert files.row_count == 3
+
+
+async def test_slash_in_the_tabs_finds_text_in_the_pages_of_the_file():
+    from tests.tui_script import finish
+
+    app = WatchApp(None)
+    async with app.run_test(size=SIZE) as pilot:
+        for e in story():
+            app.feed(e)
+        await pilot.pause(0.2)
+        for e in finish():
+            app.feed(e)
+        await pilot.pause(0.2)
+        await pilot.press("left_square_bracket")
+        app.query_one(MarkdownPane).focus()  # in the tabs pane, / finds text in the pages
+        await pilot.press("slash", *"invoice", "space", "2")
+        await pilot.pause(0.1)
+        assert app.sel_page == 1  # the page that has it
+        assert app.query_one("#filter").border_title == "page 2: 1 of 1 pages"
+        assert app.query_one(FilesTable).row_count == 3  # the files are not filtered
+        await pilot.press("backspace", "backspace")  # "invoice": pages 1 and 2, the first shown
+        await pilot.pause(0.1)
+        assert app.sel_page == 0
+        await pilot.press("enter")  # enter: the next page with it
+        assert app.sel_page == 1
+        await pilot.press("enter")  # round again to the first
+        assert app.sel_page == 0
+        await pilot.press("escape")
+        assert not app.query_one("#filter").has_class("-shown")
+        assert app.query_one(MarkdownPane).has_focus
+
+
+async def test_the_theme_is_kept_for_the_next_run(config_home):
+    app = WatchApp(None, remember=True)
+    async with app.run_test(size=SIZE) as pilot:
+        app.theme = "nord"
+        await pilot.pause(0.1)
+    assert '"theme": "nord"' in (config_home / "mineru-tui" / "watch.json").read_text()
+    again = WatchApp(None, remember=True)
+    assert again.theme == "nord"
+    assert WatchApp(None).theme != "nord"  # a test app (remember off) reads nothing
 
 
 async def test_scripted_events_stream_into_the_live_pane_and_counters_update():
@@ -170,20 +306,60 @@ async def test_scripted_events_stream_into_the_live_pane_and_counters_update():
             app.feed(e)
         await pilot.pause(0.2)
         live = text_of(app.query_one(LivePane))
-        assert "march.pdf · page 2 · block 2 (text)" in live
+        assert "march.pdf · page 2 of 3 · block 3 of 7 (text)" in live
         assert "Amount due" in live and "within" not in live
         assert "vision 1.25 s (1296 tok)" in live and "prefill 0.31 s (1340 tok)" in live
-        assert "blocks 5/8" in live and "pages/min 10.0" in live
+        assert "blocks 2 of 7" in live and "pages/min 10.0" in live
         assert "engine numpy" in live
-        pdf = f"{ROOT}/invoices/march.pdf"
+        assert "left ~" in live  # 1.7 pages left at 6 s a page
         from mineru_tui import events as je
         for k, w in enumerate(["within", "thirty"]):  # more tokens arrive
-            app.feed(je.BlockTokens(pdf, 1, 1, " " + w, 3 + k, 30.0))
+            app.feed(je.BlockTokens(PDF, 1, 2, " " + w, 3 + k, 30.0))
         await pilot.pause(0.2)
         live = text_of(app.query_one(LivePane))
         assert "Amount due within thirty" in live and "tok/s 30.0" in live
-        tokens = sum(isinstance(e, je.BlockTokens) for e in events) + 2
+        tokens = sum(isinstance(e, je.BlockTokens) and e.path == PDF for e in events) + 2
         assert f"decoded {tokens} " in live
+        from tests.tui_script import finish
+        for e in finish():
+            app.feed(e)
+        await pilot.pause(0.2)
+        live = text_of(app.query_one(LivePane))  # the pane no longer shows it as being read
+        assert "march.pdf: done ⚠ in 14.0 s" in live and "Amount due" not in live
+
+
+async def test_an_empty_page_and_file_say_why_instead_of_done():
+    from tests.tui_script import finish
+
+    app = WatchApp(None)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        for e in story():
+            app.feed(e)
+        await pilot.pause(0.2)
+        for e in finish():
+            app.feed(e)
+        await pilot.pause(0.2)
+        row = app.board.files[PDF]
+        assert row.pages[2].status == "empty" and row.label == "done ⚠"
+        files = app.query_one(FilesTable)
+        assert cell_text(files, PDF, "status") == "done ⚠"
+        assert "page 3: the layout stage found no blocks" in cell_text(files, PDF, "file")
+        assert str(app.query_one(PagesTable).get_cell("2", "status")) == "empty"
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        assert app.sel_page == 2
+        assert "came out empty: page 3: the layout stage found no blocks" in \
+            app.query_one(MarkdownPane).text
+        assert any("march.pdf: done ⚠" in n.message for n in app._notifications)
+        # a file with nothing in it at all
+        from mineru_tui import events as je
+        from mineru_tui.watch import events as ev
+        blank = f"{ROOT}/blank.png"
+        app.feed(je.FileStarted(blank, "image"))
+        app.feed(je.PageStarted(blank, 0, 1))
+        app.feed(je.PageDone(blank, 0, 1, "", 2.0))
+        app.feed(ev.FileFinished(blank, "done", output=f"{OUT}/blank", kind="image", pages=1))
+        await pilot.pause(0.2)
+        assert cell_text(files, blank, "status") == "done, empty"
 
 
 async def test_tokens_from_a_reader_process_reach_the_live_pane(tmp_path, monkeypatch):
@@ -199,8 +375,9 @@ async def test_tokens_from_a_reader_process_reach_the_live_pane(tmp_path, monkey
         assert "scan.pdf · page 1" in live and "vision 0.25 s" in live
         await until(pilot, lambda: app.board.files[path].status == "done")
         await pilot.pause(0.2)
+        assert app.sel_page == 1  # followed to the last page
         assert "Scripted page 2" in app.query_one(MarkdownPane).text
-        assert "blocks 6/6" in text_of(app.query_one(LivePane))
+        assert "scan.pdf: done in" in text_of(app.query_one(LivePane))
         assert app.query_one(PagesTable).row_count == 2
 
 
@@ -259,9 +436,13 @@ async def test_help_and_output_screens(tmp_path):
         await pilot.press("question_mark")
         assert type(app.screen).__name__ == "HelpScreen"
         await pilot.press("escape")
-        await pilot.press("o")
+        await pilot.press("o")  # the PDF being read has no output yet: the output folder
         assert type(app.screen).__name__ == "OutputScreen"
+        assert app.screen.path == "/scans-mineru"
+        await pilot.press("escape", "up", "up", "o")
         assert app.screen.path == "/scans-mineru/report"
+        await pilot.press("escape", "y")  # y copies the path (OSC 52) from anywhere
+        assert app.clipboard == "/scans-mineru/report"
         await pilot.press("escape")
         assert type(app.screen).__name__ == "Screen"
 
@@ -285,8 +466,10 @@ async def test_the_command_palette_offers_the_actions():
     async with app.run_test(size=SIZE):
         titles = [c.title for c in app.get_system_commands(app.screen)]
     for wanted in ("Re-read the selected file", "Pause / resume the queue",
-                   "Cancel the file being read", "Show the output folder", "Keys"):
+                   "Cancel the file being read", "Show the output folder", "Watch help",
+                   "Follow mode on / off"):
         assert wanted in titles
+    assert titles.count("Keys") <= 1  # Textual's own; ours has its own name
 
 
 
@@ -313,3 +496,119 @@ async def test_a_restart_shows_finished_files_without_reading_them_and_rereads_c
     queued = [e.path for e in seen if isinstance(e, FileQueued)]
     assert queued == [str(root / "edited.docx")]
     assert "second draft" in (tmp_path / "in-mineru" / "edited" / "edited.md").read_text()
+
+
+def page_detail(row):
+    return [(p.index, p.status, [(b.type, b.text.strip()) for b in p.blocks], p.markdown.strip())
+            for _, p in sorted(row.pages.items())]
+
+
+async def test_a_restart_rebuilds_a_finished_pdfs_pages_blocks_and_markdown(tmp_path,
+                                                                           monkeypatch):
+    from tests import pdf_fixtures as pf
+
+    scripted_env(monkeypatch)
+    root = tmp_path / "in"
+    root.mkdir()
+    pages = [pf.Page(items=list(pf.text_lines([f"page {n} of a scan"]))) for n in (1, 2)]
+    pf.write_pdf(tmp_path / "two.pdf", pages)
+    drop(tmp_path / "two.pdf", root / "two.pdf")
+    path = str(root / "two.pdf")
+    app = watch_app(root, converter="watch_doubles:read_with_script")
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: path in app.board.files
+                    and app.board.files[path].status == "done")
+        read = page_detail(app.board.files[path])
+        await pilot.press("q")
+    assert [p[1] for p in read] == ["done", "done"]
+    assert read[0][2] == [("title", "Scripted title"), ("text", "Scripted paragraph."),
+                          ("table", "<fcel>a<fcel>b<nl>")]
+    assert read[1][3].startswith("# Scripted") and "<table>" in read[1][3]
+    app = watch_app(root, converter="watch_doubles:read_with_script")
+    seen = record(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: path in app.board.files
+                    and app.board.files[path].detail == "loaded")
+        await pilot.pause(0.2)
+        row = app.board.files[path]
+        assert row.note == "already read" and not any(isinstance(e, FileQueued) for e in seen)
+        assert page_detail(row) == read  # the same pages, blocks and Markdown as when read
+        assert app.query_one(PagesTable).row_count == 2
+        await pilot.press("right_square_bracket", "j")
+        assert (app.sel_page, app.sel_block) == (1, 0)
+        assert "page 2 of 2" in text_of(app.query_one("#markdown-head"))
+        assert app.query_one(MarkdownPane).text.strip() == read[1][3]
+        await pilot.press("2")
+        side = text_of(app.query_one("#page-text"))
+        assert "page 2 of 2 · 3 blocks · block 1: title" in side
+        assert "3 table  <fcel>a" in side
+        await until(pilot, lambda: app._images.get((path, 1)) is not None)  # the PDF page, rendered
+        assert app._images[(path, 1)].size[1] > app._images[(path, 1)].size[0]  # portrait
+
+
+async def test_a_graphics_terminal_gets_the_page_as_an_image_with_its_boxes():
+    widget = pytest.importorskip("textual_image.widget")
+    from tests.tui_script import page_image
+
+    from mineru_tui.tui.graphics import detect
+
+    assert detect() is None  # pytest's stdout is no terminal: half-blocks
+    # the widget textual-image gives a Kitty / Sixel terminal; its half-cell one runs headless
+    app = WatchApp(None, image_loader=page_image, graphics=widget.HalfcellImage)
+    async with app.run_test(size=SIZE) as pilot:
+        for e in story():
+            app.feed(e)
+        await pilot.pause(0.2)
+        await pilot.press("2")
+        await until(pilot, lambda: app.query_one("#page-graphic").image is not None)
+        shown = app.query_one("#page-graphic").image
+        assert shown.size == page_image().size and not app.query_one("#page-image").display
+        # the boxes are drawn on it in MinerU's colours: the title (read) in full colour,
+        # the table (not read yet) pale
+        from mineru_tui.tui.page_image import colour
+        x = int(0.08 * shown.width) + 1
+        assert shown.getpixel((x, int(0.115 * shown.height))) == colour("title")
+        table = shown.getpixel((x, int(0.45 * shown.height)))
+        assert table != colour("table") and table[2] < table[0]  # pale yellow
+
+
+async def test_control_characters_from_a_document_are_shown_escaped():
+    from mineru_tui import events as je
+    from mineru_tui.watch import events as ev
+
+    bad = f"{ROOT}/evil\x1b[2Jname.docx"
+    app = WatchApp(None)
+    async with app.run_test(size=SIZE) as pilot:
+        app.feed(je.FileStarted(bad, "docx"))
+        app.feed(je.PageDone(bad, 0, 1, "# Title\x1b]52;c;cGF5bG9hZA==\x07\n\ntext\x9b2J\n", 0.1))
+        app.feed(ev.FileFinished(bad, "done", output=f"{OUT}/evil", kind="docx", pages=1))
+        await pilot.pause(0.2)
+        name = cell_text(app.query_one(FilesTable), bad, "file")
+        assert "\x1b" not in name and "evil\\x1b[2Jname.docx" in name
+        md = app.query_one(MarkdownPane).text
+        assert not any(c in md for c in "\x1b\x07\x9b")
+        assert "\\x1b]52" in md and "\\x9b2J" in md and "\n\ntext" in md
+
+
+async def test_after_a_restart_a_file_is_rebuilt_only_when_it_is_shown():
+    from mineru_tui.tui.state import DetailLoaded, PageRow
+    from mineru_tui.watch import events as ev
+
+    asked: list[str] = []
+
+    def loader(path, output):
+        asked.append(path)
+        return DetailLoaded(path, (PageRow(0, "done", markdown=f"# {path}"),))
+
+    app = WatchApp(None, detail_loader=loader)
+    async with app.run_test(size=SIZE) as pilot:
+        paths = [f"{ROOT}/{n}.pdf" for n in ("a", "b", "c")]
+        for p in paths:
+            app.feed(ev.FileFinished(p, "done", output=f"{OUT}/x", kind="pdf", pages=1,
+                                     note="already read"))
+        await pilot.pause(0.3)
+        assert asked == [paths[0]]  # the selected one only
+        assert app.query_one(MarkdownPane).text.startswith(f"# {paths[0]}")
+        await pilot.press("down")
+        await pilot.pause(0.3)
+        assert asked == paths[:2] and app.board.files[paths[2]].detail == "pending"

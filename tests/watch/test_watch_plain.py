@@ -151,3 +151,16 @@ def test_plain_reads_web_pages_books_and_tables(tmp_path):
             proc.kill()
     assert (tmp_path / "in-mineru" / "pandoc__img" / "pandoc__img.md").is_file()
     assert not any("Traceback" in line for line in err.lines)
+
+
+def test_plain_says_when_a_page_or_file_came_out_empty():
+    from mineru_tui import events as je
+    from mineru_tui.watch.plain import describe
+
+    root = "/in/"
+    assert describe(je.PageDone("/in/a.pdf", 1, 3, "", 0.5), root) == "page 2/3: a.pdf (0.50 s, empty)"
+    assert describe(je.PageDone("/in/b.png", 0, 1, "", 0.5), root) == "page 1/1: b.png (0.50 s, empty)"
+    assert describe(je.PageDone("/in/b.png", 0, 1, "# x", 0.5), root) is None
+    line = describe(je.FileDone("/in/a.pdf", "pdf", 3, 2.0, ("page 2: no text", "x\ny")), root)
+    assert line == "warning: a.pdf: page 2: no text; x\\ny"  # one line, escaped
+    assert describe(je.FileDone("/in/a.pdf", "pdf", 3, 2.0), root) is None

@@ -1,7 +1,8 @@
-"""The live decoding pane: the block being read, streaming, and the counters.
+"""The live decoding pane: the page and block being read, streaming, and the counters.
 
 It is redrawn at most a few times a second by the app (which coalesces every token that
-arrived in between), never per token.
+arrived in between), never per token. When the file ends it says what became of it, so it
+never shows a finished file as being read.
 """
 
 from __future__ import annotations
@@ -11,39 +12,55 @@ from rich.text import Text
 from textual.widgets import Static
 
 from mineru_tui.console import shown
-from mineru_tui.tui.state import Live
+from mineru_tui.tui.state import FileRow, Live
+from mineru_tui.tui.widgets.tables import _duration
 
 TAIL = 600  # characters of the current block shown (the end of it)
+STAGE = {"vision": "vision encoder", "layout": "layout (finding the blocks)"}
+
+
+def where_line(live: Live, row: FileRow | None) -> Text:
+    if not live.path:
+        return Text("idle", style="bold")
+    out = Text(shown(live.path.rsplit("/", 1)[-1]), style="bold")
+    if live.finished:
+        out.append(f": {shown(live.finished)}")
+        return out
+    if live.page >= 0:
+        out.append(f" · page {live.page + 1}" + (f" of {live.pages_total}"
+                                                 if live.pages_total else ""))
+    if live.stage == "blocks" and live.block >= 0:
+        out.append(f" · block {live.block + 1} of {live.blocks_total} ({live.block_type})")
+    elif live.stage in STAGE:
+        out.append(f" · {STAGE[live.stage]}", "cyan")
+    return out
 
 
 class LivePane(Static):
-    """Streaming text of the current block plus tok/s, stage times, blocks and pages."""
+    """Streaming text of the current block plus tok/s, progress, stage times, engine."""
 
-    def show(self, live: Live, engine: str, model: str, loaded: bool) -> None:
-        where = ""
-        if live.path:
-            where = shown(live.path.rsplit("/", 1)[-1])
-            if live.page >= 0:
-                where += f" · page {live.page + 1}"
-            if live.block >= 0:
-                where += f" · block {live.block + 1} ({shown(live.block_type)})"
-            elif live.block_type:
-                where += f" · {shown(live.block_type)}"
+    def show(self, live: Live, engine: str, model: str, loaded: bool,
+             row: FileRow | None = None) -> None:
+        active = bool(live.path) and not live.finished
+        eta = row.eta(live) if row is not None and active else None
         rates = Text.assemble(
             ("tok/s ", "dim"), f"{live.tok_s:.1f}",
             ("  decoded ", "dim"), str(live.tokens),
-            ("  blocks ", "dim"), f"{live.blocks_done}/{live.blocks_total}",
+            ("  blocks ", "dim"), f"{live.blocks_done} of {live.blocks_total}",
+            ("  left ", "dim"), f"~{_duration(eta)}" if eta is not None else "-",
             ("  pages/min ", "dim"), f"{live.pages_per_min:.1f}",
         )
         stages = Text.assemble(
             ("vision ", "dim"), f"{live.vision_s:.2f} s ({live.vision_tokens} tok)",
             ("  prefill ", "dim"), f"{live.prefill_s:.2f} s ({live.prefill_tokens} tok)",
+            ("  decode ", "dim"), (f"{live.decode_rate:.1f} tok/s ({live.decode_tokens} tok in "
+                                   f"{live.decode_s:.2f} s)" if live.decode_s else "-"),
         )
         pending = not loaded and live.vision_s == 0 and live.pages_done == 0
-        engine_line = Text.assemble(("engine ", "dim"), shown(engine or "auto"),
-                                    ("  model ", "dim"), shown(model or "default"),
-                                    ("  (loads with the first page)" if pending else "", "dim"))
-        text = shown(live.text[-TAIL:], keep="\n\t") if live.text else ""  # model tokens
-        body = Text(text or ("waiting for a page…" if not where else ""),
-                    style="" if text else "dim")
-        self.update(Group(Text(where or "idle", style="bold"), rates, stages, engine_line, body))
+        engine_line = Text.assemble(("engine ", "dim"), shown(engine or "auto"), ("  model ", "dim"),
+                                    shown(model), ("  (loads with the first page)"
+                                                   if pending else "", "dim"))
+        text = live.text[-TAIL:] if live.text and active else ""
+        body = Text(shown(text).replace("\\n", "\n") if text else
+                    ("waiting for a page…" if not live.path else ""), style="" if text else "dim")
+        self.update(Group(where_line(live, row), rates, stages, engine_line, body))

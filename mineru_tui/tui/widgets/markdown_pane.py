@@ -1,57 +1,62 @@
-"""The Markdown pane: the selected file's document, rendered.
+"""The Markdown pane: the selected page's Markdown, rendered, under a "page n of N" line.
 
-It is fed page by page: a page that finishes is appended (``Markdown.append`` re-parses only
-the tail), the whole text is set only when another file is selected. HTML tables are shown
-as pipe tables (:mod:`mineru_tui.tui.md_display`); the widget would drop them. Tokens never reach this
-pane (the live pane shows them), so rendering cost grows with pages, not tokens.
+It follows the selected page (``[`` / ``]``): the text is set when the page changes or
+finishes, never per token (the live pane shows tokens), so rendering cost is one page.
+While a page is read, the blocks read so far are shown as they finish. HTML tables are
+shown as pipe tables (:mod:`mineru_tui.tui.md_display`); the widget would drop them.
 """
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Markdown
+from textual.widgets import Markdown, Static
 
 from mineru_tui.tui.md_display import for_display
+from mineru_tui.tui.widgets.block_view import printable
 
 MAX_CHARS = 400_000  # beyond this only the start is shown (Markdown widget cost)
 
 
 class MarkdownPane(VerticalScroll):
-    """A scrolling Markdown view that knows which file and how many pages it shows."""
+    """A scrolling Markdown view that knows which file and page it shows."""
 
     def __init__(self, **kw) -> None:
         super().__init__(**kw)
         self.path: str | None = None
-        self.pages_shown = 0
+        self.key: tuple | None = None  # what is shown: (path, page, version)
         self.text = ""
-        self.placeholder = False  # the text is a status line ("Reading…"), not the document
+        self._pending: str | None = None  # the text to render next (renders are coalesced)
 
     def compose(self) -> ComposeResult:
+        yield Static(id="markdown-head")
         yield Markdown(id="markdown")
 
     @property
     def markdown(self) -> Markdown:
         return self.query_one("#markdown", Markdown)
 
-    def show(self, path: str | None, text: str, pages: int) -> None:
-        """Show ``text`` (``pages`` pages of ``path``) from the top; with ``pages == 0`` the
-        text is a placeholder that the first page replaces."""
-        self.path, self.pages_shown = path, pages
-        self.placeholder = pages == 0
-        self.text = text[:MAX_CHARS]
-        self.markdown.update(for_display(self.text))
-        self.scroll_home(animate=False)
+    def show(self, path: str | None, text: str, head: Text | str = "", key: tuple | None = None,
+             ) -> None:
+        """Show ``text`` under ``head``; nothing is redrawn when ``key`` is unchanged."""
+        if key is not None and key == self.key:
+            return
+        same_page = key is not None and self.key is not None and key[:2] == self.key[:2]
+        self.path, self.key = path, key
+        self.text = printable(text[:MAX_CHARS])  # control characters never reach the terminal
+        self.query_one("#markdown-head", Static).update(head)
+        self.query_one("#markdown-head", Static).display = bool(head)
+        first = self._pending is None
+        self._pending = for_display(self.text)
+        if first:
+            self.call_later(self._render_markdown)
+        if not same_page:  # a page that grows keeps its scroll position
+            self.scroll_home(animate=False)
 
-    def append_pages(self, parts: list[str]) -> None:
-        """Pages that just finished, in order, for the file already shown."""
-        add = "\n\n".join(p for p in parts if p)
-        if self.placeholder:
-            self.show(self.path, add, self.pages_shown + len(parts))
-            return
-        self.pages_shown += len(parts)
-        if not add or len(self.text) >= MAX_CHARS:
-            return
-        add = ("\n\n" if self.text else "") + add
-        self.text += add
-        self.markdown.append(for_display(add))
+    async def _render_markdown(self) -> None:
+        # Awaited here (not fired and forgotten) so an update cut short when the app quits
+        # is not reported as an exception nobody retrieved; texts set meanwhile coalesce.
+        while self._pending is not None:
+            text, self._pending = self._pending, None
+            await self.markdown.update(text)

@@ -1,78 +1,141 @@
-"""A page preview: the layout boxes of a page drawn with half-block characters.
-
-Each character cell shows two pixels (upper half "▀" in the foreground colour, lower half in
-the background colour), which every terminal can display. Boxes are outlined in a colour per
-block type; the selected block is filled.
-"""
+"""The Page tab: the selected page's image with its layout boxes in reading order and the
+selected block (drawn by :mod:`mineru_tui.tui.page_image` in half-blocks), and beside it
+the page's blocks and the selected block's text, so the width left by a tall page is used."""
 
 from __future__ import annotations
 
-from rich.style import Style
+from rich.console import Group
 from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
-from mineru_tui.tui.state import PageRow
+from mineru_tui.console import shown
+from mineru_tui.tui.page_image import PAGE_RATIO, colour, draw_page, fit
+from mineru_tui.tui.state import EMPTY, READING, FileRow, PageRow
 
-PAGE_RATIO = 1.414  # A4 portrait, height / width: the events carry no page size
-PAPER = "#e8e8e8"
-TYPE_COLOUR = {"title": "#d7005f", "text": "#005fd7", "table": "#008700", "image": "#af5f00",
-               "equation": "#8700af", "header": "#808080", "footer": "#808080",
-               "list": "#0087af", "caption": "#5f8700"}
-OTHER = "#444444"
+SIDE_MIN = 24  # columns kept for the block list beside the page
 
 
-def render_boxes(page: PageRow | None, width: int, height: int, selected: int = -1) -> Text:
-    """The page as ``height`` lines of ``width`` half-block characters."""
-    if width < 4 or height < 2:
+def page_caption(row: FileRow | None, page: PageRow | None, selected: int = -1) -> Text:
+    """One line: which page of how many, its status and blocks, the selected block."""
+    if row is None or page is None:
         return Text("")
-    px_h = height * 2
-    # fit the page (width 1, height PAGE_RATIO) into width x px_h square-ish pixels
-    pw = min(width, int(px_h / PAGE_RATIO))
-    ph = min(px_h, int(pw * PAGE_RATIO))
-    grid: list[list[str | None]] = [[None] * width for _ in range(px_h)]
-    for y in range(ph):
-        for x in range(pw):
-            grid[y][x] = PAPER
-    for b in (page.blocks if page else []):
-        colour = TYPE_COLOUR.get(b.type, OTHER)
-        x0, y0, x1, y1 = b.bbox
-        ax, bx = int(x0 * (pw - 1)), round(x1 * (pw - 1))
-        ay, by = int(y0 * (ph - 1)), round(y1 * (ph - 1))
-        for y in range(ay, by + 1):
-            for x in range(ax, bx + 1):
-                edge = y in (ay, by) or x in (ax, bx)
-                if edge or b.index == selected:
-                    grid[y][x] = colour
-    out = Text()
-    for row in range(height):
-        top, bottom = grid[2 * row], grid[2 * row + 1]
-        for x in range(width):
-            t, b = top[x], bottom[x]
-            if t is None and b is None:
-                out.append(" ")
-            else:
-                out.append("▀", Style(color=t or "default", bgcolor=b or "default"))
-        if row < height - 1:
-            out.append("\n")
+    total = max(row.pages_total, len(row.pages))
+    out = Text.assemble((f"page {page.index + 1} of {total}", "bold"))
+    if page.blocks:
+        out.append(f" · {page.blocks_done} of {len(page.blocks)} blocks read"
+                   if page.status == READING else f" · {len(page.blocks)} blocks")
+    if page.status == READING:
+        out.append(" · reading", "cyan")
+    elif page.status == EMPTY:
+        out.append(f" · empty: {shown(page.why_empty)}", "yellow")
+    elif page.status not in ("done",):
+        out.append(f" · {page.status}", "magenta")
+    for b in page.blocks:
+        if b.index == selected:
+            out.append(f" · block {b.index + 1}: {b.type}", "bold")
     return out
 
 
-class PagePreview(Static):
-    """The selected page's boxes (reading order as drawn by the layout stage)."""
+def block_list(page: PageRow, selected: int) -> Text:
+    """The blocks in reading order: number in its box colour, type, state, first words."""
+    out = Text(no_wrap=True, overflow="ellipsis")
+    for b in page.blocks:
+        c = colour(b.type)
+        mark = "▶" if b.index == selected else " "
+        state = "" if b.done else " ▸ reading" if b.reading else " · not read"
+        out.append(f"{mark}")
+        out.append(f"{b.index + 1:>2}", style=f"bold white on rgb({c[0]},{c[1]},{c[2]})")
+        out.append(f" {b.type}", style="bold" if b.index == selected else "")
+        out.append(state, style="cyan" if b.reading else "dim")
+        words = " ".join(b.text.split())
+        if words:
+            out.append(f"  {shown(words[:48])}", style="dim")
+        out.append("\n")
+    return out
 
-    def show(self, page: PageRow | None, selected: int = -1) -> None:
-        self._page, self._selected = page, selected
+
+class PagePreview(Horizontal):
+    """The page, redrawn to the pane's size; ``image`` is None until it is loaded (the
+    boxes are drawn on paper of the page's shape meanwhile, and for Office files)."""
+
+    def __init__(self, graphics=None, **kw) -> None:
+        super().__init__(**kw)
+        self._graphics = graphics  # a textual-image widget class, or None (half-blocks)
+        self._row: FileRow | None = None
+        self._page: PageRow | None = None
+        self._image = None
+        self._selected = -1
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="page-image")
+        if self._graphics is not None:
+            yield self._graphics(id="page-graphic")
+        with VerticalScroll(id="page-side"):
+            yield Static(id="page-text")
+
+    def show(self, row: FileRow | None, page: PageRow | None, image, selected: int = -1) -> None:
+        self._row, self._page, self._image, self._selected = row, page, image, selected
         self.refresh_preview()
 
+    def _message(self) -> str:
+        row, page = self._row, self._page
+        if row is None:
+            return "no file selected"
+        if page is None:
+            if row.status in ("queued", "reading"):
+                return "the first page appears here once it is being read"
+            if row.detail in ("pending", "loading"):
+                return "loading the pages from the output folder…"
+            return "this file has no pages to show" + (f" ({shown(row.reason)})"
+                                                      if row.reason else "")
+        if row.kind and row.kind not in ("pdf", "image"):
+            return ("only PDFs and images have a page image and layout boxes; this file's "
+                    "Markdown is in tab 1")
+        if not page.blocks and page.status == READING:
+            return "the boxes appear when the layout answer lands…"
+        if not page.blocks:
+            return page.why_empty if page.status == EMPTY else "no layout blocks on this page"
+        return ""
+
     def refresh_preview(self) -> None:
-        page = getattr(self, "_page", None)
-        w = max(self.size.width, 10)
-        h = max(self.size.height, 5)
-        if page is None or not page.blocks:
-            self.update(Text("no layout for this page (Office files have none; pages show "
-                             "their boxes once the layout stage has run)", style="dim"))
+        pic = self.query_one("#page-image", Static)
+        side = self.query_one("#page-text", Static)
+        w, h = max(self.size.width, 10), max(self.size.height, 4)
+        row, page = self._row, self._page
+        caption = page_caption(row, page, self._selected)
+        message = self._message()
+        drawable = page is not None and row is not None and row.kind in ("pdf", "image")
+        if not drawable:
+            pic.display = False
+            if self._graphics is not None:
+                self.query_one("#page-graphic").display = False
+            side.update(Group(caption, Text(message, style="dim")))
             return
-        self.update(render_boxes(page, w, h, getattr(self, "_selected", -1)))
+        aspect = (self._image.height / self._image.width if self._image is not None
+                  else PAGE_RATIO)
+        pw, _ = fit(max(4, w - SIDE_MIN), h, aspect)
+        if self._graphics is not None and self._image is not None:
+            from mineru_tui.tui.page_image import composite
+
+            pic.display = False
+            graphic = self.query_one("#page-graphic")
+            graphic.display = True
+            graphic.styles.width = pw
+            graphic.image = composite(self._image, page.blocks, self._selected)
+        else:
+            if self._graphics is not None:
+                self.query_one("#page-graphic").display = False
+            pic.display = True
+            pic.styles.width = pw
+            pic.update(draw_page(self._image, page.blocks, pw, h, self._selected))
+        parts = [caption, Text("")]
+        if message:
+            parts.append(Text(message, style="dim"))
+        else:
+            parts.append(block_list(page, self._selected))
+        side.update(Group(*parts))
 
     def on_resize(self) -> None:
         self.refresh_preview()

@@ -3,29 +3,36 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual.binding import Binding
 from textual.widgets import DataTable
 
 from mineru_tui.console import shown
-from mineru_tui.tui.state import FileRow, PageRow
+from mineru_tui.tui.state import EMPTY, READING, FileRow, PageRow
 
 STATUS_STYLE = {
     "queued": "dim", "reading": "bold cyan", "done": "green", "failed": "bold red",
-    "skipped": "dim italic", "needs-model": "yellow", "cancelled": "magenta",
+    "skipped": "dim italic", "needs-model": "yellow", "cancelled": "magenta", EMPTY: "yellow",
 }
+BAR = 6  # cells of a file's progress bar
 
 
 def status_text(status: str, label: str | None = None) -> Text:
-    return Text(label or status, style=STATUS_STYLE.get(status, ""))
+    style = STATUS_STYLE.get(status, "")
+    if label and label != status and status == "done":
+        style = "yellow"  # done with warnings, or empty
+    return Text(label or status, style=style)
+
+
+def bar(done: float, total: int) -> str:
+    """``done`` of ``total`` as a bar of eighth blocks, BAR cells wide."""
+    if total <= 0:
+        return " " * BAR
+    eighths = round(BAR * 8 * min(1.0, done / total))
+    full, part = divmod(eighths, 8)
+    return ("█" * full + (" ▏▎▍▌▋▊▉"[part] if part else "")).ljust(BAR, "·")
 
 
 class NavTable(DataTable):
-    """A row-cursor table that also moves with j/k."""
-
-    BINDINGS = [
-        Binding("j", "cursor_down", "Down", show=False),
-        Binding("k", "cursor_up", "Up", show=False),
-    ]
+    """A row-cursor table (↑ ↓ move; j / k are the app's: blocks from anywhere)."""
 
     def __init__(self, **kw) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kw)
@@ -39,48 +46,99 @@ class NavTable(DataTable):
         except Exception:
             return None
 
+    def select_key(self, key: str) -> None:
+        """Move the cursor to the row ``key`` (if it is shown)."""
+        if key in self.rows:
+            row = self.get_row_index(key)
+            if row != self.cursor_row:
+                self.move_cursor(row=row, animate=False)
+
 
 class FilesTable(NavTable):
-    """Queue and history: status, file, pages, time taken."""
+    """Queue and history: status, progress, time taken, file (and why it did not read)."""
+
+    def __init__(self, **kw) -> None:
+        super().__init__(**kw)
+        self.filter = ""
 
     def on_mount(self) -> None:
         self.add_column("status", key="status", width=12)
-        self.add_column("pages", key="pages", width=5)
+        self.add_column("progress", key="pages", width=BAR + 6)
         self.add_column("time", key="time", width=7)
         self.add_column("file", key="file")  # last: a long name or error runs off the end
 
-    def show(self, row: FileRow) -> None:
-        """Add or update the row of ``row.path``."""
+    def matches(self, row: FileRow) -> bool:
+        return not self.filter or self.filter.casefold() in row.name.casefold()
+
+    def show(self, row: FileRow, live=None) -> None:
+        """Add or update the row of ``row.path`` (a row the filter hides is left out)."""
+        if not self.matches(row):
+            if row.path in self.rows:
+                self.remove_row(row.path)
+            return
         cells = {
             "status": status_text(row.status, row.label),
-            "pages": _pages(row),
-            "time": Text(f"{row.seconds:.2f} s" if row.status == "done" and not row.note
-                         else "", justify="right"),
+            "pages": _progress(row),
+            "time": Text(_time(row, live), justify="right"),
             "file": _file_cell(row),
         }
         if row.path in self.rows:
             for col, value in cells.items():
-                self.update_cell(row.path, col, value)
+                self.update_cell(row.path, col, value, update_width=col == "file")
         else:
             self.add_row(*cells.values(), key=row.path)
 
+    def refill(self, rows: list[FileRow], live=None) -> None:
+        """Every row again (after the filter changed), the cursor kept on its file."""
+        keep = self.selected_key()
+        self.clear()
+        for row in rows:
+            self.show(row, live)
+        if keep:
+            self.select_key(keep)
+
+
+def _time(row: FileRow, live) -> str:
+    if row.status == "done" and row.seconds:
+        return f"{row.seconds:.2f} s" if row.seconds < 10 else f"{row.seconds:.1f} s"
+    eta = row.eta(live)
+    if eta is not None:
+        return f"~{_duration(eta)}"
+    return ""
+
+
+def _duration(seconds: float) -> str:
+    s = round(seconds)
+    if s < 100:
+        return f"{s} s"
+    if s < 6000:
+        return f"{s // 60}m{s % 60:02d}"
+    return f"{s // 3600}h{s % 3600 // 60:02d}"
+
 
 def _file_cell(row: FileRow) -> Text:
-    """The name, and for a file that did not read, why (the error goes to its row)."""
-    # names and reasons escaped: a file name can hold ESC and BEL (a terminal title...)
-    text = Text(shown(row.name), overflow="ellipsis", no_wrap=True)
+    """The name, and for a file that did not read (or read empty), why."""
+    text = Text(shown(row.name), no_wrap=True)
     if row.reason and row.status in ("failed", "needs-model", "skipped", "cancelled"):
-        text.append(f"  {shown(row.reason.split(';')[0])}", style="dim")
+        text.append(f"  {shown(row.reason.split('; ')[0])}", style="dim")
+    elif row.status == "done" and row.warning_line():
+        text.append(f"  {shown(row.warning_line())}", style="yellow")
     elif row.note:
         text.append(f"  {shown(row.note)}", style="dim")
     return text
 
 
-def _pages(row: FileRow) -> Text:
-    done = sum(1 for p in row.pages.values() if p.status == "done")
-    if row.status == "reading" and row.pages_total:
-        return Text(f"{done}/{row.pages_total}", justify="right")
-    return Text(str(row.pages_total) if row.pages_total else "", justify="right")
+def _progress(row: FileRow) -> Text:
+    if row.status == READING and row.pages_total:
+        current = [p for p in row.pages.values() if p.status == READING]
+        part = current[0].blocks_done / len(current[0].blocks) if current and current[0].blocks \
+            else 0.0
+        done = row.pages_done
+        return Text.assemble((bar(done + part, row.pages_total), "cyan"),
+                             f" {done}/{row.pages_total}")
+    if row.status in ("cancelled", "failed") and row.pages_total:
+        return Text(f"{row.pages_done}/{row.pages_total}", justify="right")
+    return Text(f"{row.pages_total} p" if row.pages_total else "", justify="right")
 
 
 class PagesTable(NavTable):
@@ -88,42 +146,57 @@ class PagesTable(NavTable):
 
     def on_mount(self) -> None:
         self.add_column("page", key="page", width=4)
-        self.add_column("status", key="status", width=8)
-        self.add_column("blk", key="blocks", width=3)
+        self.add_column("status", key="status", width=9)
+        self.add_column("blk", key="blocks", width=5)
 
-    def show(self, pages: list[PageRow]) -> None:
-        keep = self.cursor_row
-        self.clear()
+    def show(self, pages: list[PageRow], selected: int | None) -> None:
+        """The pages; rows already shown are updated in place (a 300-page file is not
+        refilled for every block read)."""
+        keys = [str(p.index) for p in pages]
+        if [k.value for k in self.rows] != keys[:self.row_count] or self.row_count > len(keys):
+            self.clear()
         for p in pages:
-            self.add_row(Text(str(p.index + 1), justify="right"), status_text(p.status),
-                         Text(str(len(p.blocks)) if p.blocks else "", justify="right"),
-                         key=str(p.index))
-        if pages:
-            self.move_cursor(row=min(keep, len(pages) - 1), animate=False)
+            cells = _page_cells(p)
+            key = str(p.index)
+            if key in self.rows:
+                for col, value in zip(("page", "status", "blocks"), cells):
+                    if str(self.get_cell(key, col)) != str(value):
+                        self.update_cell(key, col, value)
+            else:
+                self.add_row(*cells, key=key)
+        if pages and selected is not None:
+            self.select_key(str(selected))
 
 
-SOURCE_LABEL = {"text_layer": "pdf text", "model": "model", "none": "-"}
+def _page_cells(p: PageRow) -> tuple[Text, Text, Text]:
+    blocks = (f"{p.blocks_done}/{len(p.blocks)}" if p.status == READING and p.blocks
+              else str(len(p.blocks)) if p.blocks else "")
+    return (Text(str(p.index + 1), justify="right"), status_text(p.status),
+            Text(blocks, justify="right"))
+
+
+SOURCE_LABEL = {"text_layer": "pdf text", "model": "model", "none": "-", "office": "office"}
 
 
 class BlocksTable(NavTable):
     """The layout blocks of the selected page: reading order, type, where the text came
-    from (the model or the PDF's text layer), box."""
+    from (the model or the PDF's text layer), its first words."""
 
     def on_mount(self) -> None:
-        self.add_column("#", key="n", width=2)
-        self.add_column("type", key="type", width=8)
+        self.add_column("#", key="n", width=3)
+        self.add_column("type", key="type", width=14)
         self.add_column("from", key="from", width=8)
-        self.add_column("box x0 y0 x1 y1", key="box")
+        self.add_column("text", key="text")
 
-    def show(self, page: PageRow | None) -> None:
-        keep = self.cursor_row
+    def show(self, page: PageRow | None, selected: int) -> None:
         self.clear()
         if page is None:
             return
         for b in page.blocks:
-            box = " ".join(f"{v:.2f}" for v in b.bbox)
-            state = "" if b.done else " …"
+            state = "" if b.done else " ▸" if b.reading else " …"
+            words = " ".join(b.text.split())[:60]
             self.add_row(Text(str(b.index + 1), justify="right"), shown(b.type) + state,
-                         SOURCE_LABEL.get(b.source, b.source), box, key=str(b.index))
-        if page.blocks:
-            self.move_cursor(row=min(keep, len(page.blocks) - 1), animate=False)
+                         SOURCE_LABEL.get(b.source, b.source) if b.done else "",
+                         Text(shown(words), style="dim", no_wrap=True), key=str(b.index))
+        if page.blocks and selected >= 0:
+            self.select_key(str(selected))

@@ -1,0 +1,155 @@
+"""A finished file's pages, blocks and per-page Markdown, rebuilt from its output set.
+
+After a restart the watcher knows a file is done (the manifest) but the app saw none of its
+events. The output folder has what the app needs:
+
+* ``<stem>_model.json`` (the page reader's raw answers): every page with its layout blocks in
+  reading order (type, normalised box, text, where the text came from, why decoding
+  stopped), its warnings or error and its time; the document is rebuilt from it without the
+  model (:func:`mineru_tui.reader.rebuild`) for each page's own Markdown;
+* ``<stem>_middle.json`` (MinerU's middle JSON, every reader writes it): pages and blocks
+  with boxes in page units, when there is no ``_model.json`` (Office files, older sets);
+* ``<stem>.md``: the whole Markdown, shown when pages have none of their own.
+
+Runs in a worker thread of the app (it reads files); knows nothing of Textual.
+"""
+
+from __future__ import annotations
+
+import json
+from copy import copy
+from pathlib import Path
+
+from mineru_tui.tui.state import EMPTY, BlockRow, DetailLoaded, PageRow
+
+MD_LIMIT = 2_000_000  # bytes of a .md read back for display
+JSON_LIMIT = 200_000_000  # a larger JSON file is not parsed for display
+
+
+def load_detail(path: str, output: str) -> DetailLoaded:
+    """The detail of ``path`` from its output folder ``output`` (empty when unreadable)."""
+    folder = Path(output)
+    stem = folder.name
+    markdown = _read_text(folder / f"{stem}.md", MD_LIMIT)
+    pages: list[PageRow] = []
+    warnings: list[str] = []
+    model = _read_json(folder / f"{stem}_model.json")
+    if isinstance(model, dict) and isinstance(model.get("pages"), list):
+        pages = _from_model_json(model, path)
+        warnings = [w for p in pages for w in p.warnings]
+    else:
+        middle = _read_json(folder / f"{stem}_middle.json")
+        if isinstance(middle, dict) and isinstance(middle.get("pdf_info"), list):
+            pages = _from_middle_json(middle)
+    if pages and not markdown.strip():
+        for p in pages:
+            if p.status == "done" and not p.markdown:
+                p.status = EMPTY
+    return DetailLoaded(path, tuple(pages), markdown, tuple(dict.fromkeys(warnings)))
+
+
+def _read_text(path: Path, limit: int) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read(limit)
+    except OSError:
+        return ""
+
+
+def _read_json(path: Path):
+    try:
+        if path.stat().st_size > JSON_LIMIT:
+            return None
+        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError):
+        return None
+
+
+def _bbox(value, size=(1.0, 1.0)) -> tuple[float, float, float, float]:
+    try:
+        w, h = (float(size[0]) or 1.0, float(size[1]) or 1.0)
+        x0, y0, x1, y1 = (float(v) for v in value)
+        return (x0 / w, y0 / h, x1 / w, y1 / h)
+    except (TypeError, ValueError, IndexError):
+        return (0.0, 0.0, 0.0, 0.0)
+
+
+def _from_model_json(model: dict, source: str) -> list[PageRow]:
+    pages: list[PageRow] = []
+    for n, record in enumerate(model["pages"]):
+        if not isinstance(record, dict):
+            continue
+        page = PageRow(int(record.get("page_idx", n)), status="done", layout=True,
+                       seconds=float(record.get("seconds") or 0.0))
+        page.warnings = [str(w) for w in record.get("warnings") or []]
+        if record.get("error"):
+            page.status = "failed"
+            page.warnings.insert(0, str(record["error"]))
+        elif record.get("blank"):
+            page.warnings.insert(0, "the page is blank (nothing is drawn on it)")
+        for i, b in enumerate(record.get("blocks") or []):
+            if isinstance(b, dict):
+                page.blocks.append(BlockRow(i, str(b.get("type", "")), _bbox(b.get("bbox")),
+                                            str(b.get("_source", "model")),
+                                            str(b.get("content") or ""), True,
+                                            str(b.get("_finish", ""))))
+        pages.append(page)
+    for page, md in zip(pages, _page_markdown(model, len(pages), source)):
+        if md is None:
+            page.markdown_known = False
+            continue
+        page.markdown = md
+        if page.status == "done" and not md.strip():
+            page.status = EMPTY
+    return pages
+
+
+def _page_markdown(model: dict, n: int, source: str) -> list[str | None]:
+    """Each page's Markdown, as the reader's PageDone carried it (None when not rebuilt).
+    The source file, when it is still there, gives the pictures their place."""
+    try:
+        from mineru_tui.document import to_markdown
+        from mineru_tui.reader import rebuild
+
+        doc = rebuild(model, source if Path(source).is_file() else None)
+        out: list[str | None] = []
+        for page in doc.pages:
+            one = copy(doc)
+            one.pages = [page]
+            out.append(to_markdown(one))
+        return out if len(out) == n else [None] * n
+    except Exception:  # a set from another version: boxes and texts are still shown
+        return [None] * n
+
+
+def _from_middle_json(middle: dict) -> list[PageRow]:
+    pages: list[PageRow] = []
+    for n, info in enumerate(middle["pdf_info"]):
+        if not isinstance(info, dict):
+            continue
+        size = info.get("page_size") or (1.0, 1.0)
+        page = PageRow(int(info.get("page_idx", n)), status="done", layout=True,
+                       markdown_known=False)
+        blocks = [b for b in (info.get("para_blocks") or []) + (info.get("discarded_blocks") or [])
+                  if isinstance(b, dict)]
+        for i, b in enumerate(blocks):
+            page.blocks.append(BlockRow(i, str(b.get("type", "")),
+                                        _bbox(b.get("bbox"), size) if b.get("bbox") else
+                                        (0.0, 0.0, 0.0, 0.0),
+                                        str(b.get("source", "model")), _block_text(b), True))
+        if not any(b.text.strip() for b in page.blocks) and not any(
+                b.type in ("image", "table") for b in page.blocks):
+            page.status = EMPTY
+        pages.append(page)
+    return pages
+
+
+def _block_text(block: dict) -> str:
+    parts: list[str] = []
+    for line in block.get("lines") or []:
+        parts.append("".join(str(s.get("content") or s.get("html") or "")
+                             for s in line.get("spans") or [] if isinstance(s, dict)))
+    for inner in block.get("blocks") or []:
+        if isinstance(inner, dict):
+            parts.append(_block_text(inner))
+    return "\n".join(p for p in parts if p)
