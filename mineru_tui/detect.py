@@ -3,7 +3,7 @@
 :func:`detect` returns a :class:`Detected` for inputs this tool recognises and raises
 :class:`~mineru_tui.errors.InputError` (one line) for everything else: a missing or empty
 file, an unknown type, a corrupt or truncated zip, a zip bomb, a password-protected Office
-file, a legacy 97-2003 binary Office file.
+file.
 
 Office files are OOXML zips; their kind comes from the content type of the package's main
 part (``[Content_Types].xml``), so a ``.docm`` or ``.dotx`` is read as Word and a ``.xlsm``
@@ -41,6 +41,12 @@ OFFICE_KINDS = (KIND_DOCX, KIND_PPTX, KIND_XLSX)
 KIND_HTML, KIND_MHTML, KIND_EPUB, KIND_CSV = "html", "mhtml", "epub", "csv"
 WEB_KINDS = (KIND_HTML, KIND_MHTML, KIND_EPUB, KIND_CSV)
 OFFICE_KINDS += WEB_KINDS
+# OpenDocument, RTF and the legacy binary Office formats: read directly too.
+KIND_ODT, KIND_ODS, KIND_ODP = "odt", "ods", "odp"
+KIND_RTF = "rtf"
+KIND_DOC, KIND_XLS, KIND_PPT = "doc", "xls", "ppt"
+ODF_LEGACY_KINDS = (KIND_ODT, KIND_ODS, KIND_ODP, KIND_RTF, KIND_DOC, KIND_XLS, KIND_PPT)
+OFFICE_KINDS += ODF_LEGACY_KINDS
 PAGE_KINDS = (KIND_PDF, KIND_IMAGE)  # read page by page with the model
 
 
@@ -113,15 +119,6 @@ _MAIN_TYPES = {
     "application/vnd.ms-excel.template.macroenabled.main+xml": (KIND_XLSX, "xltm"),
 }
 
-_LEGACY_HINT = {
-    "doc": "legacy Word 97-2003 .doc: convert it to .docx first "
-           "(e.g. `libreoffice --headless --convert-to docx FILE`)",
-    "xls": "legacy Excel 97-2003 .xls: convert it to .xlsx first "
-           "(e.g. `libreoffice --headless --convert-to xlsx FILE`)",
-    "ppt": "legacy PowerPoint 97-2003 .ppt: convert it to .pptx first "
-           "(e.g. `libreoffice --headless --convert-to pptx FILE`)",
-}
-
 _ENCRYPTED = ("password-protected (encrypted) Office file: remove the password in Office "
               "(File > Info > Protect) and save a copy, then parse that")
 
@@ -161,19 +158,20 @@ def detect(path: str | os.PathLike, limits: ZipLimits = DEFAULT_LIMITS) -> Detec
     if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
         return _detect_zip(p, limits)
     if head.startswith(_CFB_MAGIC):
-        _refuse_cfb(p)
+        return _detect_cfb(p)
     if b"%PDF-" in head:
         return Detected(KIND_PDF, "pdf")
     image = _image_type(head)
     if image:
         return Detected(KIND_IMAGE, image)
+    if head.startswith(b"{\\rtf"):  # before the text formats: RTF is text too
+        return Detected(KIND_RTF, "rtf")
     web = detect_text(p, head)
     if web is not None:
         return web
-    if head.startswith(b"{\\rtf"):
-        raise RecognisedError("RTF document: not supported; save it as .docx first")
-    raise InputError("unknown file type (supported: .docx, .pptx, .xlsx, PDF, PNG, JPEG, "
-                     "TIFF, WebP, BMP, HTML, MHTML, EPUB, CSV/TSV)")
+    raise InputError("unknown file type (supported: .docx, .pptx, .xlsx, .odt, .ods, .odp, "
+                     ".rtf, .doc, .xls, .ppt, PDF, PNG, JPEG, TIFF, WebP, BMP, HTML, MHTML, "
+                     "EPUB, CSV/TSV)")
 
 
 def _file_type(mode: int) -> str:
@@ -225,8 +223,8 @@ def _detect_zip(p: Path, limits: ZipLimits) -> Detected:
             if "mimetype" in names:
                 mime = _read_member(zf, "mimetype", 200).decode("ascii", "replace").strip()
                 if mime.startswith("application/vnd.oasis.opendocument."):
-                    raise RecognisedError("OpenDocument file: not supported; save it as "
-                                     ".docx/.pptx/.xlsx first")
+                    _check_crcs(zf, infos)
+                    return _odf_kind(mime)
             if _is_epub(zf, names):
                 _check_crcs(zf, infos)
                 return Detected(KIND_EPUB, "epub")
@@ -469,8 +467,26 @@ def _mime_headers(text: bytes) -> dict[bytes, bytes] | None:
 # OLE compound files (CFB): encrypted OOXML or legacy binary Office
 
 
-def _refuse_cfb(p: Path) -> None:
-    """Raise the right :class:`InputError` for an OLE compound file; never returns."""
+_ODF_TYPES = {"text": KIND_ODT, "text-template": KIND_ODT, "text-master": KIND_ODT,
+              "text-web": KIND_ODT, "spreadsheet": KIND_ODS, "spreadsheet-template": KIND_ODS,
+              "presentation": KIND_ODP, "presentation-template": KIND_ODP,
+              "graphics": KIND_ODP, "graphics-template": KIND_ODP}
+_ODF_SUBTYPES = {"text": "odt", "text-template": "ott", "text-master": "odm", "text-web": "oth",
+                 "spreadsheet": "ods", "spreadsheet-template": "ots", "presentation": "odp",
+                 "presentation-template": "otp", "graphics": "odg", "graphics-template": "otg"}
+
+
+def _odf_kind(mime: str) -> Detected:
+    """The kind of an OpenDocument package from its ``mimetype`` member."""
+    sub = mime.removeprefix("application/vnd.oasis.opendocument.")
+    if sub not in _ODF_TYPES:
+        raise RecognisedError(f"OpenDocument {sub} file: not supported (text, spreadsheet "
+                              "and presentation documents are)")
+    return Detected(_ODF_TYPES[sub], _ODF_SUBTYPES[sub])
+
+
+def _detect_cfb(p: Path) -> Detected:
+    """An OLE compound file: a legacy Word, Excel or PowerPoint file, or refused."""
     try:
         names = cfb_stream_names(p)
     except ValueError as e:
@@ -482,11 +498,11 @@ def _refuse_cfb(p: Path) -> None:
     if "encryptioninfo" in lower or "encryptedpackage" in lower:
         raise RecognisedError(_ENCRYPTED)
     if "worddocument" in lower:
-        raise RecognisedError(_LEGACY_HINT["doc"])
+        return Detected(KIND_DOC, "doc")
     if "workbook" in lower or "book" in lower:
-        raise RecognisedError(_LEGACY_HINT["xls"])
+        return Detected(KIND_XLS, "xls")
     if "powerpoint document" in lower:
-        raise RecognisedError(_LEGACY_HINT["ppt"])
+        return Detected(KIND_PPT, "ppt")
     raise InputError("an OLE compound file that is not a Word, Excel or PowerPoint document")
 
 

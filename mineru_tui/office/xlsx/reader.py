@@ -112,7 +112,7 @@ def _read_xlsx(path: Path) -> Document:
                             "cached value; their formula text is shown")
                     pictures = (_load_pictures(pkg, data, doc) if cell_images or wps_images
                                 else {})
-                    items += _sheet_items(data, doc, ref.name, pictures)
+                    items += sheet_items(data, doc, ref.name, pictures)
                     items += _drawing_items(pkg, ref.part, data.drawing_ids, doc, resolver)
             elif ref.kind == "chartsheet":
                 read_any = True
@@ -163,8 +163,12 @@ def _apply_links(pkg: Package, part: str, data: SheetData, sheet_names: set[str]
 # Cells to tables
 
 
-def _sheet_items(data: SheetData, doc: Document, sheet: str, pictures: dict[str, str]):
-    """(anchor, blocks) for every table, title and paragraph of the sheet."""
+def sheet_items(data: SheetData, doc: Document, sheet: str, pictures: dict[str, str]):
+    """(anchor, blocks) for every table, title and paragraph of the sheet.
+
+    Also used by the readers of other spreadsheet formats (ODS, XLS), which fill a
+    :class:`SheetData` of their own.
+    """
     cells = data.cells
     if not cells:
         return []
