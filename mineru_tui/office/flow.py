@@ -36,8 +36,10 @@ class Flow:
         if not meaningful:
             return
         if level:
-            flat = [text_span(" ") if s.content == BREAK and s.type == SpanType.TEXT else s
-                    for s in spans]
+            # Bold is a heading's look, not emphasis (as the Word reader drops it).
+            flat = [text_span(" ") if s.content == BREAK and s.type == SpanType.TEXT else
+                    Span(s.type, s.content, s.style - {"bold"}, s.link) if s.type == SpanType.TEXT
+                    else s for s in spans]
             self.add(title_block(merge_spans(_strip(flat)), level))
             return
         lines = split_lines(spans)
