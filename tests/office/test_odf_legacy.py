@@ -1,0 +1,152 @@
+"""OpenDocument, RTF and legacy .doc/.xls/.ppt read directly, on real files from public
+test suites (tests/corpus/odf_legacy/SOURCES.tsv) and a few made here for code pages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mineru_tui.convert import ConvertError, convert
+from mineru_tui.document import BlockType, to_markdown
+
+CORPUS = Path(__file__).parents[1] / "corpus" / "odf_legacy"
+FILES = sorted(p for p in CORPUS.iterdir() if p.is_file() and p.name != "SOURCES.tsv")
+
+
+def md(name: str) -> str:
+    return to_markdown(convert(CORPUS / name))
+
+
+def blocks(name: str):
+    return list(convert(CORPUS / name).iter_blocks())
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_every_corpus_file_converts_or_is_refused_in_one_line(path):
+    try:
+        doc = convert(path)
+    except ConvertError as e:
+        assert path.name == "calamine__issue_385.xls"  # the encrypted one
+        assert e.reason.startswith("password-protected") and "\n" not in e.reason
+        return
+    assert to_markdown(doc).strip(), path.name
+
+
+def test_sources_list_every_file():
+    listed = {line.split("\t")[0] for line in (CORPUS / "SOURCES.tsv").read_text().splitlines()[1:]}
+    assert listed == {p.name for p in FILES}
+
+
+# -- OpenDocument ---------------------------------------------------------------------------
+
+def test_odt_table_spans_lists_notes_and_formula():
+    spans = md("pandoc__tableWithSpans.odt")
+    assert '<th rowspan="2">H1 Rowspan 2</th>' in spans
+    assert '<td colspan="2" rowspan="2">Columnspan &amp; Rowspan 2</td>' in spans
+    assert "   - 3.1. New level!" in md("pandoc__orderedListMixed.odt")
+    assert md("pandoc__footnote.odt") == ("Some text[^1] with a footnote.\n\n"
+                                          "[^1]: Footnote text\n")
+    assert "E=m\\cdot{c}^{2}" in md("pandoc__formula.odt")
+    assert "[external link](http://example.com/)" in md("pandoc__externalLink.odt")
+    heads = [(b.level, b.lines[0].spans[0].content) for b in blocks("pandoc__headers.odt")
+             if b.type == BlockType.TITLE]
+    assert heads[:2] == [(1, "A header (Lv 1)"), (2, "Another header (Lv 2)")]
+
+
+def test_odt_images_are_package_members():
+    doc = convert(CORPUS / "pandoc__image.odt")
+    assert len(doc.images) == 1 and next(iter(doc.images.values()))[:2] == b"\xff\xd8"
+
+
+def test_ods_sheets_as_shown_with_merges_and_odp_notes():
+    ducks = md("docling__odf_table_with_title_01.ods")
+    assert "| 2019 | 120 |" in ducks
+    assert any(c.rowspan > 1 or c.colspan > 1
+               for b in blocks("calamine__merged_cells.ods") if b.type == BlockType.TABLE_BODY
+               for row in b.lines[0].spans[0].table.rows for c in row)
+    slides = convert(CORPUS / "docling__odf_presentation_01.odp")
+    assert len(slides.pages) == 3
+    notes = [b for b in slides.iter_blocks() if b.type == BlockType.NOTES]
+    assert "Some notes on the second slide." in to_markdown(slides) and notes
+
+
+# -- RTF ------------------------------------------------------------------------------------
+
+def test_rtf_structure():
+    assert md("pandoc__heading.rtf").startswith("# Heading 1\n\n## Heading 2\n\n### Heading 3")
+    assert "| A | B | C | D |" in md("pandoc__table_simple.rtf")
+    assert "[^1]: See Sahlins" in md("pandoc__footnote.rtf")
+    assert md("pandoc__link.rtf") == "[pandoc](http://pandoc.org)\n"
+    lists = md("pandoc__list_complex.rtf")
+    assert "2. Two\n   - a. Three" in lists and "7. Seven Start\n8. Eight Continue" in lists
+    assert md("pandoc__list_legacy.rtf").startswith("1. A\n2. Numbered\n3. List\n- A")
+    assert "αä" in md("pandoc__unicode.rtf")
+    assert md("pandoc__accent.rtf") == "le café où on ne fume pas\n"
+    assert convert(CORPUS / "pandoc__image.rtf").images
+
+
+@pytest.mark.parametrize("header,body,expected", [
+    # Czech in cp1250, declared by the document's code page and by a font's charset
+    (b"\\ansi\\ansicpg1250", "Příliš žluťoučký kůň".encode("cp1250"), "Příliš žluťoučký kůň"),
+    (b"\\ansi{\\fonttbl{\\f0\\fcharset238 Arial;}}\\f0", "úpěl ďábelské ódy".encode("cp1250"),
+     "úpěl ďábelské ódy"),
+    # Japanese: double-byte cp932 pairs, by charset 128 and by \ansicpg932
+    (b"\\ansi{\\fonttbl{\\f1\\fcharset128 MS Mincho;}}\\f1", "日本語の文書".encode("cp932"),
+     "日本語の文書"),
+    (b"\\ansi\\ansicpg932", "ｶﾀｶﾅと漢字".encode("cp932"), "ｶﾀｶﾅと漢字"),
+])
+def test_rtf_code_pages(tmp_path, header, body, expected):
+    escaped = "".join(f"\\'{b:02x}" for b in body).encode("ascii")
+    path = tmp_path / "cp.rtf"
+    path.write_bytes(b"{\\rtf1" + header + b" " + escaped + b"\\par}")
+    assert to_markdown(convert(path)) == expected + "\n"
+
+
+def test_rtf_merges_and_broken_input(tmp_path):
+    path = tmp_path / "m.rtf"
+    path.write_bytes(b"{\\rtf1\\trowd\\clmgf\\cellx100\\clmrg\\cellx200\\cellx300\\pard\\intbl A\\cell"
+                     b"\\cell B\\cell\\row\\trowd\\clvmgf\\cellx100\\cellx200\\pard\\intbl C\\cell D"
+                     b"\\cell\\row\\trowd\\clvmrg\\cellx100\\cellx200\\pard\\intbl\\cell E\\cell\\row}")
+    out = to_markdown(convert(path))
+    assert '<td colspan="2">A</td><td>B</td>' in out and '<td rowspan="2">C</td>' in out
+    deep = tmp_path / "deep.rtf"
+    deep.write_bytes(b"{\\rtf1" + b"{" * 5000 + b"}" * 5000 + b"}")
+    with pytest.raises(ConvertError) as exc:
+        convert(deep)
+    assert "nested deeper" in exc.value.reason
+
+
+# -- legacy binary Office -------------------------------------------------------------------
+
+def test_xls_values_as_shown_and_merges():
+    ducks = md("docling__legacy_sample.xls")
+    assert "| 2019 | 120 |" in ducks and "Number of freshwater ducks per year" in ducks
+    formats = md("xlrd__Formate.xls")
+    assert "97.4%" in formats and "1,000.30 €" in formats and "03/07/1907" in formats
+    merged = md("calamine__merge_cells.xls")
+    assert "colspan" in merged or "rowspan" in merged
+
+
+def test_encrypted_xls_is_refused_in_one_line():
+    with pytest.raises(ConvertError) as exc:
+        convert(CORPUS / "calamine__issue_385.xls")
+    assert exc.value.reason.startswith("password-protected")
+
+
+def test_doc_headings_tables_lists():
+    doc = md("docling__legacy_sample.doc")
+    assert "# Swimming in the lake" in doc and "## Let’s eat" in doc
+    assert "| Leaves | Ash, Elm, Maple | 50 |" in doc
+    assert "- You can relax and look around" in doc
+    greek = md("docling__greek_heading_styles.doc")  # localised heading style names
+    assert greek.startswith("# Überschriften in nicht‑englischer Sprache\n\n## Problem")
+    assert "[http://hipsum.co](http://hipsum.co)" in md("textract__raw_text.doc")
+
+
+def test_ppt_slides_titles_and_notes():
+    doc = convert(CORPUS / "docling__legacy_sample.ppt")
+    assert len(doc.pages) == 3
+    text = to_markdown(doc)
+    assert "## Second slide title" in text and "> Some notes on the second slide." in text
+    assert "A rectangle shape with this text inside." in text
