@@ -137,8 +137,9 @@ def test_encrypted_xls_is_refused_in_one_line():
 def test_doc_headings_tables_lists():
     doc = md("docling__legacy_sample.doc")
     assert "# Swimming in the lake" in doc and "## Let’s eat" in doc
-    assert "| Leaves | Ash, Elm, Maple | 50 |" in doc
+    assert "| **Leaves** | Ash, Elm, Maple | 50 |" in doc  # bold from the character runs
     assert "- You can relax and look around" in doc
+    assert "1. Wear sunglasses\n2. Don’t forget to drink water" in doc  # numbers from the LVLs
     greek = md("docling__greek_heading_styles.doc")  # localised heading style names
     assert greek.startswith("# Überschriften in nicht‑englischer Sprache\n\n## Problem")
     assert "[http://hipsum.co](http://hipsum.co)" in md("textract__raw_text.doc")

@@ -34,6 +34,7 @@ class Fib:
 _CCP = ("text", "ftn", "hdd", "mcr", "atn", "edn", "txbx", "hdrtxbx")
 # FibRgFcLcb97 indexes used
 STSHF, PLCFFNDREF, PLCFFNDTXT, PLCFBTEPAPX, CLX, PLCFENDREF, PLCFENDTXT = 1, 2, 3, 13, 33, 46, 47
+PLCFBTECHPX, PLFLST, PLFLFO, DGGINFO = 12, 73, 74, 50
 
 
 def read_fib(word: bytes) -> Fib:
@@ -122,6 +123,8 @@ class ParaProps:
     ilfo: int = 0
     outline: int | None = None
     itap: int = 0
+    cells: list[tuple[int, int, int, int]] | None = None  # a row end's cells: (left, right,
+    # horizontal merge, vertical merge), edges in twips
 
 
 class Papx:
@@ -189,6 +192,23 @@ def _papx(fkp: bytes, off: int) -> ParaProps:
             props.outline = arg[0] if arg[0] < 9 else None
         elif op == 0x244B and arg:  # sprmPFInnerTtp: a nested row's end
             props.row_end = props.row_end or bool(arg[0])
+        elif op == 0xD608 and arg:  # sprmTDefTable: the row's cells and their merges
+            itc = arg[0]
+            if 1 + 2 * (itc + 1) > len(arg):
+                continue
+            edges = struct.unpack_from(f"<{itc + 1}h", arg, 1)
+            base = 1 + 2 * (itc + 1)
+            cells = []
+            for i in range(itc):
+                off = base + 20 * i
+                grf = struct.unpack_from("<H", arg, off)[0] if off + 2 <= len(arg) else 0
+                cells.append((edges[i], edges[i + 1], grf & 0x3, (grf >> 5) & 0x3))
+            props.cells = cells
+        elif op == 0xD62B and len(arg) >= 2 and props.cells is not None:  # sprmTVertMerge
+            itc, merge = arg[0], arg[1]
+            if itc < len(props.cells):
+                left, right, h, _ = props.cells[itc]
+                props.cells[itc] = (left, right, h, merge)
     return props
 
 
@@ -286,3 +306,211 @@ def plc_cps(data: bytes, item_size: int) -> list[int]:
         return []
     n = (len(data) - 4) // (4 + item_size)
     return list(struct.unpack_from(f"<{n + 1}I", data, 0))
+
+
+# -- character runs ----------------------------------------------------------------------------
+
+@dataclass
+class CharProps:
+    style: frozenset = frozenset()
+    hidden: bool = False
+    special: bool = False
+    pic: int | None = None  # sprmCPicLocation: the picture's offset in the Data stream
+
+
+_TOGGLES = {0x0835: "bold", 0x0836: "italic", 0x0837: "strike", 0x2A53: "strike"}
+
+
+class Chpx:
+    """Character properties by byte offset (``PlcfBteChpx`` and its FKP pages)."""
+
+    def __init__(self, word: bytes, plcf: bytes):
+        runs = []
+        if len(plcf) >= 8:
+            n = (len(plcf) - 4) // 8
+            for pn in struct.unpack_from(f"<{n}I", plcf, 4 * (n + 1))[:MAX_PAPX_PAGES]:
+                page = (pn & 0x3FFFFF) * 512
+                if page + 512 > len(word):
+                    continue
+                fkp = word[page:page + 512]
+                crun = fkp[511]
+                if crun == 0 or 5 * crun + 4 > 511:
+                    continue
+                fcs = struct.unpack_from(f"<{crun + 1}I", fkp, 0)
+                for i in range(crun):
+                    off = fkp[4 * (crun + 1) + i] * 2
+                    runs.append((fcs[i], fcs[i + 1], _chpx(fkp, off) if off else CharProps()))
+        runs.sort(key=lambda r: r[0])
+        self._starts = [r[0] for r in runs]
+        self._runs = runs
+        self._last: tuple[int, int, CharProps] | None = None
+
+    def at(self, fc: int) -> CharProps:
+        last = self._last
+        if last is not None and last[0] <= fc < last[1]:
+            return last[2]
+        i = bisect_right(self._starts, fc) - 1
+        if i >= 0 and fc < self._runs[i][1]:
+            self._last = self._runs[i]
+            return self._runs[i][2]
+        return CharProps()
+
+
+def _chpx(fkp: bytes, off: int) -> CharProps:
+    if off >= 511:
+        return CharProps()
+    data = fkp[off + 1:min(off + 1 + fkp[off], 511)]
+    style: set[str] = set()
+    props = CharProps()
+    for op, arg in sprms(data):
+        if op in _TOGGLES and arg:
+            if arg[0] in (1, 0x81):
+                style.add(_TOGGLES[op])
+        elif op == 0x2A3E and arg:  # sprmCKul: underline kind
+            if arg[0]:
+                style.add("underline")
+        elif op == 0x2A48 and arg:  # sprmCIss: super/subscript
+            if arg[0] == 1:
+                style.add("superscript")
+            elif arg[0] == 2:
+                style.add("subscript")
+        elif op == 0x083C and arg:  # sprmCFVanish
+            props.hidden = arg[0] in (1, 0x81)
+        elif op == 0x0855 and arg:  # sprmCFSpec
+            props.special = arg[0] in (1, 0x81)
+        elif op == 0x6A03 and len(arg) >= 4:  # sprmCPicLocation
+            props.pic = struct.unpack_from("<I", arg)[0]
+    props.style = frozenset(style)
+    return props
+
+
+# -- lists ----------------------------------------------------------------------------------------
+
+@dataclass
+class Level:
+    start: int
+    nfc: int
+    text: str  # the number text; characters 0-8 stand for the levels' numbers
+
+
+_NFC = {0: "decimal", 1: "upperRoman", 2: "lowerRoman", 3: "upperLetter", 4: "lowerLetter",
+        22: "decimalZero", 23: "bullet", 255: "none"}
+
+
+def nfc_format(nfc: int) -> str:
+    return _NFC.get(nfc, "decimal")
+
+
+def read_lists(table: bytes, fib: Fib) -> tuple[dict[int, list[Level]], list[int]]:
+    """List definitions by lsid, and the lsid of each LFO (``ilfo`` is 1-based into it)."""
+    lists: dict[int, list[Level]] = {}
+    lfos: list[int] = []
+    if PLFLST < len(fib.fclcb):
+        fc, lcb = fib.fclcb[PLFLST]
+        if lcb >= 2 and fc + lcb <= len(table):
+            count = struct.unpack_from("<h", table, fc)[0]
+            defs = []
+            for i in range(max(0, min(count, 4096))):
+                off = fc + 2 + 28 * i
+                if off + 28 > len(table):
+                    break
+                lsid = struct.unpack_from("<i", table, off)[0]
+                simple = table[off + 26] & 1
+                defs.append((lsid, 1 if simple else 9))
+            pos = fc + lcb  # the LVLs follow the PlfLst
+            for lsid, nlevels in defs:
+                levels = []
+                for _ in range(nlevels):
+                    if pos + 28 > len(table):
+                        break
+                    start = struct.unpack_from("<i", table, pos)[0]
+                    nfc = table[pos + 4]
+                    cb_chpx, cb_papx = table[pos + 24], table[pos + 25]
+                    pos += 28 + cb_papx + cb_chpx
+                    if pos + 2 > len(table):
+                        break
+                    cch = struct.unpack_from("<H", table, pos)[0]
+                    text = table[pos + 2:pos + 2 + 2 * cch].decode("utf-16-le", "replace")
+                    pos += 2 + 2 * cch
+                    levels.append(Level(start, nfc, text))
+                lists[lsid] = levels
+    if PLFLFO < len(fib.fclcb):
+        fc, lcb = fib.fclcb[PLFLFO]
+        if lcb >= 4 and fc + lcb <= len(table):
+            count = struct.unpack_from("<I", table, fc)[0]
+            for i in range(min(count, 65536)):
+                off = fc + 4 + 16 * i
+                if off + 16 > len(table):
+                    break
+                lfos.append(struct.unpack_from("<i", table, off)[0])
+    return lists, lfos
+
+
+def picture(data: bytes, offset: int, word: bytes = b"") -> tuple[bytes, str] | None:
+    """A PNG or JPEG inline picture at ``offset`` of the Data stream (its PICF and blip).
+
+    The blip is in the PICF's shape container, or, through the blip store entry's
+    ``foDelay``, in the WordDocument stream (the "delay stream").
+    """
+    if offset + 8 > len(data):
+        return None
+    lcb = struct.unpack_from("<I", data, offset)[0]
+    end = min(offset + lcb, len(data))
+    pos = offset + struct.unpack_from("<H", data, offset + 4)[0]
+    if struct.unpack_from("<H", data, offset + 6)[0] == 0x66 and pos < end:  # MM_SHAPE: a name
+        pos += 1 + data[pos]
+    while pos + 8 <= end:
+        ver_inst, rtype, length = struct.unpack_from("<HHI", data, pos)
+        if rtype in _BLIPS:
+            return _blip(data, pos, end)
+        if rtype == 0xF007 and pos + 8 + 36 <= end:  # OfficeArtFBSE
+            fo_delay = struct.unpack_from("<I", data, pos + 8 + 28)[0]
+            cb_name = data[pos + 8 + 33]
+            inner = pos + 8 + 36 + cb_name
+            if inner + 8 <= min(pos + 8 + length, end):
+                return _blip(data, inner, min(pos + 8 + length, end))
+            if word and fo_delay + 8 <= len(word):
+                return _blip(word, fo_delay, len(word))
+            return None
+        pos += 8 if ver_inst & 0x0F == 0x0F else 8 + length  # containers: look inside
+    return None
+
+
+_BLIPS = (0xF01D, 0xF01E, 0xF02A)  # JPEG, PNG, CMYK JPEG
+
+
+def _blip(buf: bytes, pos: int, end: int) -> tuple[bytes, str] | None:
+    ver_inst, rtype, length = struct.unpack_from("<HHI", buf, pos)
+    if rtype not in _BLIPS:
+        return None
+    inst = ver_inst >> 4
+    skip = 17 + (16 if inst in (0x46B, 0x6E3, 0x6E1, 0x6E5) else 0)
+    blob = buf[pos + 8 + skip:min(pos + 8 + length, end)]
+    if blob.startswith(b"\x89PNG"):
+        return blob, "png"
+    if blob.startswith(b"\xff\xd8"):
+        return blob, "jpg"
+    return None
+
+
+def stored_pictures(dgg: bytes, word: bytes, limit: int = 10_000) -> list[tuple[bytes, str] | None]:
+    """The blip store of the drawing group (``DggInfo``): each entry's PNG/JPEG, in order."""
+    out: list[tuple[bytes, str] | None] = []
+    pos = 0
+    while pos + 8 <= len(dgg) and len(out) < limit:
+        ver_inst, rtype, length = struct.unpack_from("<HHI", dgg, pos)
+        if rtype == 0xF007 and pos + 8 + 36 <= len(dgg):  # OfficeArtFBSE
+            fo_delay = struct.unpack_from("<I", dgg, pos + 8 + 28)[0]
+            cb_name = dgg[pos + 8 + 33]
+            inner = pos + 8 + 36 + cb_name
+            end = min(pos + 8 + length, len(dgg))
+            if inner + 8 <= end:
+                out.append(_blip(dgg, inner, end))
+            elif fo_delay + 8 <= len(word):
+                out.append(_blip(word, fo_delay, len(word)))
+            else:
+                out.append(None)
+            pos += 8 + length
+        else:
+            pos += 8 if ver_inst & 0x0F == 0x0F else 8 + length
+    return out

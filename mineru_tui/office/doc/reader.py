@@ -20,10 +20,12 @@ from pathlib import Path
 
 from mineru_tui.document import Cell, Document, Page, Span, Table, safe_url, table_block, text_span
 from mineru_tui.errors import InputError, cut_warning
-from mineru_tui.office.doc.fib import (CLX, PLCFBTEPAPX, PLCFENDREF, PLCFENDTXT, PLCFFNDREF,
-                                       PLCFFNDTXT, STSHF, Papx, blob, plc_cps, read_fib,
-                                       read_pieces, read_styles, style_outline, text_of)
-from mineru_tui.office.flow import BREAK, Flow, note_ref
+from mineru_tui.office.doc.fib import (CLX, PLCFBTECHPX, PLCFBTEPAPX, PLCFENDREF, PLCFENDTXT,
+                                       PLCFFNDREF, PLCFFNDTXT, STSHF, DGGINFO, Chpx, Papx, blob,
+                                       nfc_format, picture, plc_cps, read_fib, read_lists,
+                                       read_pieces, read_styles, stored_pictures, style_outline,
+                                       text_of)
+from mineru_tui.office.flow import BREAK, Counters, Flow, counter_text, note_ref
 from mineru_tui.office.ole import ENCRYPTED, Ole
 
 MAX_TABLE_CELLS = 250_000
@@ -37,6 +39,9 @@ def read_doc(path: str | Path) -> Document:
         word = ole.stream("WordDocument")
         if word is None:
             raise InputError("not a Word document: it has no WordDocument stream")
+        if word[:2] in (b"\xdc\xa5", b"\x9b\xa5", b"\x2d\xa5"):  # Word 6/95, 2.0, 1.x
+            raise InputError("a Word 6.0/95 (or older) document: only Word 97-2003 .doc files "
+                             "are read; save it in a newer format")
         try:
             fib = read_fib(word)
         except (ValueError, Exception) as exc:
@@ -44,25 +49,28 @@ def read_doc(path: str | Path) -> Document:
                              str(exc)) from None
         if fib.encrypted:
             raise InputError(ENCRYPTED)
-        if fib.nfib < 0xC0:
+        if fib.nfib < 0xC0:  # Word 6 and 95 have a FIB of their own
             raise InputError("a Word 6.0/95 document: only Word 97-2003 .doc files are read; "
                              "save it in a newer format")
         table = ole.stream(fib.table)
         if table is None:
             raise InputError(f"not a readable Word document: its {fib.table} stream is missing")
+        data = ole.stream("Data") or b""
     try:
-        return _Reader(word, table, fib).read()
+        return _Reader(word, table, fib, data).read()
     except (ValueError, IndexError, KeyError) as exc:  # struct.error is a ValueError
         raise InputError("not a readable Word 97-2003 document: its structure is damaged",
                          f"{type(exc).__name__}: {exc}") from None
 
 
 class _Reader:
-    def __init__(self, word: bytes, table: bytes, fib):
-        self.word, self.table, self.fib = word, table, fib
+    def __init__(self, word: bytes, table: bytes, fib, data: bytes = b""):
+        self.word, self.table, self.fib, self.data = word, table, fib, data
         self.doc = Document(backend="office")
         self.flow = Flow()
         self.notes = 0
+        self.counters = Counters()
+        self.pictures: list = []  # picture blocks of the paragraph being read
 
     def read(self) -> Document:
         fib = self.fib
@@ -73,6 +81,16 @@ class _Reader:
         self.text, self.fcs = text, fcs
         self.papx = Papx(self.word, blob(fib, self.table, PLCFBTEPAPX))
         self.styles = read_styles(blob(fib, self.table, STSHF))
+        self.chpx = Chpx(self.word, blob(fib, self.table, PLCFBTECHPX))
+        try:  # floating pictures (drawn objects): the blip store, used in order
+            self.floating = [p for p in stored_pictures(blob(fib, self.table, DGGINFO), self.word)
+                             if p is not None]
+        except (ValueError, IndexError):
+            self.floating = []
+        try:
+            self.lists, self.lfos = read_lists(self.table, fib)
+        except (ValueError, IndexError):  # damaged list tables: items stay bullets
+            self.lists, self.lfos = {}, []
         ccp = fib.ccp
         main_end = min(ccp["text"], len(text))
         ftn_start = ccp["text"]
@@ -99,30 +117,48 @@ class _Reader:
         buf: list[str] = []
         fields: list[dict] = []  # open fields: {"code": [...], "result": bool, "link": str}
         rows: list[list[Cell]] = []
+        row_defs: list = []  # each row's cell edges and merges (from its row end)
         cells: list[Cell] = []
         cell_spans: list[Span] = []
         link: str | None = None
         cut = False
+        look: frozenset = frozenset()
+        chpx, fcs = self.chpx, self.fcs
 
         def flush() -> None:
             if buf:
-                spans.append(text_span("".join(buf), (), link))
+                spans.append(text_span("".join(buf), look, link))
                 buf.clear()
 
         def end_table() -> None:
-            nonlocal rows, cells, cell_spans
+            nonlocal rows, cells, cell_spans, row_defs
             if cells or cell_spans:
                 cells.append(_cell(cell_spans))
                 rows.append(cells)
+                row_defs.append(None)
             if rows:
-                self.flow.add(table_block(Table(rows)))
-            rows, cells, cell_spans = [], [], []
+                self.flow.add(table_block(Table(_grid(rows, row_defs))))
+            rows, cells, cell_spans, row_defs = [], [], [], []
 
         for cp in range(start, end):
             ch = text[cp]
             if fields and not fields[-1]["result"] and ch not in "\x13\x14\x15":
                 fields[-1]["code"].append(ch)
                 continue
+            cprops = chpx.at(fcs[cp]) if cp < len(fcs) else None
+            if cprops is not None:
+                if cprops.hidden and ch not in "\r\x07":
+                    continue
+                if cprops.style != look:
+                    flush()
+                    look = cprops.style
+                if ch == "\x01" and cprops.special and cprops.pic is not None:
+                    self._picture(cprops.pic)
+                    continue
+                if ch == "\x08" and cprops.special and self.floating:
+                    from mineru_tui.document import image_block
+                    self.pictures.append(image_block(self.doc.add_image(*self.floating.pop(0))))
+                    continue
             if ch == "\x13":
                 flush()
                 fields.append({"code": [], "result": False, "link": None})
@@ -150,6 +186,7 @@ class _Reader:
                     if ch == "\x07" and props.row_end:
                         if cells:
                             rows.append(cells)
+                            row_defs.append(props.cells)
                         cells = []
                         if sum(len(r) for r in rows) > MAX_TABLE_CELLS:
                             cut = True
@@ -169,6 +206,9 @@ class _Reader:
                     end_table()
                 self._paragraph(spans, props)
                 spans = []
+                for b in self.pictures:
+                    self.flow.add(b)
+                self.pictures = []
             elif ch == "\x0b":
                 flush()
                 spans.append(text_span(BREAK))
@@ -207,9 +247,43 @@ class _Reader:
                 m = re.fullmatch(r"(?i)heading\s*(\d)", style.name)
                 level = int(m.group(1)) if m else None
             if props.ilfo > 0 and not level:
-                depth, marker = props.ilvl, "-"
+                depth, marker = props.ilvl, self._marker(props.ilfo, props.ilvl)
         self.flow.paragraph(spans, level=min(level, 6) if level else None, depth=depth,
                             marker=marker)
+
+    def _marker(self, ilfo: int, ilvl: int) -> str:
+        """An item's label from its list's level definition ("1.", "a)", "2.1."; "-" for bullets)."""
+        lsid = self.lfos[ilfo - 1] if ilfo - 1 < len(self.lfos) else None
+        levels = self.lists.get(lsid, []) if lsid is not None else []
+        if ilvl >= len(levels):
+            return "-"
+        level = levels[ilvl]
+        fmt = nfc_format(level.nfc)
+        if fmt in ("bullet", "none"):
+            self.counters.next(lsid, ilvl, level.start)
+            return "-"
+        self.counters.next(lsid, ilvl, level.start)
+        counts = self.counters.current(lsid)
+        out = []
+        for ch in level.text:
+            k = ord(ch)
+            if k < 9:
+                n = counts[k] if k < len(counts) and counts[k] else (
+                    levels[k].start if k < len(levels) else 1)
+                out.append(counter_text(n, nfc_format(levels[k].nfc) if k < len(levels) else "decimal"))
+            else:
+                out.append(ch)
+        label = "".join(out).strip()
+        return label or "-"
+
+    def _picture(self, offset: int) -> None:
+        try:
+            found = picture(self.data, offset, self.word)
+        except (ValueError, IndexError):  # struct.error: a damaged picture record
+            found = None
+        if found is not None:
+            from mineru_tui.document import image_block
+            self.pictures.append(image_block(self.doc.add_image(*found)))
 
     def _note(self, start: int, end: int) -> Span:
         self.notes += 1
@@ -223,6 +297,51 @@ class _Reader:
             spans.append(text_span(p.replace("\t", " ")))
         self.flow.note(label, spans)
         return note_ref(label)
+
+
+def _grid(rows: list[list[Cell]], defs: list) -> list[list[Cell]]:
+    """Rows laid on one grid of column edges: a cell spans the grid columns between its
+    edges (rows of different cell widths), a horizontally merged cell (``horzMerge`` 2/3)
+    widens the one before it, a vertically continued one (``vertMerge`` 1) lengthens the
+    cell above it at the same left edge. Rows without definitions stay as they are."""
+    edges = sorted({e for d in defs if d for c in d for e in c[:2]})
+    if len(edges) < 2:
+        return rows
+    index = {e: i for i, e in enumerate(edges)}
+    out: list[list[Cell]] = []
+    above: dict[int, Cell] = {}  # left edge -> the cell that starts there in the row above
+    merge_starts: set[int] = set()  # ids of cells a vertical merge starts at
+    for row, d in zip(rows, defs):
+        if not d:
+            out.append(row)
+            above = {}
+            continue
+        kept: list[Cell] = []
+        starts: dict[int, Cell] = {}
+        for i, cell in enumerate(row):
+            left, right, h, v = d[i] if i < len(d) else (None, None, 0, 0)
+            if left is None or left not in index or right not in index:
+                kept.append(cell)
+                continue
+            span = max(1, index[right] - index[left])
+            if h in (2, 3) and kept:
+                kept[-1].colspan += span
+                continue
+            if left in above and (v == 1 or v == 3 and not cell.blocks and above[left].blocks
+                                  and id(above[left]) in merge_starts):
+                # continued (vertMerge 1); an empty "restart" under a merge start reads as
+                # its continuation too (some writers mark every cell of the run so)
+                above[left].rowspan += 1
+                starts[left] = above[left]
+                continue
+            cell.colspan = span
+            if v == 3:
+                merge_starts.add(id(cell))
+            kept.append(cell)
+            starts[left] = cell
+        out.append(kept)
+        above = starts
+    return out
 
 
 def _cell(spans: list[Span]) -> Cell:

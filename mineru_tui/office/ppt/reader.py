@@ -1,18 +1,22 @@
 """Legacy PowerPoint (.ppt) presentations to the document model ([MS-PPT] records).
 
 The ``PowerPoint Document`` stream is a tree of records (an 8-byte header: version and
-instance, type, length; containers have version 0xF). Read:
+instance, type, length; containers have version 0xF). A file saved many times holds old
+copies of its slides too, so the live ones are found the way PowerPoint finds them: the
+``Current User`` stream points at the last ``UserEditAtom``, whose chain of persist
+directories maps persist ids to record offsets; the document container's slide list
+(``SlideListWithText``) gives the slides in presentation order. Read for each slide:
 
-* the slide list (``SlideListWithText``, instance 0), which keeps the slides in
-  presentation order and the text of their placeholders: a title (text type 0 or 6)
-  becomes the slide's heading, body text its paragraphs (a line per paragraph; indented
-  outline levels are not kept);
-* each slide's own text boxes (``ClientTextbox`` text in the slide's drawing), matched to
-  slides in the order the slides are stored;
-* speaker notes (``NotesContainer`` text), matched to their slide by its id.
+* the placeholder text kept in the slide list (a title, text type 0 or 6, becomes the
+  slide's heading; body text its paragraphs, a paragraph per line);
+* the slide's own text boxes and shapes' text (``ClientTextbox`` in its drawing);
+* pictures (a shape's ``pib`` property into the blip store, the blips in the
+  ``Pictures`` stream), PNG and JPEG;
+* speaker notes (the notes slide's body text), matched to the slide by its id.
 
-Not read: tables (their cells are text boxes, read as text), pictures, character
-formatting. Encrypted presentations (``CryptSession10Container``) are refused.
+When the persist structures are missing or broken, every slide container met in the
+stream is read in stored order instead. Not read: tables as tables (their cells are text
+boxes, read as text), character formatting, links. Encrypted presentations are refused.
 """
 
 from __future__ import annotations
@@ -20,18 +24,25 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-from mineru_tui.document import Block, BlockType, Document, Line, Page, text_span, title_block
+from mineru_tui.document import (Block, BlockType, Document, Line, Page, image_block,
+                                 text_span, title_block)
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.flow import Flow
 from mineru_tui.office.ole import ENCRYPTED, Ole
 
 MAX_DEPTH = 32
 MAX_RECORDS = 2_000_000
+MAX_SLIDES = 10_000
+MAX_EDITS = 1_000
 
 _DOCUMENT, _SLIDE, _NOTES, _MAIN_MASTER = 0x03E8, 0x03EE, 0x03F0, 0x03F8
 _SLIDE_LIST, _SLIDE_PERSIST, _NOTES_ATOM = 0x0FF0, 0x03F3, 0x03F1
 _TEXT_HEADER, _TEXT_CHARS, _TEXT_BYTES = 0x0F9F, 0x0FA0, 0x0FA8
+_USER_EDIT, _PERSIST_DIR = 0x0FF5, 0x1772
 _CRYPT = 0x2F14
+_FOPT, _FBSE = 0xF00B, 0xF007
+_STYLE_PROPS = 0x0FA1
+_BULLETED = (1, 7, 8)  # body placeholders: bulleted unless a paragraph says not
 _TITLE_TYPES = (0, 6)
 _NOTES_TYPE = 2
 
@@ -44,118 +55,298 @@ def read_ppt(path: str | Path) -> Document:
             raise InputError("not a PowerPoint document: it has no PowerPoint Document stream")
         if ole.has("EncryptedSummary"):
             raise InputError(ENCRYPTED)
-    reader = _Reader(data)
+        user = ole.stream("Current User") or b""
+        pictures = ole.stream("Pictures") or b""
+    reader = _Reader(data, pictures)
     try:
-        reader.walk(0, len(data), 0, None)
+        return reader.read(user)
     except struct.error as exc:
         raise InputError("not a readable PowerPoint 97-2003 presentation: its records are "
                          "damaged", str(exc)) from None
-    return reader.document()
 
 
 class _Reader:
-    def __init__(self, data: bytes):
+    def __init__(self, data: bytes, pictures: bytes):
         self.data = data
+        self.pictures = pictures
         self.count = 0
         self.cut = False
-        self.outline: list[tuple[int, list[tuple[int, str]]]] = []  # (slide id, [(type, text)])
-        self.slides: list[list[tuple[int, str]]] = []  # text boxes of each SlideContainer
-        self.notes: dict[int, list[str]] = {}  # slide id -> notes paragraphs
-        self._text_type = 4
-        self._notes_for: int | None = None
+        self.doc = Document(backend="office")
+        self.blips: list[int] = []  # foDelay of each blip store entry (pib - 1)
 
-    def walk(self, start: int, end: int, depth: int, context: str | None) -> None:
+    # -- records -------------------------------------------------------------------------
+
+    def records(self, start: int, end: int):
+        """(type, instance, body start, body end, is container) of the records in a range."""
         data = self.data
         pos = start
+        end = min(end, len(data))
         while pos + 8 <= end:
             ver_inst, rtype, length = struct.unpack_from("<HHI", data, pos)
-            body = pos + 8
-            stop = min(body + length, end)
             self.count += 1
             if self.count > MAX_RECORDS:
                 self.cut = True
                 return
             if rtype == _CRYPT:
                 raise InputError(ENCRYPTED)
-            if ver_inst & 0x0F == 0x0F:  # a container
-                if depth < MAX_DEPTH:
-                    self._container(rtype, ver_inst >> 4, body, stop, depth, context)
-            else:
-                self._atom(rtype, body, stop, context)
+            body = pos + 8
+            yield rtype, ver_inst >> 4, body, min(body + length, end), ver_inst & 0x0F == 0x0F
             pos = body + length
 
-    def _container(self, rtype: int, inst: int, body: int, stop: int, depth: int,
-                   context: str | None) -> None:
-        if rtype == _MAIN_MASTER:
-            return  # master slides: layout text, not content
-        if rtype == _SLIDE_LIST and inst == 0:
-            self.walk(body, stop, depth + 1, "list")
-        elif rtype == _SLIDE_LIST:
+    def header(self, offset: int):
+        if offset + 8 > len(self.data):
+            return None
+        ver_inst, rtype, length = struct.unpack_from("<HHI", self.data, offset)
+        return rtype, ver_inst >> 4, offset + 8, min(offset + 8 + length, len(self.data))
+
+    # -- the live document ---------------------------------------------------------------
+
+    def persist(self, user: bytes) -> tuple[dict[int, int], int | None]:
+        """Persist id -> record offset, and the document container's persist id."""
+        if len(user) < 20:
+            return {}, None
+        edit = struct.unpack_from("<I", user, 16)[0]
+        table: dict[int, int] = {}
+        doc_ref = None
+        seen = set()
+        while edit and edit not in seen and len(seen) < MAX_EDITS:
+            seen.add(edit)
+            h = self.header(edit)
+            if h is None or h[0] != _USER_EDIT or h[3] - h[2] < 20:
+                break
+            body = h[2]
+            last_edit, dir_offset, doc = struct.unpack_from("<III", self.data, body + 8)
+            if doc_ref is None:
+                doc_ref = doc
+            d = self.header(dir_offset)
+            if d is not None and d[0] == _PERSIST_DIR:
+                pos = d[2]
+                while pos + 4 <= d[3]:
+                    word = struct.unpack_from("<I", self.data, pos)[0]
+                    first, count = word & 0xFFFFF, word >> 20
+                    pos += 4
+                    for k in range(count):
+                        if pos + 4 > d[3]:
+                            break
+                        table.setdefault(first + k, struct.unpack_from("<I", self.data, pos)[0])
+                        pos += 4
+            edit = last_edit
+        return table, doc_ref
+
+    def read(self, user: bytes) -> Document:
+        table, doc_ref = self.persist(user)
+        doc_at = table.get(doc_ref) if doc_ref is not None else None
+        h = self.header(doc_at) if doc_at is not None else None
+        if h is None or h[0] != _DOCUMENT:
+            return self._fallback()
+        slides, notes_refs = [], []
+        for rtype, inst, body, end, container in self.records(h[2], h[3]):
+            if rtype == _SLIDE_LIST and container and inst in (0, 2):
+                entries = self._slide_list(body, end)
+                (slides if inst == 0 else notes_refs).extend(entries)
+            elif rtype == 0x040B and container:  # PPDrawingGroup: the blip store
+                self._blip_store(body, end)
+        notes: dict[int, list[str]] = {}
+        for persist_id, _, _ in notes_refs:
+            nh = self.header(table.get(persist_id, -1)) if persist_id in table else None
+            if nh is not None and nh[0] == _NOTES:
+                slide_id, texts = self._notes(nh[2], nh[3])
+                if slide_id is not None:
+                    notes[slide_id] = texts
+        for i, (persist_id, slide_id, outline) in enumerate(slides[:MAX_SLIDES]):
+            sh = self.header(table[persist_id]) if persist_id in table else None
+            boxes, images = ([], [])
+            if sh is not None and sh[0] == _SLIDE:
+                boxes, images = self._slide(sh[2], sh[3])
+            self._page(i, outline, boxes, images, notes.get(slide_id, []))
+        return self._finish()
+
+    def _slide_list(self, body: int, end: int) -> list[tuple[int, int, list]]:
+        """(persist id, slide id, [(text type, text)]) for each slide of a slide list."""
+        out: list[tuple[int, int, list]] = []
+        kind = 4
+        for rtype, _, b, e, _ in self.records(body, end):
+            if rtype == _SLIDE_PERSIST and e - b >= 16:
+                persist_id, _, _, slide_id = struct.unpack_from("<IIII", self.data, b)
+                out.append((persist_id, slide_id, []))
+            elif rtype == _TEXT_HEADER and e - b >= 4:
+                kind = struct.unpack_from("<I", self.data, b)[0]
+            elif rtype in (_TEXT_CHARS, _TEXT_BYTES) and out:
+                out[-1][2].append((kind, self._text(rtype, b, e), None))
+            elif rtype == _STYLE_PROPS and out and out[-1][2]:
+                k, t, _ = out[-1][2][-1]
+                out[-1][2][-1] = (k, t, _paragraph_styles(self.data, b, e, t))
+        return out
+
+    def _texts(self, body: int, end: int, depth: int, out: list, images: list | None) -> None:
+        """Text atoms (with their text type) and picture ids under a record range."""
+        if depth > MAX_DEPTH:
             return
-        elif rtype == _SLIDE:
-            self.slides.append([])
-            self.walk(body, stop, depth + 1, "slide")
-        elif rtype == _NOTES:
-            self._notes_for = None
-            self.walk(body, stop, depth + 1, "notes")
-        else:
-            self.walk(body, stop, depth + 1, context)
+        for rtype, _, b, e, container in self.records(body, end):
+            if container:
+                self._texts(b, e, depth + 1, out, images)
+            elif rtype == _TEXT_HEADER and e - b >= 4:
+                out.append((struct.unpack_from("<I", self.data, b)[0], None, None))
+            elif rtype in (_TEXT_CHARS, _TEXT_BYTES):
+                kind = out.pop()[0] if out and out[-1][1] is None else 4
+                out.append((kind, self._text(rtype, b, e), None))
+            elif rtype == _STYLE_PROPS and out and out[-1][1] is not None:
+                k, t, _ = out[-1]
+                out[-1] = (k, t, _paragraph_styles(self.data, b, e, t))
+            elif rtype == _FOPT and images is not None:
+                pib = self._pib(b, e)
+                if pib:
+                    images.append(pib)
 
-    def _atom(self, rtype: int, body: int, stop: int, context: str | None) -> None:
-        data = self.data
-        if rtype == _SLIDE_PERSIST and context == "list" and stop - body >= 16:
-            slide_id = struct.unpack_from("<I", data, body + 12)[0]
-            self.outline.append((slide_id, []))
-        elif rtype == _NOTES_ATOM and context == "notes" and stop - body >= 4:
-            self._notes_for = struct.unpack_from("<I", data, body)[0]
-            self.notes.setdefault(self._notes_for, [])
-        elif rtype == _TEXT_HEADER and stop - body >= 4:
-            self._text_type = struct.unpack_from("<I", data, body)[0]
-        elif rtype in (_TEXT_CHARS, _TEXT_BYTES):
-            raw = data[body:stop]
-            text = (raw[:len(raw) // 2 * 2].decode("utf-16-le", "replace") if rtype == _TEXT_CHARS
-                    else raw.decode("cp1252", "replace"))
-            text = text.replace("\x0b", "\n").replace("\r", "\n")
-            if context == "list" and self.outline:
-                self.outline[-1][1].append((self._text_type, text))
-            elif context == "slide" and self.slides:
-                self.slides[-1].append((self._text_type, text))
-            elif context == "notes" and self._notes_for is not None \
-                    and self._text_type == _NOTES_TYPE:
-                self.notes[self._notes_for].append(text)
+    def _slide(self, body: int, end: int) -> tuple[list, list]:
+        found: list = []
+        images: list = []
+        self._texts(body, end, 0, found, images)
+        return [x for x in found if x[1] is not None], images
 
-    def document(self) -> Document:
-        doc = Document(backend="office")
+    def _notes(self, body: int, end: int) -> tuple[int | None, list[str]]:
+        slide_id = None
+        for rtype, _, b, e, _ in self.records(body, end):
+            if rtype == _NOTES_ATOM and e - b >= 4:
+                slide_id = struct.unpack_from("<I", self.data, b)[0]
+                break
+        found: list = []
+        self._texts(body, end, 0, found, None)
+        return slide_id, [t for k, t, _ in found if t is not None and k == _NOTES_TYPE]
+
+    def _text(self, rtype: int, b: int, e: int) -> str:
+        raw = self.data[b:e]
+        text = (raw[:len(raw) // 2 * 2].decode("utf-16-le", "replace") if rtype == _TEXT_CHARS
+                else raw.decode("cp1252", "replace"))
+        return text.replace("\x0b", "\n").replace("\r", "\n")
+
+    # -- pictures --------------------------------------------------------------------------
+
+    def _blip_store(self, body: int, end: int, depth: int = 0) -> None:
+        if depth > MAX_DEPTH:
+            return
+        for rtype, _, b, e, container in self.records(body, end):
+            if container:
+                self._blip_store(b, e, depth + 1)
+            elif rtype == _FBSE and e - b >= 36:
+                self.blips.append(struct.unpack_from("<I", self.data, b + 28)[0])
+
+    def _pib(self, b: int, e: int) -> int | None:
+        """The blip id of a shape's property table (``pib``, 0x4104), if it has one."""
+        inst = struct.unpack_from("<H", self.data, b - 8)[0] >> 4  # the number of properties
+        for k in range(min(inst, (e - b) // 6)):
+            opid, op = struct.unpack_from("<HI", self.data, b + 6 * k)
+            if opid & 0x3FFF == 0x0104 and opid & 0x4000:
+                return op
+        return None
+
+    def _image(self, pib: int) -> str | None:
+        from mineru_tui.office.doc.fib import _blip
+
+        if not 1 <= pib <= len(self.blips):
+            return None
+        offset = self.blips[pib - 1]
+        if offset + 8 > len(self.pictures):
+            return None
+        try:
+            found = _blip(self.pictures, offset, len(self.pictures))
+        except struct.error:
+            return None
+        return self.doc.add_image(*found) if found else None
+
+    # -- pages -----------------------------------------------------------------------------
+
+    def _page(self, i: int, outline: list, boxes: list, images: list, notes: list[str]) -> None:
+        page = Page(page_idx=i, name=f"Slide {i + 1}")
+        flow = Flow()
+        # Placeholder text is stored twice (slide list and drawing): keep it once.
+        listed = {t.strip() for _, t, _ in outline}
+        for kind, text, styles in outline + [b for b in boxes if b[1].strip() not in listed]:
+            key = text.strip()
+            if not key or kind == _NOTES_TYPE:
+                continue
+            if kind in _TITLE_TYPES:
+                flow.add(title_block([text_span(" ".join(key.split()))], 2))
+                continue
+            for n, para in enumerate(text.split("\n")):
+                depth, bullet = styles[n] if styles and n < len(styles) else (0, None)
+                if bullet is None:
+                    bullet = kind in _BULLETED
+                if para.strip():
+                    if bullet:
+                        flow.paragraph([text_span(para)], depth=depth, marker="-")
+                    else:
+                        flow.paragraph([text_span(para)])
+            flow.end_list()
+        for pib in images:
+            name = self._image(pib)
+            if name is not None:
+                flow.add(image_block(name))
+        blocks = flow.finish()
+        lines = [Line([text_span(p.strip())]) for n in notes for p in n.split("\n") if p.strip()]
+        if lines:
+            blocks.append(Block(BlockType.NOTES, lines=lines))
+        page.para_blocks = blocks
+        self.doc.pages.append(page)
+
+    def _fallback(self) -> Document:
+        """No usable persist directory: every slide container in stored order."""
+        slides: list = []
+        for rtype, _, b, e, container in self.records(0, len(self.data)):
+            if rtype == _DOCUMENT and container:
+                for r2, _, b2, e2, c2 in self.records(b, e):
+                    if r2 == 0x040B and c2:
+                        self._blip_store(b2, e2)
+            elif rtype == _SLIDE and container and len(slides) < MAX_SLIDES:
+                slides.append(self._slide(b, e))
+        for i, (boxes, images) in enumerate(slides):
+            self._page(i, [], boxes, images, [])
+        return self._finish()
+
+    def _finish(self) -> Document:
+        doc = self.doc
         if self.cut:
             doc.warnings.append(cut_warning(f"more than {MAX_RECORDS} records; the rest of "
                                             "the presentation is left out"))
-        count = max(len(self.outline), len(self.slides))
-        for i in range(count):
-            slide_id, texts = self.outline[i] if i < len(self.outline) else (None, [])
-            boxes = self.slides[i] if i < len(self.slides) else []
-            page = Page(page_idx=i, name=f"Slide {i + 1}")
-            flow = Flow()
-            # Placeholder text is stored twice (slide list and drawing): keep it once.
-            listed = {t.strip() for _, t in texts}
-            for kind, text in texts + [b for b in boxes if b[1].strip() not in listed]:
-                key = text.strip()
-                if not key or kind == _NOTES_TYPE:
-                    continue
-                if kind in _TITLE_TYPES:
-                    flow.add(title_block([text_span(" ".join(key.split()))], 2))
-                    continue
-                for para in text.split("\n"):
-                    if para.strip():
-                        flow.paragraph([text_span(para)])
-            blocks = flow.finish()
-            notes = self.notes.get(slide_id) if slide_id is not None else None
-            lines = [Line([text_span(p.strip())]) for n in (notes or []) for p in n.split("\n")
-                     if p.strip()]
-            if lines:
-                blocks.append(Block(BlockType.NOTES, lines=lines))
-            page.para_blocks = blocks
-            doc.pages.append(page)
         if not doc.pages:
             doc.pages.append(Page(page_idx=0))
             doc.warnings.append("no slides found in the presentation")
+        elif not any(p.para_blocks for p in doc.pages):
+            doc.warnings.append("no text or pictures found on the slides")
         return doc
+
+
+# TextPFException fields after the masks, in order: (mask bits, size in bytes)
+_PF_FIELDS = ((0x0F, 2), (0x80, 2), (0x10, 2), (0x40, 2), (0x20, 4), (0x800, 2), (0x1000, 2),
+              (0x2000, 2), (0x4000, 2), (0x100, 2), (0x400, 2), (0x8000, 2))
+
+
+def _paragraph_styles(data: bytes, b: int, e: int, text: str) -> list[tuple[int, bool | None]]:
+    """(indent level, bulleted or None when not said) of each paragraph of ``text``, from
+    the paragraph runs of its StyleTextPropAtom."""
+    out: list[tuple[int, bool | None]] = []
+    total = len(text) + 1
+    pos = b
+    covered = 0
+    while covered < total and pos + 10 <= e and len(out) < 10_000:
+        count, level, masks = struct.unpack_from("<IHI", data, pos)
+        pos += 10
+        bullet = None
+        for bits, size in _PF_FIELDS:
+            if masks & bits:
+                if bits == 0x0F and pos + 2 <= e and masks & 0x01:
+                    bullet = bool(struct.unpack_from("<H", data, pos)[0] & 1)
+                pos += size
+        if masks & 0x100000 and pos + 2 <= e:  # tab stops: a count and 4 bytes each
+            pos += 2 + 4 * struct.unpack_from("<H", data, pos)[0]
+        if masks & 0xE0000:
+            pos += 2
+        if masks & 0x10000:
+            pos += 2
+        if masks & 0x200000:
+            pos += 2
+        paragraphs = max(1, text[covered:covered + count].count("\n") + (
+            0 if text[covered:covered + count].endswith("\n") else 1))
+        out += [(min(level, 8), bullet)] * paragraphs
+        covered += max(count, 1)
+    return out
