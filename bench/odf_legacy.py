@@ -25,6 +25,20 @@ sys.path.insert(0, str(HERE.parent))
 from md_metrics import counts, groundtruth_words, md_words, recall  # noqa: E402
 
 KINDS = [".odt", ".ods", ".odp", ".rtf", ".doc", ".xls", ".ppt"]
+# Structure measured against the groundtruth's own counts (Markdown groundtruth only):
+# each file scores min(found, expected) / expected, averaged over the files that have some.
+STRUCT = ["tables", "merged", "headings", "list_items", "links", "images", "notes"]
+
+
+def _notes(md: str) -> int:
+    """Footnote definitions (``[^1]:``) or, in docling's Markdown, none to count."""
+    import re
+    return len(re.findall(r"^\[\^[^\]]+\]:", md, re.M))
+
+
+def _mean(values: list) -> str:
+    values = [v for v in values if v is not None]
+    return f"{statistics.mean(values):.2f}" if values else "—"
 _PEER = r'''
 import json, sys, time
 tool, files = sys.argv[1], sys.argv[2:]
@@ -32,6 +46,13 @@ if tool == "markitdown":
     from markitdown import MarkItDown
     conv = MarkItDown()
     run = lambda f: conv.convert(f).text_content
+elif tool == "mineru":  # MinerU's own readers for these formats (docvortex, "flash")
+    import docvortex
+    run = lambda f: docvortex.render_artifact(docvortex.parse(f).middle_json, "markdown").content
+elif tool == "docling-rs":
+    from docling_rs import DocumentConverter
+    conv = DocumentConverter()
+    run = lambda f: conv.convert(f).document.export_to_markdown()
 else:
     from docling.document_converter import DocumentConverter
     conv = DocumentConverter()
@@ -78,13 +99,22 @@ def main() -> None:
     ap.add_argument("--corpus", type=Path, default=HERE.parent / "tests/corpus/odf_legacy")
     ap.add_argument("--peer-python", action="append", default=[], metavar="TOOL=PATH")
     ap.add_argument("--doc", type=Path, help="write the results table between the markers")
+    ap.add_argument("--work", type=Path, help="cache peers' results here (re-run with --force)")
+    ap.add_argument("--force", action="store_true", help="re-run peers even when cached")
     args = ap.parse_args()
     files = sorted(p for p in args.corpus.iterdir() if p.suffix in KINDS)
     results = {"ours": ours(files)}
     skipped = {}
     for spec in args.peer_python:
         tool, python = spec.split("=", 1)
-        got = peer(tool, python, files)
+        cache = args.work / f"{tool}.json" if args.work else None
+        if cache is not None and cache.exists() and not args.force:
+            got = json.loads(cache.read_text())
+        else:
+            got = peer(tool, python, files)
+            if cache is not None and not isinstance(got, str):
+                cache.parent.mkdir(parents=True, exist_ok=True)
+                cache.write_text(json.dumps(got))
         if isinstance(got, str):
             skipped[tool] = got
         else:
@@ -92,39 +122,56 @@ def main() -> None:
     rows = []
     by_kind: dict[tuple[str, str], list] = defaultdict(list)
     for f in files:
-        gt = args.corpus / "groundtruth" / f"{f.name}.md"
-        gtw = groundtruth_words(str(gt)) if gt.exists() else None
+        gt = next((g for g in (args.corpus / "groundtruth" / f"{f.name}.md",
+                               args.corpus / "groundtruth" / f"{f.name}.native") if g.exists()),
+                  None)
+        gtw = groundtruth_words(str(gt)) if gt else None
+        gtc = counts(gt.read_text(encoding="utf-8")) if gt and gt.suffix == ".md" else None
+        if gtc is not None:
+            gtc["notes"] = _notes(gt.read_text(encoding="utf-8"))
         for tool, res in results.items():
             rec = res.get(f.name, {"md": None, "seconds": None})
-            md = rec["md"]
+            md = rec["md"] if rec.get("md") and rec["md"].strip() else None
+            got = md_words(md) if md is not None else []
             c = counts(md) if md else {}
+            if md:
+                c["notes"] = _notes(md)
+            struct = {}
+            if gtc is not None:
+                for m in STRUCT:
+                    if gtc.get(m):
+                        struct[m] = min(c.get(m, 0), gtc[m]) / gtc[m]
             by_kind[(f.suffix, tool)].append({
                 "read": md is not None, "seconds": rec["seconds"],
-                "gt": recall(gtw, md_words(md)) if gtw and md is not None else None,
-                "tables": c.get("tables", 0), "headings": c.get("headings", 0)})
+                "recall": recall(gtw, got) if gtw else None,
+                "precision": (recall(got, gtw) if got else 0.0) if gtw else None,
+                "struct": struct})
             rows.append((f.name, tool, md is not None, rec["seconds"], rec.get("error", "")))
-    lines = ["| format | tool | files | read | groundtruth recall (files) | median ms | tables | headings |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    tools = list(results)
+    lines = ["| format | tool | read | gt recall | gt precision | " + " | ".join(STRUCT) +
+             " | median ms |", "|" + " --- |" * (6 + len(STRUCT))]
     for kind in KINDS:
-        for tool in results:
+        for tool in tools:
             recs = by_kind.get((kind, tool), [])
             if not recs:
                 continue
-            gts = [r["gt"] for r in recs if r["gt"] is not None]
+            cells = [kind[1:], tool, f"{sum(r['read'] for r in recs)}/{len(recs)}",
+                     _mean([r["recall"] for r in recs]), _mean([r["precision"] for r in recs])]
+            cells += [_mean([r["struct"][m] for r in recs if m in r["struct"]]) for m in STRUCT]
             ms = [1000 * r["seconds"] for r in recs if r["seconds"] is not None]
-            lines.append(f"| {kind[1:]} | {tool} | {len(recs)} | {sum(r['read'] for r in recs)} | "
-                         f"{statistics.mean(gts):.2f} ({len(gts)})" if gts else
-                         f"| {kind[1:]} | {tool} | {len(recs)} | {sum(r['read'] for r in recs)} | — ")
-            lines[-1] += (f" | {statistics.median(ms):.1f} | {sum(r['tables'] for r in recs)} | "
-                          f"{sum(r['headings'] for r in recs)} |")
-    total = sum(r["seconds"] for r in results["ours"].values())
+            cells.append(f"{statistics.median(ms):.1f}" if ms else "—")
+            lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
-    lines.append(f"Whole corpus through `convert()` in one process: {total:.2f} s for {len(files)} files.")
+    for tool in tools:
+        secs = [r["seconds"] for r in results[tool].values() if r.get("seconds") is not None]
+        lines.append(f"- {tool}: {len(files)} files in {sum(secs):.2f} s in one process "
+                     f"(median {1000 * statistics.median(secs):.1f} ms a file)")
     for tool, why in skipped.items():
-        lines.append(f"{tool}: skipped ({why}).")
+        lines.append(f"- {tool}: skipped ({why})")
+    lines.append("")
     for name, tool, ok, _, err in rows:
         if not ok:
-            lines.append(f"- {tool} refused {name}: {err}")
+            lines.append(f"- {tool} did not read {name}" + (f": {err[:160]}" if err else ""))
     text = "\n".join(lines)
     print(text)
     if args.doc:

@@ -51,9 +51,9 @@ PAGE_KINDS = (KIND_PDF, KIND_IMAGE)  # read page by page with the model
 
 
 class RecognisedError(InputError):
-    """A file recognised as a document this version cannot read (legacy binary Office,
-    password-protected, .xlsb, OpenDocument, RTF). Folder walks report these instead of
-    skipping them quietly."""
+    """A file recognised as a document this version cannot read (password-protected, .xlsb,
+    an OpenDocument kind other than text, spreadsheet or presentation). Folder walks report
+    these instead of skipping them quietly."""
 
 
 # Names that mark a file as meant to be a document, so that a broken one found in a folder
@@ -62,7 +62,7 @@ DOCUMENT_SUFFIXES = frozenset({
     ".docx", ".docm", ".dotx", ".dotm", ".pptx", ".pptm", ".ppsx", ".ppsm", ".potx", ".potm",
     ".xlsx", ".xlsm", ".xltx", ".xltm", ".xlsb", ".doc", ".dot", ".xls", ".xlt", ".ppt", ".pps",
     ".pot", ".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp", ".odt", ".ods",
-    ".odp", ".rtf"})
+    ".odp", ".rtf", ".ott", ".ots", ".otp", ".odg"})
 DOCUMENT_SUFFIXES |= {".html", ".htm", ".xhtml", ".xht", ".mht", ".mhtml", ".epub", ".csv",
                       ".tsv", ".tab"}  # web and text formats
 
@@ -76,8 +76,8 @@ def is_reported(path: Path, error: InputError) -> bool:
 
 @dataclass(frozen=True)
 class Detected:
-    """What a file is: ``kind`` is one of docx/pptx/xlsx/pdf/image; ``subtype`` refines it
-    ("docm", "dotx", "xlsm", "png", "jpeg"...)."""
+    """What a file is: ``kind`` is one of docx/pptx/xlsx/odt/ods/odp/rtf/doc/xls/ppt/pdf/image;
+    ``subtype`` refines it ("docm", "dotx", "xlsm", "ott", "png", "jpeg"...)."""
 
     kind: str
     subtype: str

@@ -160,3 +160,30 @@ def test_ppt_slides_titles_and_notes():
     text = to_markdown(doc)
     assert "## Second slide title" in text and "> Some notes on the second slide." in text
     assert "A rectangle shape with this text inside." in text
+
+
+@pytest.mark.parametrize("streams,reason", [
+    (["WordDocument", "1Table"], "not a readable Word 97-2003 document"),
+    (["Workbook"], "not a readable Excel 97-2003 workbook"),
+    (["PowerPoint Document"], "not a readable PowerPoint 97-2003 presentation"),
+])
+def test_legacy_files_without_their_data_fail_in_one_line(tmp_path, streams, reason):
+    from tests.cli_fixtures import cfb_bytes
+
+    path = tmp_path / "x.bin"
+    path.write_bytes(cfb_bytes(streams))  # the streams are named but hold nothing
+    with pytest.raises(ConvertError) as exc:
+        convert(path)
+    assert exc.value.reason.startswith(reason) and "\n" not in exc.value.reason
+
+
+@pytest.mark.parametrize("name", [p.name for p in FILES])
+def test_truncated_files_fail_in_one_line_or_read(tmp_path, name):
+    data = (CORPUS / name).read_bytes()
+    for cut in (len(data) // 3, len(data) // 2, len(data) - 100):
+        path = tmp_path / name
+        path.write_bytes(data[:cut])
+        try:
+            convert(path)
+        except ConvertError as e:
+            assert "\n" not in e.reason and "internal error" not in e.reason, e.reason

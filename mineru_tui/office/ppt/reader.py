@@ -292,13 +292,18 @@ class _Reader:
     def _fallback(self) -> Document:
         """No usable persist directory: every slide container in stored order."""
         slides: list = []
+        found = False
         for rtype, _, b, e, container in self.records(0, len(self.data)):
             if rtype == _DOCUMENT and container:
+                found = True
                 for r2, _, b2, e2, c2 in self.records(b, e):
                     if r2 == 0x040B and c2:
                         self._blip_store(b2, e2)
             elif rtype == _SLIDE and container and len(slides) < MAX_SLIDES:
                 slides.append(self._slide(b, e))
+        if not found and not slides:
+            raise InputError("not a readable PowerPoint 97-2003 presentation: it has no "
+                             "document record")
         for i, (boxes, images) in enumerate(slides):
             self._page(i, [], boxes, images, [])
         return self._finish()
