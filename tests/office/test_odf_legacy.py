@@ -160,6 +160,14 @@ def test_ppt_slides_titles_and_notes():
     text = to_markdown(doc)
     assert "## Second slide title" in text and "> Some notes on the second slide." in text
     assert "A rectangle shape with this text inside." in text
+    # the table shape: its cells laid on the grid of their edges, merges kept
+    assert '<td colspan="3">Class1</td>' in text and '<td rowspan="3">R4</td>' in text
+    assert "- With foo\n- Bar" in text  # bulleted body text
+    assert "![](images/image_001.png)" in md("poi__ppt_with_png.ppt")
+    # a file saved many times keeps old copies of its slides: only the live ones are read
+    basic = convert(CORPUS / "poi__basic_test_ppt_file.ppt")
+    assert [p.para_blocks[0].lines[0].spans[0].content for p in basic.pages] == [
+        "This is a test title", "This is the title on page 2"]
 
 
 @pytest.mark.parametrize("streams,reason", [

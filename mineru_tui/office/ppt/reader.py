@@ -24,8 +24,8 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-from mineru_tui.document import (Block, BlockType, Document, Line, Page, image_block,
-                                 text_span, title_block)
+from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Page, Table,
+                                 image_block, table_block, text_span, title_block)
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.flow import Flow
 from mineru_tui.office.ole import ENCRYPTED, Ole
@@ -42,6 +42,7 @@ _USER_EDIT, _PERSIST_DIR = 0x0FF5, 0x1772
 _CRYPT = 0x2F14
 _FOPT, _FBSE = 0xF00B, 0xF007
 _STYLE_PROPS = 0x0FA1
+_TABLE = -1  # a (kind, text, styles) entry that is a table: styles holds the Table
 _BULLETED = (1, 7, 8)  # body placeholders: bulleted unless a paragraph says not
 _TITLE_TYPES = (0, 6)
 _NOTES_TYPE = 2
@@ -183,6 +184,11 @@ class _Reader:
         if depth > MAX_DEPTH:
             return
         for rtype, _, b, e, container in self.records(body, end):
+            if rtype == 0xF003 and container:  # a group: a table when it says so
+                table = self._table(b, e, depth)
+                if table is not None:
+                    out.append((_TABLE, "", table))
+                    continue
             if container:
                 self._texts(b, e, depth + 1, out, images)
             elif rtype == _TEXT_HEADER and e - b >= 4:
@@ -197,6 +203,55 @@ class _Reader:
                 pib = self._pib(b, e)
                 if pib:
                     images.append(pib)
+
+    def _table(self, body: int, end: int, depth: int) -> Table | None:
+        """A table shape (a group whose own shape has ``tableProperties``): its cells are the
+        group's rectangles, laid on the grid of their edges (a merged cell is one rectangle
+        over several grid cells)."""
+        shapes = [(b, e) for rtype, _, b, e, c in self.records(body, end) if rtype == 0xF004 and c]
+        if not shapes or not self._has_property(*shapes[0], 0x03A0):
+            return None
+        cells = []
+        for b, e in shapes[1:]:
+            kind, anchor, found = 0, None, []
+            for rtype, inst, b2, e2, c2 in self.records(b, e):
+                if rtype == 0xF00A:
+                    kind = inst
+                elif rtype == 0xF00F and e2 - b2 >= 16:  # child anchor: left, top, right, bottom
+                    anchor = struct.unpack_from("<iiii", self.data, b2)
+                elif rtype == 0xF010 and e2 - b2 >= 8 and anchor is None:
+                    top, left, right, bottom = (struct.unpack_from("<hhhh", self.data, b2)
+                                                if e2 - b2 < 16 else
+                                                struct.unpack_from("<iiii", self.data, b2))
+                    anchor = (left, top, right, bottom)
+                elif rtype == 0xF00D and c2:
+                    self._texts(b2, e2, depth + 2, found, None)
+            if kind == 20 or anchor is None:  # lines are the table's borders
+                continue
+            text = "\n".join(t for _, t, _ in found if t)
+            cells.append((anchor, text))
+        if not cells:
+            return None
+        xs = sorted({a[0] for a, _ in cells} | {a[2] for a, _ in cells})
+        ys = sorted({a[1] for a, _ in cells} | {a[3] for a, _ in cells})
+        col, row = {x: i for i, x in enumerate(xs)}, {y: i for i, y in enumerate(ys)}
+        grid: dict[int, list] = {}
+        for (left, top, right, bottom), text in cells:
+            flow = Flow()
+            for para in text.split("\n"):
+                flow.paragraph([text_span(para)])
+            cell = Cell(blocks=flow.finish(), colspan=max(1, col[right] - col[left]),
+                        rowspan=max(1, row[bottom] - row[top]))
+            grid.setdefault(row[top], []).append((col[left], cell))
+        return Table([[c for _, c in sorted(grid[r], key=lambda x: x[0])] for r in sorted(grid)])
+
+    def _has_property(self, body: int, end: int, prop: int) -> bool:
+        for rtype, inst, b, e, _ in self.records(body, end):
+            if rtype in (_FOPT, 0xF122):  # the property table, or its tertiary part
+                for k in range(min(inst, (e - b) // 6)):
+                    if struct.unpack_from("<H", self.data, b + 6 * k)[0] & 0x3FFF == prop:
+                        return True
+        return False
 
     def _slide(self, body: int, end: int) -> tuple[list, list]:
         found: list = []
@@ -262,6 +317,9 @@ class _Reader:
         # Placeholder text is stored twice (slide list and drawing): keep it once.
         listed = {t.strip() for _, t, _ in outline}
         for kind, text, styles in outline + [b for b in boxes if b[1].strip() not in listed]:
+            if kind == _TABLE:
+                flow.add(table_block(styles))
+                continue
             key = text.strip()
             if not key or kind == _NOTES_TYPE:
                 continue
