@@ -112,6 +112,20 @@ def test_rtf_code_pages(tmp_path, header, body, expected):
     assert to_markdown(convert(path)) == expected + "\n"
 
 
+@pytest.mark.parametrize("name,expected", [
+    ("rtfparserkit__testJapaneseJisEncodingTwoFonts.rtf", "中國"),  # \fcharset128 pairs
+    ("rtfparserkit__test10001Encoding.rtf", "お読みください"),  # Mac Japanese code page
+    ("rtfparserkit__testNecCharacters.rtf", "時に表層10㎜ほど"),  # NEC extensions of cp932
+    ("rtfparserkit__testMultiByteHex.rtf", "お元気ですか？"),
+    ("rtfparserkit__test950Encoding.rtf", "©"),  # Big5
+    ("rtfparserkit__test10007Encoding.rtf", "Комманда"),  # Mac Cyrillic
+    ("rtfparserkit__testGreekEncoding.rtf", "Ω"),
+    ("rtfparserkit__testUnicode.rtf", "ßëé"),
+])
+def test_rtf_code_pages_in_real_files(name, expected):
+    assert expected in md(name)
+
+
 def test_rtf_merges_and_broken_input(tmp_path):
     path = tmp_path / "m.rtf"
     path.write_bytes(b"{\\rtf1\\trowd\\clmgf\\cellx100\\clmrg\\cellx200\\cellx300\\pard\\intbl A\\cell"
