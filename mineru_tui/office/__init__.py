@@ -56,7 +56,7 @@ def _read_odf_legacy(path: str | Path, kind: str) -> Document:
     """OpenDocument, RTF and the legacy binary Office formats."""
     if kind in ("odt", "ods", "odp"):
         from mineru_tui.office.odf import read_odf
-        return read_odf(path)
+        return read_odf(path, kind)
     if kind == "rtf":
         from mineru_tui.office.rtf import read_rtf
         return read_rtf(path)

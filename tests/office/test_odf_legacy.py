@@ -209,3 +209,62 @@ def test_truncated_files_fail_in_one_line_or_read(tmp_path, name):
             convert(path)
         except ConvertError as e:
             assert "\n" not in e.reason and "internal error" not in e.reason, e.reason
+
+
+# -- bounds: the same one-line refusals and "content cut:" warnings as the Office readers -----
+
+def test_odf_parse_budget(monkeypatch):
+    from mineru_tui.office import package
+
+    monkeypatch.setitem(package.PARSE_BUDGET, "odt", 1000)
+    with pytest.raises(ConvertError) as exc:
+        convert(CORPUS / "docling__text_document_01.odt")
+    assert exc.value.reason.startswith("refused: ") and "parse budget" in exc.value.reason
+    monkeypatch.setitem(package.PARSE_BUDGET, "ods", 1000)
+    with pytest.raises(ConvertError):
+        convert(CORPUS / "odfdo__two_sheets.ods")
+
+
+def test_table_and_sheet_cuts_warn(monkeypatch):
+    from mineru_tui.errors import is_cut_warning
+    from mineru_tui.office.doc import reader as doc_reader
+    from mineru_tui.office.odf import reader as odf_reader
+    from mineru_tui.office.odf import sheets as odf_sheets
+    from mineru_tui.office.rtf import reader as rtf_reader
+    from mineru_tui.office.xls import reader as xls_reader
+
+    cases = [(odf_reader, "MAX_TABLE_CELLS", 5, "pandoc__tableWithSpans.odt"),
+             (odf_sheets, "MAX_CELLS", 3, "odfdo__two_sheets.ods"),
+             (rtf_reader, "MAX_TABLE_CELLS", 3, "pandoc__table_simple.rtf"),
+             (xls_reader, "MAX_CELLS", 3, "xlrd__Formate.xls"),
+             (doc_reader, "MAX_TABLE_CELLS", 3, "docling__legacy_sample.doc")]
+    for module, name, value, file in cases:
+        monkeypatch.setattr(module, name, value)
+        doc = convert(CORPUS / file)
+        assert any(is_cut_warning(w) for w in doc.warnings), (file, doc.warnings)
+
+
+def test_ppt_record_cap_warns(monkeypatch):
+    from mineru_tui.errors import is_cut_warning
+    from mineru_tui.office.ppt import reader as ppt_reader
+
+    monkeypatch.setattr(ppt_reader, "MAX_RECORDS", 50)
+    doc = convert(CORPUS / "docling__legacy_sample.ppt")
+    assert any(is_cut_warning(w) for w in doc.warnings)
+
+
+def test_deep_odf_nesting_is_cut(tmp_path):
+    import zipfile
+
+    from mineru_tui.errors import is_cut_warning
+
+    ns = ('xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+          'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"')
+    body = "<text:section>" * 200 + "<text:p>deep</text:p>" + "</text:section>" * 200
+    path = tmp_path / "deep.odt"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("mimetype", "application/vnd.oasis.opendocument.text")
+        z.writestr("content.xml", f'<office:document-content {ns}><office:body><office:text>'
+                                  f'{body}</office:text></office:body></office:document-content>')
+    doc = convert(path)
+    assert any(is_cut_warning(w) for w in doc.warnings)

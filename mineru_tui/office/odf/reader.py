@@ -57,9 +57,13 @@ _SKIP = {"tracked-changes", "forms", "sequence-decls", "variable-decls", "user-f
          "event-listeners", "shapes", "deletion", "note-citation"}
 
 
-def read_odf(path: str | Path) -> Document:
-    """Read an OpenDocument text, spreadsheet or presentation into a :class:`Document`."""
-    with Package(path, "odf") as pkg:
+def read_odf(path: str | Path, kind: str = "odt") -> Document:
+    """Read an OpenDocument text, spreadsheet or presentation into a :class:`Document`.
+
+    ``kind`` ("odt", "ods", "odp", as detected) picks the parse budget (a spreadsheet's XML
+    costs less to read per byte than a text's, as for .xlsx and .docx).
+    """
+    with Package(path, kind if kind in ("odt", "ods", "odp") else "odt") as pkg:
         reader = _Reader(pkg)
         return reader.read()
 
