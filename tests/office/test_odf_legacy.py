@@ -13,6 +13,7 @@ from mineru_tui.document import BlockType, to_markdown
 CORPUS = Path(__file__).parents[1] / "corpus" / "odf_legacy"
 # Files refused on purpose, and how their one line starts.
 REFUSED = {"calamine__issue_385.xls": "password-protected",
+           "calamine__pass_protected.ods": "password-protected",
            "poi__PasswordProtected.doc": "password-protected",
            "poi__Password_Protected-hello.ppt": "password-protected",
            "poi__xor-encryption-abc.xls": "password-protected",

@@ -85,6 +85,10 @@ class _Reader:
             self.doc.warnings.append(text)
 
     def read(self) -> Document:
+        manifest = self.pkg.try_blob("META-INF/manifest.xml", 4 << 20) or b""
+        if b"encryption-data" in manifest:  # the parts are encrypted with a password
+            from mineru_tui.office.ole import ENCRYPTED
+            raise InputError(ENCRYPTED)
         try:
             content = self.pkg.xml("content.xml")
         except PartError as exc:
