@@ -48,7 +48,9 @@ if tool == "markitdown":
     run = lambda f: conv.convert(f).text_content
 elif tool == "mineru":  # MinerU's own readers for these formats (docvortex, "flash")
     import docvortex
-    run = lambda f: docvortex.render_artifact(docvortex.parse(f).middle_json, "markdown").content
+    def run(f):
+        md = docvortex.render_artifact(docvortex.parse(f).middle_json, "markdown").content
+        return md.decode("utf-8", "replace") if isinstance(md, bytes) else md
 elif tool == "docling-rs":
     from docling_rs import DocumentConverter
     conv = DocumentConverter()
@@ -169,9 +171,13 @@ def main() -> None:
     for tool, why in skipped.items():
         lines.append(f"- {tool}: skipped ({why})")
     lines.append("")
-    for name, tool, ok, _, err in rows:
-        if not ok:
-            lines.append(f"- {tool} did not read {name}" + (f": {err[:160]}" if err else ""))
+    for tool in tools:  # what each tool did not read: ours by name, the peers by count
+        failed = [(name, err) for name, t, ok, _, err in rows if t == tool and not ok]
+        if tool == "ours":
+            lines += [f"- ours refused {name}: {err[:120]}" for name, err in failed]
+        elif failed:
+            kinds = sorted({Path(name).suffix for name, _ in failed})
+            lines.append(f"- {tool} did not read {len(failed)} files ({', '.join(kinds)})")
     text = "\n".join(lines)
     print(text)
     if args.doc:

@@ -17,7 +17,7 @@ REFUSED = {"calamine__issue_385.xls": "password-protected",
            "poi__PasswordProtected.doc": "password-protected",
            "poi__Password_Protected-hello.ppt": "password-protected",
            "poi__xor-encryption-abc.xls": "password-protected",
-           "poi__Word6.doc": "a Word 6.0/95"}
+}
 FILES = sorted(p for p in CORPUS.iterdir() if p.is_file() and p.name != "SOURCES.tsv")
 
 
@@ -167,6 +167,12 @@ def test_doc_headings_tables_lists():
     greek = md("docling__greek_heading_styles.doc")  # localised heading style names
     assert greek.startswith("# Überschriften in nicht‑englischer Sprache\n\n## Problem")
     assert "[http://hipsum.co](http://hipsum.co)" in md("textract__raw_text.doc")
+
+
+def test_word6_text_is_read_with_a_warning():
+    doc = convert(CORPUS / "poi__Word6_sections.doc")
+    assert to_markdown(doc) == "This is a test.\n\nThis is a new section.\n"
+    assert any("Word 6.0/95" in w for w in doc.warnings)
 
 
 def test_ppt_slides_titles_and_notes():

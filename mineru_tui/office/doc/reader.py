@@ -39,9 +39,19 @@ def read_doc(path: str | Path) -> Document:
         word = ole.stream("WordDocument")
         if word is None:
             raise InputError("not a Word document: it has no WordDocument stream")
-        if word[:2] in (b"\xdc\xa5", b"\x9b\xa5", b"\x2d\xa5"):  # Word 6/95, 2.0, 1.x
-            raise InputError("a Word 6.0/95 (or older) document: only Word 97-2003 .doc files "
-                             "are read; save it in a newer format")
+        if word[:2] == b"\xdc\xa5" or (word[:2] == b"\xec\xa5" and len(word) > 4
+                                         and 101 <= word[2] + 256 * word[3] <= 105):
+            if len(word) > 0x0B and word[0x0B] & 0x01:  # fEncrypted (bit 8 of the flags)
+                raise InputError(ENCRYPTED)
+            from mineru_tui.office.doc.word6 import read_word6
+            try:
+                return read_word6(word)  # Word 6.0/95: its text
+            except (ValueError, IndexError) as exc:
+                raise InputError("not a readable Word 6.0/95 document: its structure is "
+                                 "damaged", str(exc)) from None
+        if word[:2] in (b"\x9b\xa5", b"\x2d\xa5"):  # Word 2.0, 1.x
+            raise InputError("a Word 2.0 (or older) document: only Word 6.0 to 2003 .doc "
+                             "files are read; save it in a newer format")
         try:
             fib = read_fib(word)
         except (ValueError, Exception) as exc:
@@ -50,8 +60,8 @@ def read_doc(path: str | Path) -> Document:
         if fib.encrypted:
             raise InputError(ENCRYPTED)
         if fib.nfib < 0xC0:  # Word 6 and 95 have a FIB of their own
-            raise InputError("a Word 6.0/95 document: only Word 97-2003 .doc files are read; "
-                             "save it in a newer format")
+            raise InputError("an unknown version of a Word .doc file: only Word 6.0 to 2003 "
+                             "files are read")
         table = ole.stream(fib.table)
         if table is None:
             raise InputError(f"not a readable Word document: its {fib.table} stream is missing")

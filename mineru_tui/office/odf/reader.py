@@ -152,6 +152,9 @@ class _Reader:
         level = self.styles.outline_level(style)
         if item is None and level is None and self.styles.is_named("paragraph", style, "Title"):
             level = 1
+        elif item is None and level is None and self.styles.is_named("paragraph", style,
+                                                                       "Subtitle"):
+            level = 2
         spans, after = self.inline(el, depth, heading=bool(level) and item is None)
         if item is not None:
             flow.paragraph(spans, depth=item[0], marker=item[1])
