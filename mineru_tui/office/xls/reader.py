@@ -97,18 +97,38 @@ def _sheet_data(sheet, book, formats: list[str | None], doc: Document) -> SheetD
     data = SheetData()
     date1904 = bool(book.datemode)
     cut = False
+    shown: dict[tuple, CellValue] = {}  # (format, value) -> what it shows; sheets repeat both
+    text, number, date = xlrd.XL_CELL_TEXT, xlrd.XL_CELL_NUMBER, xlrd.XL_CELL_DATE
+    boolean, error = xlrd.XL_CELL_BOOLEAN, xlrd.XL_CELL_ERROR
     for r in range(sheet.nrows):
-        row = sheet.row(r)
-        for c, cell in enumerate(row):
-            t = cell.ctype
-            if t in (xlrd.XL_CELL_EMPTY, xlrd.XL_CELL_BLANK):
+        types, values = sheet.row_types(r), sheet.row_values(r)
+        for c, t in enumerate(types):
+            if t == text:
+                v = values[c]
+                if not v or not v.strip():
+                    continue
+                value = CellValue(v)
+            elif t == number or t == date:
+                xf = sheet.cell_xf_index(r, c) if formats else None
+                code = formats[xf] if xf is not None and 0 <= xf < len(formats) else None
+                key = (code, values[c])
+                value = shown.get(key)
+                if value is None:
+                    x = float(values[c])
+                    value = shown[key] = CellValue(
+                        format_general(x) if not code or code.lower() == "general"
+                        else format_number(x, code, date1904), True)
+                value = CellValue(value.text, True)  # cells get their own link later
+            elif t == boolean:
+                value = CellValue("TRUE" if values[c] else "FALSE", True)
+            elif t == error:
+                value = CellValue(xlrd.error_text_from_code.get(values[c], "#N/A"), True)
+            else:
                 continue
             if len(data.cells) >= MAX_CELLS:
                 cut = True
                 break
-            value = _shown(cell, t, formats, date1904)
-            if value is not None:
-                data.cells[(r + 1, c + 1)] = value
+            data.cells[(r + 1, c + 1)] = value
         if cut:
             break
     if cut:
@@ -129,23 +149,3 @@ def _sheet_data(sheet, book, formats: list[str | None], doc: Document) -> SheetD
                 if cell is not None:
                     cell.link = target
     return data
-
-
-def _shown(cell, t: int, formats: list[str | None], date1904: bool) -> CellValue | None:
-    import xlrd
-
-    if t == xlrd.XL_CELL_TEXT:
-        text = cell.value
-        return CellValue(text) if text and text.strip() else None
-    if t in (xlrd.XL_CELL_NUMBER, xlrd.XL_CELL_DATE):
-        x = float(cell.value)
-        code = formats[cell.xf_index] if cell.xf_index is not None and \
-            0 <= cell.xf_index < len(formats) else None
-        if not code or code.lower() == "general":
-            return CellValue(format_general(x), True)
-        return CellValue(format_number(x, code, date1904), True)
-    if t == xlrd.XL_CELL_BOOLEAN:
-        return CellValue("TRUE" if cell.value else "FALSE", True)
-    if t == xlrd.XL_CELL_ERROR:
-        return CellValue(xlrd.error_text_from_code.get(cell.value, "#N/A"), True)
-    return None
