@@ -127,6 +127,17 @@ def test_rtf_code_pages_in_real_files(name, expected):
     assert expected in md(name)
 
 
+def test_rtf_nested_tables(tmp_path):
+    path = tmp_path / "nested.rtf"
+    path.write_bytes(rb"{\rtf1\trowd\cellx5000\pard\intbl\itap1 Before\par"
+                     rb"\pard\intbl\itap2 A\nestcell B\nestcell{\*\nesttableprops\trowd\cellx2000"
+                     rb"\cellx4000\nestrow}{\nonesttables FALLBACK\par}"
+                     rb"\pard\intbl\itap1 After\cell\row\pard\itap0 Outside\par}")
+    out = to_markdown(convert(path))
+    assert out == ("<table><tr><td>Before<br><table><tr><td>A</td><td>B</td></tr></table>"
+                   "<br>After</td></tr></table>\n\nOutside\n")
+
+
 def test_rtf_merges_and_broken_input(tmp_path):
     path = tmp_path / "m.rtf"
     path.write_bytes(b"{\\rtf1\\trowd\\clmgf\\cellx100\\clmrg\\cellx200\\cellx300\\pard\\intbl A\\cell"

@@ -13,8 +13,8 @@ underline, strike, super/subscript, hidden, font, ``\ucN``) and reads:
 * lists: the item's label is the ``\listtext`` / ``\pntext`` group Word writes for
   readers without list support ("1.", "a)", "•"), its depth ``\ilvlN``;
 * tables: ``\trowd`` with ``\cellxN`` boundaries, ``\cell`` and ``\row``, horizontal
-  (``\clmgf``/``\clmrg``) and vertical (``\clvmgf``/``\clvmrg``) merges; nested tables'
-  cells (``\nestcell``) are read as lines of their outer cell;
+  (``\clmgf``/``\clmrg``) and vertical (``\clvmgf``/``\clvmrg``) merges; nested tables
+  (``\itapN``, ``\nestcell``, ``\nestrow``) as tables inside their cell;
 * links (``HYPERLINK`` fields, through the allow-list), footnotes and endnotes
   (``\footnote``), pictures (``\pict`` with ``\pngblip`` or ``\jpegblip``).
 
@@ -70,6 +70,7 @@ class _State:
     dest: str = ""  # "", "skip", "fonttbl", "stylesheet", "pict", "fldinst", "fldrslt", "listtext"...
     link: str | None = None
     note: bool = False
+    nestprops: bool = False  # inside \nesttableprops: row definitions of a nested table
 
 
 @dataclass
@@ -79,7 +80,12 @@ class _Para:
     ilvl: int = 0
     listed: int | bool = False  # the \lsN list it belongs to
     intbl: bool = False
+    itap: int = 0  # table nesting level (1: a cell of a table, 2: of a table in a cell...)
     marker: str | None = None
+
+    @property
+    def level(self) -> int:
+        return max(self.itap, 1) if self.intbl or self.itap else 0
 
 
 @dataclass
@@ -91,9 +97,11 @@ class _CellDef:
 
 @dataclass
 class _TableState:
+    """One table being read (one per nesting level)."""
+
     rows: list[list[Cell]] = field(default_factory=list)
-    cells: list[list[Span]] = field(default_factory=list)  # current row's cell contents
-    lines: list[Span] = field(default_factory=list)  # current cell's spans (paragraphs)
+    cells: list[list] = field(default_factory=list)  # the current row's cells' blocks
+    cur: list = field(default_factory=list)  # the current cell's blocks
     defs: list[_CellDef] = field(default_factory=list)
     vopen: dict[int, Cell] = field(default_factory=dict)  # right boundary -> cell spanning down
 
@@ -126,7 +134,7 @@ class _Reader:
         self.spans: list[Span] = []
         self.pending = bytearray()  # \'hh bytes not yet decoded
         self.skip = 0  # fallback characters still to skip after \uN
-        self.table: _TableState | None = None
+        self.tables: list[_TableState] = []  # open tables, outermost first
         self.notes = 0
         self.note_spans: list[Span] | None = None
         self.dest_text: list[str] = []  # text of the current special destination
@@ -137,7 +145,7 @@ class _Reader:
         self.field_links: list[str | None] = []
         self.cut = False
         self._pictures: list = []  # picture blocks of the paragraph being read
-        self.flow_after_table: list = []  # pictures met in table cells, placed after it
+        self.cells = 0  # table cells read, against MAX_TABLE_CELLS
         self._group_start = False
         self._star = False  # \* just read: the next word names an optional destination
         self._pending_def: _CellDef | None = None
@@ -189,8 +197,7 @@ class _Reader:
             self._star = False
         self._flush_bytes()
         self._end_paragraph()
-        if self.table is not None:
-            self._end_table()
+        self._close_tables(0)
         self.doc.pages.append(Page(page_idx=0, para_blocks=self.flow.finish()))
         return self.doc
 
@@ -414,13 +421,14 @@ class _Reader:
         spans, self.spans = self.spans, []
         pictures = self._take_pictures()
         para = self.para
-        if para.intbl and self.table is not None:
-            if self.table.lines:
-                self.table.lines.append(text_span(BREAK))
-            self.table.lines += spans
+        if para.level:
+            cur = self._table(para.level).cur
+            self._close_tables(para.level, into=cur)
+            flow = Flow()
+            flow.paragraph(spans)
+            cur += flow.finish() + pictures
             return
-        if self.table is not None and not para.intbl:
-            self._end_table()
+        self._close_tables(0)
         level = None
         if para.outline is not None and 0 <= para.outline < 9:
             level = para.outline + 1
@@ -446,27 +454,70 @@ class _Reader:
         pics, self._pictures = self._pictures, []
         return pics
 
-    def _cell(self, _arg) -> None:
+    def _table(self, level: int) -> _TableState:
+        """The open table at nesting ``level`` (1 = outermost), opened if needed."""
+        level = max(1, min(level, 64))
+        while len(self.tables) < level:
+            self.tables.append(_TableState())
+        return self.tables[level - 1]
+
+    def _close_tables(self, level: int, into: list | None = None) -> None:
+        """Finish the tables nested deeper than ``level``: each becomes a block of the cell
+        it sits in (``into`` for the one right below ``level``), the outermost one a block of
+        the document."""
+        while len(self.tables) > level:
+            t = self.tables.pop()
+            if t.cells or t.cur:  # a row without its \row
+                self.tables.append(t)
+                self._row_end(len(self.tables))
+                self.tables.pop()
+            if not t.rows:
+                continue
+            block = table_block(_Table(t.rows))
+            if self.tables:
+                (into if into is not None and len(self.tables) == level else
+                 self.tables[-1].cur).append(block)
+            else:
+                self.flow.add(block)
+
+    def _cell_end(self, level: int) -> None:
         self._flush_bytes()
-        if self.table is None:
-            self.table = _TableState()
+        t = self._table(level)
+        self._close_tables(level, into=t.cur)  # a table nested in the cell comes first
+        if self.spans or self._pictures:
+            self._end_paragraph_at(level)
+        t.cells.append(t.cur)
+        t.cur = []
+
+    def _end_paragraph_at(self, level: int) -> None:
         spans, self.spans = self.spans, []
-        t = self.table
-        if t.lines and spans:
-            t.lines.append(text_span(BREAK))
-        t.lines += spans
-        t.cells.append(t.lines)
-        t.lines = []
-        for b in self._take_pictures():
-            self.flow_after_table.append(b)
+        flow = Flow()
+        flow.paragraph(spans)
+        self._table(level).cur.extend(flow.finish() + self._take_pictures())
+
+    def _cell(self, _arg) -> None:
+        self._cell_end(1 if self.para.level <= 1 else self.para.level)
+
+    def _nestcell(self, _arg) -> None:
+        self._cell_end(max(2, self.para.level))
 
     def _row(self, _arg) -> None:
+        self._row_end(1)
+
+    def _nestrow(self, _arg) -> None:
+        self._row_end(max(2, len(self.tables)))
+
+    def _row_end(self, level: int) -> None:
         self._flush_bytes()
-        t = self.table
-        if t is None:
+        if level > len(self.tables):
             return
-        if self.spans:
-            self._cell(None)
+        t = self.tables[level - 1]
+        if self.spans and level == self.para.level:
+            self._cell_end(level)
+        if t.cur:
+            t.cells.append(t.cur)
+            t.cur = []
+        self._close_tables(level, into=t.cells[-1] if t.cells else t.cur)
         row: list[Cell] = []
         defs = t.defs or [_CellDef(i) for i in range(len(t.cells))]
         for i, content in enumerate(t.cells):
@@ -477,13 +528,14 @@ class _Reader:
             if d.vmerge == "cont" and d.right in t.vopen:
                 t.vopen[d.right].rowspan += 1
                 continue
-            cell = Cell(blocks=_cell_blocks(content))
+            cell = Cell(blocks=content)
             if d.vmerge == "first":
                 t.vopen[d.right] = cell
             else:
                 t.vopen.pop(d.right, None)
             row.append(cell)
-        if sum(len(r) for r in t.rows) + len(row) > MAX_TABLE_CELLS:
+        self.cells += len(row)
+        if self.cells > MAX_TABLE_CELLS:
             if not self.cut:
                 self.doc.warnings.append(cut_warning(f"a table has more than {MAX_TABLE_CELLS} "
                                                      "cells; the rest is left out"))
@@ -491,34 +543,21 @@ class _Reader:
         else:
             t.rows.append(row)
         t.cells = []
-        t.lines = []
 
-    def _end_table(self) -> None:
-        t, self.table = self.table, None
-        if t is None:
-            return
-        if t.cells or t.lines:  # a row without its \row
-            self.table = t
-            self._row(None)
-            self.table = None
-        if t.rows:
-            self.flow.add(table_block(_Table(t.rows)))
-        for b in self.flow_after_table:
-            self.flow.add(b)
-        self.flow_after_table = []
+    def _defs_table(self) -> _TableState:
+        """The table a row definition (``trowd``, ``cellx``) belongs to."""
+        if self.state.nestprops:
+            return self._table(max(2, len(self.tables)))
+        return self._table(1)
 
     def _trowd(self, _arg) -> None:
-        if self.table is None:
-            self.table = _TableState()
-        self.table.defs = []
+        self._defs_table().defs = []
         self._pending_def = _CellDef(0)
 
     def _cellx(self, arg) -> None:
-        if self.table is None:
-            self._trowd(None)
         d = self._pending_def or _CellDef(0)
         d.right = arg or 0
-        self.table.defs.append(d)
+        self._defs_table().defs.append(d)
         self._pending_def = _CellDef(0)
 
     def _cell_merge(self, what: str, value: str) -> None:
@@ -567,12 +606,6 @@ def _next_label(label: str | None) -> str:
     if m is None:
         return "-"
     return f"{m.group(1)}{int(m.group(2)) + 1}{m.group(3)}"
-
-
-def _cell_blocks(spans: list[Span]):
-    flow = Flow()
-    flow.paragraph(spans)
-    return flow.finish()
 
 
 def _symbol_char(b: int) -> str:
@@ -717,21 +750,17 @@ def _merge(what: str, value: str):
     return handler
 
 
-def _nestcell(self: _Reader, arg) -> None:
-    # A nested table's cell: its text stays a line of the outer cell.
-    self._flush_bytes()
-    self.spans.append(text_span(" "))
-
-
 # Optional (\*) destinations this reader understands; every other one is skipped.
-_STARRED_KEPT = {"fldinst", "shppict", "listtext", "pntext", "footnote", "pict"}
+_STARRED_KEPT = {"fldinst", "shppict", "listtext", "pntext", "footnote", "pict",
+                 "nesttableprops"}
 
 _HANDLERS = {
     "par": _Reader._par, "sect": _Reader._par, "page": None, "pard": _Reader._pard,
     "plain": _Reader._plain, "cell": _Reader._cell, "row": _Reader._row,
     "trowd": _Reader._trowd, "cellx": _Reader._cellx, "intbl": _para_set("intbl", True),
-    "itap": _para_set("intbl", lambda a: bool(a)), "nestcell": _nestcell, "nestrow": None,
-    "nesttableprops": _skip_dest, "nonesttables": _skip_dest,
+    "itap": _para_set("itap", lambda a: max(0, a or 0)), "nestcell": _Reader._nestcell,
+    "nestrow": _Reader._nestrow, "nesttableprops": _set("nestprops", True),
+    "nonesttables": _skip_dest,
     "clmgf": _merge("hmerge", "first"), "clmrg": _merge("hmerge", "cont"),
     "clvmgf": _merge("vmerge", "first"), "clvmrg": _merge("vmerge", "cont"),
     "f": _font, "fcharset": _fcharset, "cpg": _cpg, "ansicpg": _ansicpg, "deff": _deff,
