@@ -64,6 +64,14 @@ def test_odt_table_spans_lists_notes_and_formula():
     assert heads[:2] == [(1, "A header (Lv 1)"), (2, "Another header (Lv 2)")]
 
 
+def test_odt_comments_are_aside_text_at_the_end():
+    doc = convert(CORPUS / "odfdo__note.odt")
+    last = doc.pages[0].para_blocks[-1]
+    assert last.type == BlockType.ASIDE_TEXT
+    assert to_markdown(doc).endswith("Auteur inconnu: Sauf qu'il est commenté !\n")
+    assert "Sauf" not in to_markdown(doc).split("[^1]:")[0]  # not in the running text
+
+
 def test_odt_images_are_package_members():
     doc = convert(CORPUS / "pandoc__image.odt")
     assert len(doc.images) == 1 and next(iter(doc.images.values()))[:2] == b"\xff\xd8"

@@ -30,8 +30,8 @@ from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Page, S
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.flow import BREAK, Counters, Flow, counter_text, note_ref
 from mineru_tui.office.odf.mathml import mathml_to_latex
-from mineru_tui.office.odf.names import (DRAW, MATH, OFFICE, PRESENTATION, SVG, TABLE, TEXT,
-                                         XLINK, local)
+from mineru_tui.office.odf.names import (DC, DRAW, MATH, OFFICE, PRESENTATION, SVG, TABLE,
+                                         TEXT, XLINK, local)
 from mineru_tui.office.odf.styles import Styles
 from mineru_tui.office.package import Package, PartError
 
@@ -79,6 +79,7 @@ class _Reader:
         self._notes = 0
         self._flow: Flow | None = None
         self._in_slide_table = False
+        self._pending_comments: list[str] = []
 
     def warn(self, text: str) -> None:
         if text not in self.doc.warnings:
@@ -110,7 +111,7 @@ class _Reader:
             flow = Flow()
             self._flow = flow
             self.body(kind, flow, 0)
-            self.doc.pages.append(Page(page_idx=0, para_blocks=flow.finish()))
+            self.doc.pages.append(Page(page_idx=0, para_blocks=flow.finish() + self._comments()))
         self.pkg.check_budget()
         return self.doc
 
@@ -258,7 +259,9 @@ class _Reader:
             spans.append(text_span(el.text, look, link))
         for kid in el:
             tag = local(kid)
-            if not tag or tag in _SKIP:
+            if tag == "annotation":
+                self._comment(kid)
+            elif not tag or tag in _SKIP:
                 pass
             elif tag == "span":
                 kl = look | self.styles.look("text", kid.get(TEXT + "style-name"))
@@ -290,6 +293,20 @@ class _Reader:
                 self._inline(kid, look, link, spans, after, depth + 1)
             if kid.tail:
                 spans.append(text_span(kid.tail, look, link))
+
+    def _comment(self, el) -> None:
+        """A review comment (``office:annotation``), kept for the end of its page."""
+        author = " ".join((el.findtext(DC + "creator") or "").split())
+        text = " ".join(" ".join(_text(p).split()) for p in el.iter(TEXT + "p")).strip()
+        if text:
+            self._pending_comments.append(f"{author}: {text}" if author else text)
+
+    def _comments(self) -> list[Block]:
+        """The comments met on the page, as ``aside_text`` blocks (as .pptx comments are)."""
+        out = [Block(BlockType.ASIDE_TEXT, lines=[Line([text_span(c)])])
+               for c in self._pending_comments]
+        self._pending_comments = []
+        return out
 
     def _note(self, el, depth: int) -> Span:
         self._notes += 1
@@ -444,6 +461,9 @@ class _Reader:
             flow = Flow()
             self._flow = flow
             frames = [k for k in slide if local(k) not in ("notes", "forms", "animations")]
+            for k in slide:
+                if local(k) == "annotation":
+                    self._comment(k)
             titles = [f for f in frames if f.get(PRESENTATION + "class") == "title"]
             for f in titles + [f for f in frames if f not in titles]:
                 cls = f.get(PRESENTATION + "class")
@@ -469,7 +489,7 @@ class _Reader:
                             lines.append(Line([s for s in spans if s.content != BREAK]))
                 if lines:
                     blocks.append(Block(BlockType.NOTES, lines=lines))
-            page.para_blocks = blocks
+            page.para_blocks = blocks + self._comments()
             self.doc.pages.append(page)
         if not self.doc.pages:
             self.doc.pages.append(Page(page_idx=0))
