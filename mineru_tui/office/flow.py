@@ -144,6 +144,13 @@ class Counters:
         counts[level] = counts[level] + 1 if counts[level] else start
         return counts[level]
 
+    def set(self, key: object, level: int, value: int) -> None:
+        """Make the next item at ``level`` number ``value + 1`` (an item's own start value)."""
+        counts = self._counts.setdefault(key, [])
+        while len(counts) <= level:
+            counts.append(0)
+        counts[level] = value
+
     def restart(self, key: object) -> None:
         self._counts.pop(key, None)
 

@@ -294,3 +294,32 @@ def test_deep_odf_nesting_is_cut(tmp_path):
                                   f'{body}</office:text></office:body></office:document-content>')
     doc = convert(path)
     assert any(is_cut_warning(w) for w in doc.warnings)
+
+
+def test_ods_repeated_rows_are_expanded_within_bounds(tmp_path):
+    import zipfile
+
+    from mineru_tui.errors import is_cut_warning
+
+    ns = ('xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+          'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+          'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"')
+    rows = ('<table:table-row table:number-rows-repeated="3"><table:table-cell '
+            'office:value-type="float" table:number-columns-repeated="2"><text:p>7</text:p>'
+            '</table:table-cell></table:table-row>'
+            '<table:table-row table:number-rows-repeated="1048000"><table:table-cell/>'
+            '</table:table-row>'  # formatting only: costs nothing
+            '<table:table-row table:number-rows-repeated="5000"><table:table-cell>'
+            '<text:p>x</text:p></table:table-cell></table:table-row>')
+    path = tmp_path / "rep.ods"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("mimetype", "application/vnd.oasis.opendocument.spreadsheet")
+        z.writestr("content.xml", f'<office:document-content {ns}><office:body>'
+                                  f'<office:spreadsheet><table:table table:name="S">{rows}'
+                                  f'</table:table></office:spreadsheet></office:body>'
+                                  f'</office:document-content>')
+    doc = convert(path)
+    text = to_markdown(doc)
+    assert "| 7 | 7 |\n|---|---|\n| 7 | 7 |\n| 7 | 7 |" in text
+    assert text.count("x") <= 1000 + 10  # the 5000 repeats kept 1000 times, with a warning
+    assert any(is_cut_warning(w) for w in doc.warnings)

@@ -214,7 +214,7 @@ class _Reader:
                 elif ktag == "table":
                     flow.add(self.table(kid, depth + 1))
                 else:
-                    self.body([kid], flow, depth + 1) if False else self.body(_Wrap(kid), flow, depth + 1)
+                    self.body([kid], flow, depth + 1)
 
     def _marker(self, tag: str, item, levels, level: int, key: object) -> str:
         spec = levels.get(level + 1)
@@ -222,13 +222,10 @@ class _Reader:
             return ""
         if spec is None or spec.bullet:
             return "-"
-        start = _int(item.get(TEXT + "start-value"))
+        start = _int(item.get(TEXT + "start-value"))  # this item restarts the count
         if start:
-            counts = self.counters.current(key)
-            if len(counts) > level:
-                counts[level] = start - 1
-                self.counters._counts[key] = counts
-        n = self.counters.next(key, level, spec.start if not start else start)
+            self.counters.set(key, level, start - 1)
+        n = self.counters.next(key, level, start or spec.start)
         if spec.num_format == "":
             return "-"
         numbers = [counter_text(n, spec.num_format)]
@@ -410,7 +407,7 @@ class _Reader:
                     self._in_slide_table = False
             elif ktag in ("p", "list") and tag != "frame":  # shapes hold text directly
                 inner = Flow()
-                self.body(_Wrap(kid), inner, depth + 1)
+                self.body([kid], inner, depth + 1)
                 out += inner.finish()
         return out
 
@@ -493,16 +490,6 @@ class _Reader:
             self.doc.pages.append(page)
         if not self.doc.pages:
             self.doc.pages.append(Page(page_idx=0))
-
-
-class _Wrap:
-    """One element seen as a container of itself (to reuse :meth:`_Reader.body`)."""
-
-    def __init__(self, el):
-        self._el = el
-
-    def __iter__(self):
-        return iter((self._el,))
 
 
 def _text(el) -> str:

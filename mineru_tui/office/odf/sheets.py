@@ -10,7 +10,7 @@ table split (:func:`mineru_tui.office.xlsx.reader.sheet_items`), with its caps.
 
 from __future__ import annotations
 
-from mineru_tui.document import Page, text_span, title_block
+from mineru_tui.document import Page, safe_url, text_span, title_block
 from mineru_tui.errors import cut_warning
 from mineru_tui.office.odf.names import OFFICE, TABLE, TEXT, XLINK, local
 from mineru_tui.office.xlsx.reader import sheet_items
@@ -18,6 +18,7 @@ from mineru_tui.office.xlsx.sheet import MAX_CELLS, MAX_SCANNED, CellValue, Shee
 
 _NUMERIC = {"float", "percentage", "currency", "date", "time", "boolean"}
 MAX_ROWS = 1_048_576
+MAX_REPEAT = 1_000  # a repeated row or cell holding a value is expanded at most this often
 MAX_COLS = 16_384
 
 
@@ -41,7 +42,7 @@ def _sheet(reader, sheet, name: str):
     images = []
     r = 0
     scanned = 0
-    cut = False
+    cut = repeat_cut = False
     for row in _rows(sheet):
         rep = _int(row.get(TABLE + "number-rows-repeated")) or 1
         cells = []
@@ -57,11 +58,15 @@ def _sheet(reader, sheet, name: str):
             if c > MAX_COLS:
                 break
         if cells:
-            for i in range(min(rep, 1000)):
+            # Each cell read once, however often the row and the cell repeat.
+            values = [(c0, crep, cell, _value(reader, cell, images)) for c0, crep, cell in cells]
+            if rep > MAX_REPEAT or any(v is not None and crep > MAX_REPEAT
+                                       for _, crep, _, v in values):
+                repeat_cut = True
+            for i in range(min(rep, MAX_REPEAT)):
                 rr = r + i + 1
-                for c0, crep, cell in cells:
-                    value, spans = _value(reader, cell, images)
-                    for k in range(min(crep, 1000)):
+                for c0, crep, cell, value in values:
+                    for k in range(min(crep, MAX_REPEAT)):
                         scanned += 1
                         if value is not None:
                             if len(data.cells) >= MAX_CELLS or scanned > MAX_SCANNED:
@@ -84,10 +89,13 @@ def _sheet(reader, sheet, name: str):
     if cut:
         reader.warn(cut_warning(f"sheet {name!r}: more than {MAX_CELLS} values; the rest is "
                                 "left out"))
+    if repeat_cut:
+        reader.warn(cut_warning(f"sheet {name!r}: a row or cell repeated more than "
+                                f"{MAX_REPEAT} times is kept {MAX_REPEAT} times"))
     return data, images
 
 
-def _value(reader, cell, images) -> tuple[CellValue | None, list]:
+def _value(reader, cell, images: list) -> CellValue | None:
     """What a cell shows, and the pictures anchored in it (added to ``images``)."""
     lines = []
     link = None
@@ -97,7 +105,6 @@ def _value(reader, cell, images) -> tuple[CellValue | None, list]:
             text = "".join(_shown(kid))
             a = kid.find(".//" + TEXT + "a")
             if a is not None and link is None:
-                from mineru_tui.document import safe_url
                 link = safe_url(a.get(XLINK + "href"))
             lines.append(text)
         elif tag in ("frame", "custom-shape", "g"):
@@ -106,9 +113,9 @@ def _value(reader, cell, images) -> tuple[CellValue | None, list]:
             continue
     text = "\n".join(lines).strip()
     if not text:
-        return None, []
+        return None
     vt = cell.get(OFFICE + "value-type")
-    return CellValue(text, numeric=vt in _NUMERIC, link=link), []
+    return CellValue(text, numeric=vt in _NUMERIC, link=link)
 
 
 def _shown(p):
