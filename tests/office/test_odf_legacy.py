@@ -135,6 +135,21 @@ def test_rtf_code_pages_in_real_files(name, expected):
     assert expected in md(name)
 
 
+def test_rtf_math_is_omml_converted_to_latex(tmp_path):
+    path = tmp_path / "math.rtf"
+    path.write_bytes(rb"{\rtf1\ansi{\mmath{\*\moMathPara{\*\moMath{\mr A=}"
+                     rb"{\mf{\mfPr{\mtype noBar}}{\mnum{\mr n}}{\mden{\mr k}}}"
+                     rb"{\mnary{\mnaryPr{\mchr \u8721?}{\mlimLoc undOvr}{\msubHide on}}"
+                     rb"{\msup{\mr n}}{\me{\mr x}}}}}}\par "
+                     rb"Formula: {\mmath {\*\moMath {\mr E}{\mr =}{\mr m}{\msSup {\me {\mr c}}"
+                     rb"{\msup {\mr 2}}}}{\mmathPict {\*\shppict{\pict\pngblip 89504e47}}}}"
+                     rb" follows.\par}")
+    doc = convert(path)
+    assert to_markdown(doc) == ("$$\nA=\\genfrac{}{}{0pt}{}{n}{k}\\sum^{n}x\n$$\n\n"
+                                "Formula: $E=mc^{2}$ follows.\n")
+    assert not doc.images  # the fallback picture of the equation is not content
+
+
 def test_rtf_nested_tables(tmp_path):
     path = tmp_path / "nested.rtf"
     path.write_bytes(rb"{\rtf1\trowd\cellx5000\pard\intbl\itap1 Before\par"

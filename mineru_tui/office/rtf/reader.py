@@ -16,7 +16,8 @@ underline, strike, super/subscript, hidden, font, ``\ucN``) and reads:
   (``\clmgf``/``\clmrg``) and vertical (``\clvmgf``/``\clvmrg``) merges; nested tables
   (``\itapN``, ``\nestcell``, ``\nestrow``) as tables inside their cell;
 * links (``HYPERLINK`` fields, through the allow-list), footnotes and endnotes
-  (``\footnote``), pictures (``\pict`` with ``\pngblip`` or ``\jpegblip``).
+  (``\footnote``), pictures (``\pict`` with ``\pngblip`` or ``\jpegblip``), equations
+  (``\mmath``: OMML written as RTF groups, see :mod:`mineru_tui.office.rtf.math`).
 
 Headers, footers, comments, the font/colour/style tables' text and unknown ``\*``
 destinations never reach the output. Bounds: group nesting (:data:`MAX_GROUP_DEPTH`),
@@ -31,12 +32,14 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from mineru_tui.document import (Cell, Document, Page, Span, image_block, safe_url,
-                                 table_block, text_span)
+from mineru_tui.document import (Cell, Document, Page, Span, SpanType, image_block,
+                                 safe_url, table_block, text_span)
 from mineru_tui.document import Table as _Table
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.flow import BREAK, Flow, note_ref
 from mineru_tui.office.rtf.charsets import codec_for_charset, codec_for_cpg
+from mineru_tui.office.rtf.math import SKIPPED as MATH_SKIPPED
+from mineru_tui.office.rtf.math import MathBuilder
 
 MAX_FILE_BYTES = 256 << 20
 MAX_GROUP_DEPTH = 2_000
@@ -71,6 +74,7 @@ class _State:
     link: str | None = None
     note: bool = False
     nestprops: bool = False  # inside \nesttableprops: row definitions of a nested table
+    math: object = None  # inside \mmath: the OMML element this group builds
 
 
 @dataclass
@@ -151,6 +155,7 @@ class _Reader:
         self._pending_def: _CellDef | None = None
         self._note_label = ""
         self.marker: str | None = None  # the last \listtext label, for the next paragraph
+        self.math: MathBuilder | None = None  # the \mmath group being read
         self.last_labels: dict = {}  # (list, level) -> the last item's label
 
     # -- driver ----------------------------------------------------------------------
@@ -247,6 +252,9 @@ class _Reader:
 
     def _emit(self, text: str) -> None:
         st = self.state
+        if st.math is not None and st.dest == "math":
+            MathBuilder.text(st.math, text)
+            return
         if st.dest in ("fonttbl", "stylesheet", "fldinst", "listtext"):
             self.dest_text.append(text)
             return
@@ -269,6 +277,12 @@ class _Reader:
             return
         if self.pending and word not in ("'",):
             self._flush_bytes()
+        if st.dest == "skip":  # nothing in a skipped destination reaches the output
+            return
+        if st.dest == "math" or word == "mmath":
+            if self._math_word(word):
+                self._star = False
+                return
         if self._star:
             self._star = False
             if word not in _STARRED_KEPT:
@@ -288,6 +302,29 @@ class _Reader:
             st.style = st.style | {_STYLE[word]} if on else st.style - {_STYLE[word]}
         elif word == "ulnone":
             st.style = st.style - {"underline"}
+
+    def _math_word(self, word: str) -> bool:
+        """A control word inside ``mmath``: a group's element, or something skipped."""
+        st = self.state
+        if word == "mmath" and st.dest != "math":
+            if st.dest:  # inside a skipped destination: stays skipped
+                return False
+            self._flush_bytes()
+            st.dest = "math"
+            self.math = MathBuilder()
+            st.math = self.math.root
+            return True
+        if not self._group_start or not word.startswith("m"):
+            return word.startswith("m")  # math settings (\mscr0...); formatting goes on
+        if word in MATH_SKIPPED:
+            st.dest = "skip"
+            return True
+        element = self.math.child(st.math, word) if self.math is not None else None
+        if element is None:
+            st.dest = "skip"
+        else:
+            st.math = element
+        return True
 
     def _start_dest(self, word: str) -> None:
         st = self.state
@@ -352,6 +389,11 @@ class _Reader:
             self.marker = marker  # Word writes it before the item's \pard: kept apart
         elif st.note and not parent.note:
             self._note_end()
+        elif st.dest == "math" and parent.dest != "math" and self.math is not None:
+            for latex in self.math.equations():  # the \mmath group ends: its equations
+                target = self.note_spans if st.note and self.note_spans is not None else self.spans
+                target.append(Span(SpanType.INLINE_EQUATION, latex))
+            self.math = None
         self.state = parent
         if st.dest == "fonttbl" and parent.dest != "fonttbl":
             self._font_entry_end()  # a table of one font, written without a group
