@@ -230,14 +230,16 @@ def _split(rects: list[Rect], axis: int, cells: dict) -> list[list[Rect]]:
     lo, hi = (0, 2) if axis == 0 else (1, 3)
     ordered = sorted(rects, key=lambda r: (r[lo], r[1 - lo]))
     parts: list[list[Rect]] = []
-    bounds: list[Rect] = []
+    reach: list[int] = []  # how far along the axis each band reaches so far
     for r in ordered:
-        if parts and r[lo] <= bounds[-1][hi] + 1:
+        if parts and r[lo] <= reach[-1] + 1:
             parts[-1].append(r)
-            bounds[-1] = _union(bounds[-1], r)
+            if r[hi] > reach[-1]:
+                reach[-1] = r[hi]
         else:
             parts.append([r])
-            bounds.append(r)
+            reach.append(r[hi])
+    bounds = [_bounds(p) for p in parts]  # once per band, not once per rectangle
     joined, joined_bounds = parts[:1], bounds[:1]
     for part, bound in zip(parts[1:], bounds[1:]):
         if _one_table(joined[-1], joined_bounds[-1], part, bound, axis, cells):
