@@ -100,8 +100,11 @@ def _sheet_data(sheet, book, formats: list[str | None], doc: Document) -> SheetD
     shown: dict[tuple, CellValue] = {}  # (format, value) -> what it shows; sheets repeat both
     text, number, date = xlrd.XL_CELL_TEXT, xlrd.XL_CELL_NUMBER, xlrd.XL_CELL_DATE
     boolean, error = xlrd.XL_CELL_BOOLEAN, xlrd.XL_CELL_ERROR
+    shared = not getattr(sheet, "hyperlink_list", None)  # cells never changed: share them
+    xf_rows = getattr(sheet, "_cell_xf_indexes", None) if formats else None
     for r in range(sheet.nrows):
         types, values = sheet.row_types(r), sheet.row_values(r)
+        xfs = xf_rows[r] if xf_rows is not None and r < len(xf_rows) else None
         for c, t in enumerate(types):
             if t == text:
                 v = values[c]
@@ -109,7 +112,8 @@ def _sheet_data(sheet, book, formats: list[str | None], doc: Document) -> SheetD
                     continue
                 value = CellValue(v)
             elif t == number or t == date:
-                xf = sheet.cell_xf_index(r, c) if formats else None
+                xf = (xfs[c] if xfs is not None and c < len(xfs) else
+                      sheet.cell_xf_index(r, c) if formats else None)
                 code = formats[xf] if xf is not None and 0 <= xf < len(formats) else None
                 key = (code, values[c])
                 value = shown.get(key)
@@ -118,7 +122,8 @@ def _sheet_data(sheet, book, formats: list[str | None], doc: Document) -> SheetD
                     value = shown[key] = CellValue(
                         format_general(x) if not code or code.lower() == "general"
                         else format_number(x, code, date1904), True)
-                value = CellValue(value.text, True)  # cells get their own link later
+                if not shared:
+                    value = CellValue(value.text, True)  # cells get their own link later
             elif t == boolean:
                 value = CellValue("TRUE" if values[c] else "FALSE", True)
             elif t == error:
