@@ -340,8 +340,8 @@ class _Reader:
                 blocks = flow.finish()
                 for _ in range(n):
                     cells.append(Cell(blocks=list(blocks),
-                                      colspan=max(1, _int(c.get(TABLE + "number-columns-spanned")) or 1),
-                                      rowspan=max(1, _int(c.get(TABLE + "number-rows-spanned")) or 1),
+                                      colspan=_span(c.get(TABLE + "number-columns-spanned")),
+                                      rowspan=_span(c.get(TABLE + "number-rows-spanned")),
                                       header=header))
             for _ in range(repeat if any(c.blocks for c in cells) else 1):
                 count += len(cells)
@@ -494,6 +494,11 @@ class _Reader:
 
 def _text(el) -> str:
     return "".join(el.itertext())
+
+
+def _span(text: str | None) -> int:
+    """A cell's span, at least 1 and at most :data:`MAX_REPEAT` (a wild value stays sane)."""
+    return max(1, min(_int(text) or 1, MAX_REPEAT))
 
 
 def _int(text: str | None) -> int | None:
