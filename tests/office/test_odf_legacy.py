@@ -72,6 +72,15 @@ def test_odt_comments_are_aside_text_at_the_end():
     assert "Sauf" not in to_markdown(doc).split("[^1]:")[0]  # not in the running text
 
 
+def test_odt_chart_objects_are_data_tables():
+    doc = convert(CORPUS / "odfdo__chart.odt")
+    charts = [b for b in doc.iter_blocks() if b.type == BlockType.TABLE and b.sub_type == "chart"]
+    assert len(charts) == 1
+    text = to_markdown(doc)
+    assert "Column chart\n\n|  | Column 2 | Column 3 |" in text and "| Row 3 | 50 | 360 |" in text
+    assert "NaN" not in text  # the chart's hidden column
+
+
 def test_odt_images_are_package_members():
     doc = convert(CORPUS / "pandoc__image.odt")
     assert len(doc.images) == 1 and next(iter(doc.images.values()))[:2] == b"\xff\xd8"

@@ -385,6 +385,9 @@ class _Reader:
         if eq is not None:
             from mineru_tui.document import equation_block
             return [equation_block(eq)]
+        chart = self._chart(el)
+        if chart is not None:
+            return [chart]
         for kid in el:
             ktag = local(kid)
             if ktag == "image":
@@ -410,6 +413,33 @@ class _Reader:
                 self.body([kid], inner, depth + 1)
                 out += inner.finish()
         return out
+
+    def _object_root(self, obj):
+        """The content of an embedded object (``draw:object``), or None."""
+        href = (obj.get(XLINK + "href") or "").lstrip("./")
+        if not href:
+            return None
+        part = posixpath.normpath(posixpath.join(href, "content.xml"))
+        if not self.pkg.has(part):
+            return None
+        try:
+            return self.pkg.xml(part)
+        except PartError as exc:
+            self.warn(f"an embedded object is not readable ({exc})")
+            return None
+
+    def _chart(self, el) -> Block | None:
+        """A chart object's data as a table block, or None."""
+        from mineru_tui.office.odf.charts import CHART, chart_block
+
+        for obj in el.iter(DRAW + "object"):
+            root = obj if next(obj.iter(CHART + "chart"), None) is not None else \
+                self._object_root(obj)
+            if root is not None:
+                block = chart_block(root)
+                if block is not None:
+                    return block
+        return None
 
     def _formula(self, el) -> str | None:
         """The LaTeX of a frame's formula object, or None when it holds none."""
