@@ -14,9 +14,12 @@ directories maps persist ids to record offsets; the document container's slide l
   ``Pictures`` stream), PNG and JPEG;
 * speaker notes (the notes slide's body text), matched to the slide by its id.
 
+* tables: a group shape whose properties say it is a table; its cells (rectangles in the
+  group) laid on the grid of their edges, merged cells kept.
+
 When the persist structures are missing or broken, every slide container met in the
-stream is read in stored order instead. Not read: tables as tables (their cells are text
-boxes, read as text), character formatting, links. Encrypted presentations are refused.
+stream is read in stored order instead. Not read: character formatting, links, automatic
+numbering (numbered items come out as bullets). Encrypted presentations are refused.
 """
 
 from __future__ import annotations
