@@ -212,6 +212,12 @@ def test_doc_headings_tables_lists():
     assert "[http://hipsum.co](http://hipsum.co)" in md("textract__raw_text.doc")
 
 
+def test_ppt_links():
+    text = md("poi__WithLinks.ppt")
+    assert "[http://slashdot.org/](http://slashdot.org/)" in text
+    assert "[Jakarta HSSF](http://jakarta.apache.org/poi/hssf/)" in text
+
+
 def test_word6_text_is_read_with_a_warning():
     doc = convert(CORPUS / "poi__Word6_sections.doc")
     assert to_markdown(doc) == "This is a test.\n\nThis is a new section.\n"

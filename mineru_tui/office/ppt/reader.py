@@ -15,10 +15,12 @@ directories maps persist ids to record offsets; the document container's slide l
 * speaker notes (the notes slide's body text), matched to the slide by its id.
 
 * tables: a group shape whose properties say it is a table; its cells (rectangles in the
-  group) laid on the grid of their edges, merged cells kept.
+  group) laid on the grid of their edges, merged cells kept;
+* links: a text range's interactive info pointing at a hyperlink of the document's
+  ``ExObjList`` (through the allow-list).
 
 When the persist structures are missing or broken, every slide container met in the
-stream is read in stored order instead. Not read: character formatting, links, automatic
+stream is read in stored order instead. Not read: character formatting, automatic
 numbering (numbered items come out as bullets). Encrypted presentations are refused.
 """
 
@@ -51,6 +53,18 @@ _TITLE_TYPES = (0, 6)
 _NOTES_TYPE = 2
 
 
+class _Text(str):
+    """A text atom's text, with the links of its character ranges: (begin, end, url)."""
+
+    links: list
+
+
+def _text_atom(text: str) -> _Text:
+    t = _Text(text)
+    t.links = []
+    return t
+
+
 def read_ppt(path: str | Path) -> Document:
     """Read a PowerPoint 97-2003 .ppt into a :class:`Document` (backend "office")."""
     with Ole(path) as ole:
@@ -77,6 +91,8 @@ class _Reader:
         self.cut = False
         self.doc = Document(backend="office")
         self.blips: list[int] = []  # foDelay of each blip store entry (pib - 1)
+        self.hyperlinks: dict[int, str] = {}  # ExHyperlink id -> target (allowed ones only)
+        self._link: str | None = None  # the target of the interactive info just read
 
     # -- records -------------------------------------------------------------------------
 
@@ -150,6 +166,8 @@ class _Reader:
                 (slides if inst == 0 else notes_refs).extend(entries)
             elif rtype == 0x040B and container:  # PPDrawingGroup: the blip store
                 self._blip_store(body, end)
+            elif rtype == 0x0409 and container:  # ExObjList: hyperlink targets
+                self._hyperlinks(body, end)
         notes: dict[int, list[str]] = {}
         for persist_id, _, _ in notes_refs:
             nh = self.header(table.get(persist_id, -1)) if persist_id in table else None
@@ -169,7 +187,7 @@ class _Reader:
         """(persist id, slide id, [(text type, text)]) for each slide of a slide list."""
         out: list[tuple[int, int, list]] = []
         kind = 4
-        for rtype, _, b, e, _ in self.records(body, end):
+        for rtype, _, b, e, container in self.records(body, end):
             if rtype == _SLIDE_PERSIST and e - b >= 16:
                 persist_id, _, _, slide_id = struct.unpack_from("<IIII", self.data, b)
                 out.append((persist_id, slide_id, []))
@@ -180,7 +198,37 @@ class _Reader:
             elif rtype == _STYLE_PROPS and out and out[-1][2]:
                 k, t, _ = out[-1][2][-1]
                 out[-1][2][-1] = (k, t, _paragraph_styles(self.data, b, e, t))
+            elif out and out[-1][2]:
+                self._interactive(rtype, b, e, container, out[-1][2][-1][1])
         return out
+
+    def _interactive(self, rtype: int, b: int, e: int, container: bool, text) -> None:
+        """A link on a range of ``text``: InteractiveInfo (its target), then its range."""
+        if rtype == 0x0FF2 and container:
+            self._link = None
+            for r2, _, b2, e2, _ in self.records(b, e):
+                if r2 == 0x0FF3 and e2 - b2 >= 8:
+                    self._link = self.hyperlinks.get(struct.unpack_from("<I", self.data, b2 + 4)[0])
+        elif rtype == 0x0FDF and e - b >= 8 and self._link and isinstance(text, _Text):
+            begin, end = struct.unpack_from("<ii", self.data, b)
+            if 0 <= begin < end:
+                text.links.append((begin, end, self._link))
+
+    def _hyperlinks(self, body: int, end: int) -> None:
+        from mineru_tui.document import safe_url
+
+        for rtype, _, b, e, container in self.records(body, end):
+            if rtype != 0x0FD7 or not container:
+                continue
+            link_id, target = None, None
+            for r2, inst, b2, e2, _ in self.records(b, e):
+                if r2 == 0x0FD3 and e2 - b2 >= 4:
+                    link_id = struct.unpack_from("<I", self.data, b2)[0]
+                elif r2 == 0x0FBA and inst == 1:
+                    target = self.data[b2:e2 - (e2 - b2) % 2].decode("utf-16-le", "replace")
+            url = safe_url(target.strip("\x00").strip()) if target else None
+            if link_id is not None and url:
+                self.hyperlinks[link_id] = url
 
     def _texts(self, body: int, end: int, depth: int, out: list, images: list | None) -> None:
         """Text atoms (with their text type) and picture ids under a record range."""
@@ -192,7 +240,9 @@ class _Reader:
                 if table is not None:
                     out.append((_TABLE, "", table))
                     continue
-            if container:
+            if rtype in (0x0FF2, 0x0FDF) and out and out[-1][1] is not None:
+                self._interactive(rtype, b, e, container, out[-1][1])
+            elif container:
                 self._texts(b, e, depth + 1, out, images)
             elif rtype == _TEXT_HEADER and e - b >= 4:
                 out.append((struct.unpack_from("<I", self.data, b)[0], None, None))
@@ -276,7 +326,7 @@ class _Reader:
         raw = self.data[b:e]
         text = (raw[:len(raw) // 2 * 2].decode("utf-16-le", "replace") if rtype == _TEXT_CHARS
                 else raw.decode("cp1252", "replace"))
-        return text.replace("\x0b", "\n").replace("\r", "\n")
+        return _text_atom(text.replace("\x0b", "\n").replace("\r", "\n"))
 
     # -- pictures --------------------------------------------------------------------------
 
@@ -329,15 +379,19 @@ class _Reader:
             if kind in _TITLE_TYPES:
                 flow.add(title_block([text_span(" ".join(key.split()))], 2))
                 continue
+            links = getattr(text, "links", [])
+            offset = 0
             for n, para in enumerate(text.split("\n")):
                 depth, bullet = styles[n] if styles and n < len(styles) else (0, None)
                 if bullet is None:
                     bullet = kind in _BULLETED
+                spans = _linked(para, offset, links)
+                offset += len(para) + 1
                 if para.strip():
                     if bullet:
-                        flow.paragraph([text_span(para)], depth=depth, marker="-")
+                        flow.paragraph(spans, depth=depth, marker="-")
                     else:
-                        flow.paragraph([text_span(para)])
+                        flow.paragraph(spans)
             flow.end_list()
         for pib in images:
             name = self._image(pib)
@@ -380,6 +434,20 @@ class _Reader:
         elif not any(p.para_blocks for p in doc.pages):
             doc.warnings.append("no text or pictures found on the slides")
         return doc
+
+
+def _linked(para: str, offset: int, links: list) -> list:
+    """The paragraph's spans, cut where links (character ranges of its text atom) start/end."""
+    cuts = {0, len(para)}
+    for begin, end, _ in links:
+        cuts.update(min(max(x - offset, 0), len(para)) for x in (begin, end))
+    points = sorted(cuts)
+    spans = []
+    for a, b in zip(points, points[1:]):
+        target = next((url for begin, end, url in links
+                       if begin <= offset + a and offset + b <= end), None)
+        spans.append(text_span(para[a:b], (), target))
+    return spans or [text_span(para)]
 
 
 # TextPFException fields after the masks, in order: (mask bits, size in bytes)
