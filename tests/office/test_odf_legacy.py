@@ -195,6 +195,13 @@ def test_xls_values_as_shown_and_merges():
     assert "colspan" in merged or "rowspan" in merged
 
 
+def test_xls_pictures_from_the_drawing_records():
+    doc = convert(CORPUS / "calamine__picture.xls")
+    assert sorted(n.rsplit(".", 1)[1] for n in doc.images) == ["jpg", "png"]
+    assert [sum(b.type == BlockType.IMAGE for b in p.para_blocks) for p in doc.pages] == [1, 1]
+    assert next(iter(doc.images.values()))[:2] == b"\xff\xd8"
+
+
 def test_encrypted_xls_is_refused_in_one_line():
     with pytest.raises(ConvertError) as exc:
         convert(CORPUS / "calamine__issue_385.xls")

@@ -2,7 +2,8 @@
 
 xlrd (BSD, maintained for exactly this job: it reads only .xls since 2.0) decodes the
 BIFF records: cells with their cached values, the XF records that give each cell its
-number format, merged areas and hyperlinks. What a cell shows is then made by the same
+number format, merged areas and hyperlinks; pictures come from the drawing records
+(:mod:`mineru_tui.office.xls.pictures`), placed after their sheet's tables. What a cell shows is then made by the same
 number-format code as .xlsx (:mod:`mineru_tui.office.numfmt`), and the sheet goes through
 the Excel reader's table split (:func:`mineru_tui.office.xlsx.reader.sheet_items`), so an
 .xls and the .xlsx saved from it give the same Markdown.
@@ -18,9 +19,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from mineru_tui.document import Document, Page, safe_url, text_span, title_block
+from mineru_tui.document import Document, Page, image_block, safe_url, text_span, title_block
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.numfmt import format_general, format_number
+from mineru_tui.office.xls.pictures import sheet_pictures
 from mineru_tui.office.xlsx.reader import sheet_items
 from mineru_tui.office.xlsx.sheet import MAX_CELLS, CellValue, SheetData
 
@@ -58,6 +60,11 @@ def read_xls(path: str | Path) -> Document:
                              f"{type(exc).__name__}: {exc}") from None
     doc = Document(backend="office")
     try:
+        pictures = sheet_pictures(path)
+    except (InputError, ValueError, IndexError) as exc:  # struct.error is a ValueError
+        pictures = []
+        doc.warnings.append(f"pictures not read ({exc})")
+    try:
         formats = _formats(book)
         for index in range(book.nsheets):
             try:
@@ -72,6 +79,8 @@ def read_xls(path: str | Path) -> Document:
             data = _sheet_data(sheet, book, formats, doc)
             for _, blocks in sheet_items(data, doc, sheet.name, {}):
                 page.para_blocks += blocks
+            for raw, ext in pictures[index] if index < len(pictures) else ():
+                page.para_blocks.append(image_block(doc.add_image(raw, ext)))
             doc.pages.append(page)
             book.unload_sheet(index)
     finally:
