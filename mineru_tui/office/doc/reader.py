@@ -15,6 +15,8 @@ merged cells, pictures. Word 6/95 files and encrypted files are refused with one
 
 from __future__ import annotations
 
+import struct
+
 import re
 from pathlib import Path
 
@@ -46,7 +48,7 @@ def read_doc(path: str | Path) -> Document:
             from mineru_tui.office.doc.word6 import read_word6
             try:
                 return read_word6(word)  # Word 6.0/95: its text
-            except (ValueError, IndexError) as exc:
+            except (struct.error, ValueError, IndexError) as exc:
                 raise InputError("not a readable Word 6.0/95 document: its structure is "
                                  "damaged", str(exc)) from None
         if word[:2] in (b"\x9b\xa5", b"\x2d\xa5"):  # Word 2.0, 1.x
@@ -68,7 +70,7 @@ def read_doc(path: str | Path) -> Document:
         data = ole.stream("Data") or b""
     try:
         return _Reader(word, table, fib, data).read()
-    except (ValueError, IndexError, KeyError) as exc:  # struct.error is a ValueError
+    except (struct.error, ValueError, IndexError, KeyError) as exc:
         raise InputError("not a readable Word 97-2003 document: its structure is damaged",
                          f"{type(exc).__name__}: {exc}") from None
 
@@ -95,11 +97,11 @@ class _Reader:
         try:  # floating pictures (drawn objects): the blip store, used in order
             self.floating = [p for p in stored_pictures(blob(fib, self.table, DGGINFO), self.word)
                              if p is not None]
-        except (ValueError, IndexError):
+        except (struct.error, ValueError, IndexError):
             self.floating = []
         try:
             self.lists, self.lfos = read_lists(self.table, fib)
-        except (ValueError, IndexError):  # damaged list tables: items stay bullets
+        except (struct.error, ValueError, IndexError):  # damaged list tables: items stay bullets
             self.lists, self.lfos = {}, []
         ccp = fib.ccp
         main_end = min(ccp["text"], len(text))
@@ -289,7 +291,7 @@ class _Reader:
     def _picture(self, offset: int) -> None:
         try:
             found = picture(self.data, offset, self.word)
-        except (ValueError, IndexError):  # struct.error: a damaged picture record
+        except (struct.error, ValueError, IndexError):  # a damaged picture record
             found = None
         if found is not None:
             from mineru_tui.document import image_block

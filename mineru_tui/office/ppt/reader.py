@@ -78,7 +78,7 @@ def read_ppt(path: str | Path) -> Document:
     reader = _Reader(data, pictures)
     try:
         return reader.read(user)
-    except struct.error as exc:
+    except (struct.error, IndexError, ValueError) as exc:
         raise InputError("not a readable PowerPoint 97-2003 presentation: its records are "
                          "damaged", str(exc)) from None
 

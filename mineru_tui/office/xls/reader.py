@@ -16,6 +16,8 @@ refused with the one line every encrypted Office file gets.
 
 from __future__ import annotations
 
+import struct
+
 import os
 from pathlib import Path
 
@@ -61,7 +63,7 @@ def read_xls(path: str | Path) -> Document:
     doc = Document(backend="office")
     try:
         pictures = sheet_pictures(path)
-    except (InputError, ValueError, IndexError) as exc:  # struct.error is a ValueError
+    except (InputError, struct.error, ValueError, IndexError) as exc:
         pictures = []
         doc.warnings.append(f"pictures not read ({exc})")
     try:
