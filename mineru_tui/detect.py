@@ -7,7 +7,9 @@ file.
 
 Office files are OOXML zips; their kind comes from the content type of the package's main
 part (``[Content_Types].xml``), so a ``.docm`` or ``.dotx`` is read as Word and a ``.xlsm``
-as Excel, whatever the file is called.
+as Excel, whatever the file is called. An OpenDocument zip is known by its ``mimetype``
+member, a legacy ``.doc``/``.xls``/``.ppt`` by the streams of its OLE compound file, an RTF
+file by its ``{\\rtf`` start.
 
 Zip limits (see :class:`ZipLimits`) are checked on the central directory before any reader
 decompresses anything: the sum of the declared uncompressed sizes, the number of members and
