@@ -250,7 +250,7 @@ class _Reader:
 
     def _inline(self, el, look: frozenset[str], link: str | None, spans: list[Span],
                 after: list[Block], depth: int) -> None:
-        if depth > MAX_DEPTH:
+        if depth > MAX_DEPTH or "hidden" in look:  # text:display="none": hidden text
             return
         if el.text:
             spans.append(text_span(el.text, look, link))

@@ -153,6 +153,9 @@ def _text_look(el) -> tuple[frozenset[str], frozenset[str]]:
         strike = props.get(STYLE + "text-line-through-style")
         if strike is not None:
             (look if strike != "none" else unset).add("strike")
+        display = props.get(TEXT + "display")
+        if display is not None:  # hidden text (not a Markdown style: the reader drops it)
+            (look if display == "none" else unset).add("hidden")
         pos = (props.get(STYLE + "text-position") or "").split()
         if pos:
             if pos[0] == "super" or (pos[0].endswith("%") and _pct(pos[0]) > 0):
