@@ -28,7 +28,12 @@ def read_office(path: str | Path, kind: str) -> Document:
     if web is not None:
         return web(path)
     if kind in ODF_LEGACY:
-        return _read_odf_legacy(path, kind)
+        doc = _read_odf_legacy(path, kind)
+        if not any(page.para_blocks for page in doc.pages) and not doc.warnings:
+            # Nothing empty is reported as done without a word.
+            doc.warnings.append("no content found: the document is empty, or all of its "
+                                "text is hidden")
+        return doc
     raise ValueError(f"not an Office kind: {kind!r}")
 
 
