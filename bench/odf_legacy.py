@@ -174,7 +174,9 @@ def main() -> None:
     for tool in tools:  # what each tool did not read: ours by name, the peers by count
         failed = [(name, err) for name, t, ok, _, err in rows if t == tool and not ok]
         if tool == "ours":
-            lines += [f"- ours refused {name}: {err[:120]}" for name, err in failed]
+            lines += [f"- ours refused {name}: {err[:120]}" if err else
+                      f"- ours gave no content for {name} (with a warning saying so)"
+                      for name, err in failed]
         elif failed:
             kinds = sorted({Path(name).suffix for name, _ in failed})
             lines.append(f"- {tool} did not read {len(failed)} files ({', '.join(kinds)})")
