@@ -371,3 +371,26 @@ def test_ods_repeated_rows_are_expanded_within_bounds(tmp_path):
     assert "| 7 | 7 |\n|---|---|\n| 7 | 7 |\n| 7 | 7 |" in text
     assert text.count("x") <= 1000 + 10  # the 5000 repeats kept 1000 times, with a warning
     assert any(is_cut_warning(w) for w in doc.warnings)
+
+
+def test_a_folder_of_the_new_formats_is_parsed_and_reported(tmp_path):
+    import shutil
+
+    from tests.cli_fixtures import cli, error_lines
+
+    root = tmp_path / "in"
+    root.mkdir()
+    for name in ("docling__text_document_01.odt", "pandoc__footnote.rtf",
+                 "docling__legacy_sample.xls", "docling__legacy_sample.doc",
+                 "docling__legacy_sample.ppt", "odfdo__two_sheets.ods",
+                 "odfdo__example.odp", "poi__PasswordProtected.doc"):
+        shutil.copy(CORPUS / name, root / name.split("__", 1)[1])
+    (root / "notes.txt").write_text("not a document\n")
+    r = cli("parse", "-q", root, "-o", tmp_path / "out")
+    assert r.exit_code == 1  # the encrypted one is reported, the rest are written
+    errors = error_lines(r.stderr)
+    assert len(errors) == 1
+    assert errors[0].startswith(f"error: {root / 'PasswordProtected.doc'}: password-protected")
+    written = sorted(p.name for p in (tmp_path / "out").iterdir() if p.is_dir())
+    assert written == ["example", "footnote", "legacy_sample", "legacy_sample_2",
+                       "legacy_sample_3", "text_document_01", "two_sheets"]
