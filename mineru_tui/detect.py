@@ -3,11 +3,13 @@
 :func:`detect` returns a :class:`Detected` for inputs this tool recognises and raises
 :class:`~mineru_tui.errors.InputError` (one line) for everything else: a missing or empty
 file, an unknown type, a corrupt or truncated zip, a zip bomb, a password-protected Office
-file, a legacy 97-2003 binary Office file.
+file.
 
 Office files are OOXML zips; their kind comes from the content type of the package's main
 part (``[Content_Types].xml``), so a ``.docm`` or ``.dotx`` is read as Word and a ``.xlsm``
-as Excel, whatever the file is called.
+as Excel, whatever the file is called. An OpenDocument zip is known by its ``mimetype``
+member, a legacy ``.doc``/``.xls``/``.ppt`` by the streams of its OLE compound file, an RTF
+file by its ``{\\rtf`` start.
 
 Zip limits (see :class:`ZipLimits`) are checked on the central directory before any reader
 decompresses anything: the sum of the declared uncompressed sizes, the number of members and
@@ -41,13 +43,19 @@ OFFICE_KINDS = (KIND_DOCX, KIND_PPTX, KIND_XLSX)
 KIND_HTML, KIND_MHTML, KIND_EPUB, KIND_CSV = "html", "mhtml", "epub", "csv"
 WEB_KINDS = (KIND_HTML, KIND_MHTML, KIND_EPUB, KIND_CSV)
 OFFICE_KINDS += WEB_KINDS
+# OpenDocument, RTF and the legacy binary Office formats: read directly too.
+KIND_ODT, KIND_ODS, KIND_ODP = "odt", "ods", "odp"
+KIND_RTF = "rtf"
+KIND_DOC, KIND_XLS, KIND_PPT = "doc", "xls", "ppt"
+ODF_LEGACY_KINDS = (KIND_ODT, KIND_ODS, KIND_ODP, KIND_RTF, KIND_DOC, KIND_XLS, KIND_PPT)
+OFFICE_KINDS += ODF_LEGACY_KINDS
 PAGE_KINDS = (KIND_PDF, KIND_IMAGE)  # read page by page with the model
 
 
 class RecognisedError(InputError):
-    """A file recognised as a document this version cannot read (legacy binary Office,
-    password-protected, .xlsb, OpenDocument, RTF). Folder walks report these instead of
-    skipping them quietly."""
+    """A file recognised as a document this version cannot read (password-protected, .xlsb,
+    an OpenDocument kind other than text, spreadsheet or presentation). Folder walks report
+    these instead of skipping them quietly."""
 
 
 # Names that mark a file as meant to be a document, so that a broken one found in a folder
@@ -56,7 +64,7 @@ DOCUMENT_SUFFIXES = frozenset({
     ".docx", ".docm", ".dotx", ".dotm", ".pptx", ".pptm", ".ppsx", ".ppsm", ".potx", ".potm",
     ".xlsx", ".xlsm", ".xltx", ".xltm", ".xlsb", ".doc", ".dot", ".xls", ".xlt", ".ppt", ".pps",
     ".pot", ".pdf", ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp", ".odt", ".ods",
-    ".odp", ".rtf"})
+    ".odp", ".rtf", ".ott", ".ots", ".otp", ".odg"})
 DOCUMENT_SUFFIXES |= {".html", ".htm", ".xhtml", ".xht", ".mht", ".mhtml", ".epub", ".csv",
                       ".tsv", ".tab"}  # web and text formats
 
@@ -70,8 +78,8 @@ def is_reported(path: Path, error: InputError) -> bool:
 
 @dataclass(frozen=True)
 class Detected:
-    """What a file is: ``kind`` is one of docx/pptx/xlsx/pdf/image; ``subtype`` refines it
-    ("docm", "dotx", "xlsm", "png", "jpeg"...)."""
+    """What a file is: ``kind`` is one of docx/pptx/xlsx/odt/ods/odp/rtf/doc/xls/ppt/pdf/image;
+    ``subtype`` refines it ("docm", "dotx", "xlsm", "ott", "png", "jpeg"...)."""
 
     kind: str
     subtype: str
@@ -113,15 +121,6 @@ _MAIN_TYPES = {
     "application/vnd.ms-excel.template.macroenabled.main+xml": (KIND_XLSX, "xltm"),
 }
 
-_LEGACY_HINT = {
-    "doc": "legacy Word 97-2003 .doc: convert it to .docx first "
-           "(e.g. `libreoffice --headless --convert-to docx FILE`)",
-    "xls": "legacy Excel 97-2003 .xls: convert it to .xlsx first "
-           "(e.g. `libreoffice --headless --convert-to xlsx FILE`)",
-    "ppt": "legacy PowerPoint 97-2003 .ppt: convert it to .pptx first "
-           "(e.g. `libreoffice --headless --convert-to pptx FILE`)",
-}
-
 _ENCRYPTED = ("password-protected (encrypted) Office file: remove the password in Office "
               "(File > Info > Protect) and save a copy, then parse that")
 
@@ -161,7 +160,7 @@ def detect(path: str | os.PathLike, limits: ZipLimits = DEFAULT_LIMITS) -> Detec
     if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
         return _detect_zip(p, limits)
     if head.startswith(_CFB_MAGIC):
-        _refuse_cfb(p)
+        return _detect_cfb(p)
     # A magic number at offset 0 wins: PDF readers accept "%PDF-" anywhere in the first
     # kilobyte, but a PNG whose text chunk mentions "%PDF-" is a PNG.
     image = None if head.startswith(b"%PDF-") else _image_type(head)
@@ -169,13 +168,14 @@ def detect(path: str | os.PathLike, limits: ZipLimits = DEFAULT_LIMITS) -> Detec
         return Detected(KIND_IMAGE, image)
     if b"%PDF-" in head:
         return Detected(KIND_PDF, "pdf")
+    if head.startswith(b"{\\rtf"):  # before the text formats: RTF is text too
+        return Detected(KIND_RTF, "rtf")
     web = detect_text(p, head)
     if web is not None:
         return web
-    if head.startswith(b"{\\rtf"):
-        raise RecognisedError("RTF document: not supported; save it as .docx first")
-    raise InputError("unknown file type (supported: .docx, .pptx, .xlsx, PDF, PNG, JPEG, "
-                     "TIFF, WebP, BMP, HTML, MHTML, EPUB, CSV/TSV)")
+    raise InputError("unknown file type (supported: .docx, .pptx, .xlsx, .odt, .ods, .odp, "
+                     ".rtf, .doc, .xls, .ppt, PDF, PNG, JPEG, TIFF, WebP, BMP, HTML, MHTML, "
+                     "EPUB, CSV/TSV)")
 
 
 def _file_type(mode: int) -> str:
@@ -227,8 +227,8 @@ def _detect_zip(p: Path, limits: ZipLimits) -> Detected:
             if "mimetype" in names:
                 mime = _read_member(zf, "mimetype", 200).decode("ascii", "replace").strip()
                 if mime.startswith("application/vnd.oasis.opendocument."):
-                    raise RecognisedError("OpenDocument file: not supported; save it as "
-                                     ".docx/.pptx/.xlsx first")
+                    _check_crcs(zf, infos)
+                    return _odf_kind(mime)
             if _is_epub(zf, names):
                 _check_crcs(zf, infos)
                 return Detected(KIND_EPUB, "epub")
@@ -471,8 +471,26 @@ def _mime_headers(text: bytes) -> dict[bytes, bytes] | None:
 # OLE compound files (CFB): encrypted OOXML or legacy binary Office
 
 
-def _refuse_cfb(p: Path) -> None:
-    """Raise the right :class:`InputError` for an OLE compound file; never returns."""
+_ODF_TYPES = {"text": KIND_ODT, "text-template": KIND_ODT, "text-master": KIND_ODT,
+              "text-web": KIND_ODT, "spreadsheet": KIND_ODS, "spreadsheet-template": KIND_ODS,
+              "presentation": KIND_ODP, "presentation-template": KIND_ODP,
+              "graphics": KIND_ODP, "graphics-template": KIND_ODP}
+_ODF_SUBTYPES = {"text": "odt", "text-template": "ott", "text-master": "odm", "text-web": "oth",
+                 "spreadsheet": "ods", "spreadsheet-template": "ots", "presentation": "odp",
+                 "presentation-template": "otp", "graphics": "odg", "graphics-template": "otg"}
+
+
+def _odf_kind(mime: str) -> Detected:
+    """The kind of an OpenDocument package from its ``mimetype`` member."""
+    sub = mime.removeprefix("application/vnd.oasis.opendocument.")
+    if sub not in _ODF_TYPES:
+        raise RecognisedError(f"OpenDocument {sub} file: not supported (text, spreadsheet "
+                              "and presentation documents are)")
+    return Detected(_ODF_TYPES[sub], _ODF_SUBTYPES[sub])
+
+
+def _detect_cfb(p: Path) -> Detected:
+    """An OLE compound file: a legacy Word, Excel or PowerPoint file, or refused."""
     try:
         names = cfb_stream_names(p)
     except ValueError as e:
@@ -484,11 +502,11 @@ def _refuse_cfb(p: Path) -> None:
     if "encryptioninfo" in lower or "encryptedpackage" in lower:
         raise RecognisedError(_ENCRYPTED)
     if "worddocument" in lower:
-        raise RecognisedError(_LEGACY_HINT["doc"])
+        return Detected(KIND_DOC, "doc")
     if "workbook" in lower or "book" in lower:
-        raise RecognisedError(_LEGACY_HINT["xls"])
+        return Detected(KIND_XLS, "xls")
     if "powerpoint document" in lower:
-        raise RecognisedError(_LEGACY_HINT["ppt"])
+        return Detected(KIND_PPT, "ppt")
     raise InputError("an OLE compound file that is not a Word, Excel or PowerPoint document")
 
 

@@ -121,7 +121,8 @@ def gather(args: list[Path], opts: Options) -> list[Item]:
         found = _walk(arg, opts, skip_dir)
         if not found:
             items.append(Item(arg, error="no documents found in this folder (.docx, .pptx, "
-                                         ".xlsx, .pdf, page images)"))
+                                         ".xlsx, .odt, .ods, .odp, .rtf, .doc, .xls, .ppt, "
+                                         ".pdf, page images)"))
         for item in found:
             add(item)
     return items

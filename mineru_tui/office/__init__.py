@@ -27,6 +27,13 @@ def read_office(path: str | Path, kind: str) -> Document:
     web = _web_reader(kind)
     if web is not None:
         return web(path)
+    if kind in ODF_LEGACY:
+        doc = _read_odf_legacy(path, kind)
+        if not any(page.para_blocks for page in doc.pages) and not doc.warnings:
+            # Nothing empty is reported as done without a word.
+            doc.warnings.append("no content found: the document is empty, or all of its "
+                                "text is hidden")
+        return doc
     raise ValueError(f"not an Office kind: {kind!r}")
 
 
@@ -45,3 +52,26 @@ def _web_reader(kind: str):
         from mineru_tui.office.csv import read_csv
         return read_csv
     return None
+
+
+ODF_LEGACY = ("odt", "ods", "odp", "rtf", "xls", "doc", "ppt")
+
+
+def _read_odf_legacy(path: str | Path, kind: str) -> Document:
+    """OpenDocument, RTF and the legacy binary Office formats."""
+    if kind in ("odt", "ods", "odp"):
+        from mineru_tui.office.odf import read_odf
+        return read_odf(path, kind)
+    if kind == "rtf":
+        from mineru_tui.office.rtf import read_rtf
+        return read_rtf(path)
+    if kind == "xls":
+        from mineru_tui.office.xls import read_xls
+        return read_xls(path)
+    if kind == "doc":
+        from mineru_tui.office.doc import read_doc
+        return read_doc(path)
+    if kind == "ppt":
+        from mineru_tui.office.ppt import read_ppt
+        return read_ppt(path)
+    raise ValueError(f"not an Office kind: {kind!r}")

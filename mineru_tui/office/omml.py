@@ -741,3 +741,16 @@ _HANDLERS: dict[str, Callable[..., str]] = {
     "limLow": _do_limlow, "limUpp": _do_limupp, "func": _do_func, "box": _do_box,
     "borderBox": _do_borderbox, "phant": _do_phant, "oMathPara": _do_omathpara,
 }
+
+
+def text_to_latex(text: str) -> str:
+    """Math-mode LaTeX for plain math text (letters, digits, symbols), as in an OMML run.
+
+    Other math formats (ODF's MathML) use it for their token text.
+    """
+    return _chars(text)
+
+
+def join_latex(parts: list[str]) -> str:
+    """LaTeX pieces joined, with a space only where two commands or letters would fuse."""
+    return _cat(parts)

@@ -34,7 +34,8 @@ from mineru_tui.errors import InputError, cut_warning
 # paragraphs costs about 4 s and 55 MB per MiB in the Word reader, a worksheet about
 # 0.2 s per MiB (and its cells are capped). docs/office-bench.md measures the bombs.
 # Ordinary documents stay far below: a 500-page report is a few MiB of XML.
-PARSE_BUDGET = {"docx": 32 << 20, "pptx": 32 << 20, "xlsx": 256 << 20}
+PARSE_BUDGET = {"docx": 32 << 20, "pptx": 32 << 20, "xlsx": 256 << 20,
+                "odt": 32 << 20, "odp": 32 << 20, "ods": 256 << 20}
 CACHE_MAX = 4 << 20  # parts larger than this are parsed for one use and not kept
 
 PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False,

@@ -235,13 +235,14 @@ def test_folder_reports_broken_documents(fake_reader, docs, tmp_path):
     root.mkdir()
     (root / "good.docx").write_bytes(docs["a.docx"].read_bytes())
     (root / "broken.docx").write_bytes(docs["a.docx"].read_bytes()[:100])
-    (root / "old.bin").write_bytes(cfb_bytes(["WordDocument"]))  # legacy: any name
+    (root / "old.bin").write_bytes(cfb_bytes(["WordDocument"]))  # legacy: read, any name
+    (root / "locked.bin").write_bytes(cfb_bytes(["EncryptionInfo", "EncryptedPackage"]))
     r = cli("parse", root, "-o", tmp_path / "out")
     assert r.exit_code == 1
     errs = error_lines(r.stderr)
     assert errs[0].startswith(f"error: {root / 'broken.docx'}: corrupt or truncated zip")
-    assert errs[1].startswith(f"error: {root / 'old.bin'}: legacy Word 97-2003 .doc")
-    assert [n for n, _ in fake_reader] == ["good.docx"]
+    assert errs[1].startswith(f"error: {root / 'locked.bin'}: password-protected")
+    assert sorted(fake_reader) == [("good.docx", "docx"), ("old.bin", "doc")]
 
 
 def test_output_folder_inside_input_folder_is_not_walked(fake_reader, docs, tmp_path):
@@ -262,7 +263,7 @@ def test_folder_with_nothing_supported(fake_reader, tmp_path):
     r = cli("parse", root)
     assert r.exit_code == 1
     assert error_lines(r.stderr) == [
-        f"error: {root}: no documents found in this folder (.docx, .pptx, .xlsx, .pdf, page images)"]
+        f"error: {root}: no documents found in this folder (.docx, .pptx, .xlsx, .odt, .ods, .odp, .rtf, .doc, .xls, .ppt, .pdf, page images)"]
 
 
 def test_same_file_twice_is_parsed_once(fake_reader, docs):
@@ -286,9 +287,7 @@ def bad_inputs(tmp_path: Path, docs) -> dict[str, tuple[Path, str]]:
         "corrupt": (b"PK\x03\x04" + b"\xff" * 300, "corrupt or truncated zip"),
         "encrypted": (cfb_bytes(["EncryptionInfo", "EncryptedPackage"]),
                       "password-protected (encrypted) Office file"),
-        "legacy-doc": (cfb_bytes(["WordDocument", "1Table"]), "legacy Word 97-2003 .doc"),
-        "legacy-xls": (cfb_bytes(["Workbook"]), "legacy Excel 97-2003 .xls"),
-        "legacy-ppt": (cfb_bytes(["PowerPoint Document"]), "legacy PowerPoint 97-2003 .ppt"),
+        "not-office-ole": (cfb_bytes(["__substg1.0"]), "an OLE compound file that is not"),
         "bomb": (zip_with_declared_size("word/media/x.bin", 0xFFFF0000), "refused: zip"),
         "pdf": (b"%PDF-1.7\n", "the PDF is truncated"),  # opened by mineru_tui.pdf
         "png": (PNG, "cannot read the image"),  # a PNG signature without image data

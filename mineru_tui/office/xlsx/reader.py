@@ -112,7 +112,7 @@ def _read_xlsx(path: Path) -> Document:
                             "cached value; their formula text is shown")
                     pictures = (_load_pictures(pkg, data, doc) if cell_images or wps_images
                                 else {})
-                    items += _sheet_items(data, doc, ref.name, pictures)
+                    items += sheet_items(data, doc, ref.name, pictures)
                     items += _drawing_items(pkg, ref.part, data.drawing_ids, doc, resolver)
             elif ref.kind == "chartsheet":
                 read_any = True
@@ -163,8 +163,12 @@ def _apply_links(pkg: Package, part: str, data: SheetData, sheet_names: set[str]
 # Cells to tables
 
 
-def _sheet_items(data: SheetData, doc: Document, sheet: str, pictures: dict[str, str]):
-    """(anchor, blocks) for every table, title and paragraph of the sheet."""
+def sheet_items(data: SheetData, doc: Document, sheet: str, pictures: dict[str, str]):
+    """(anchor, blocks) for every table, title and paragraph of the sheet.
+
+    Also used by the readers of other spreadsheet formats (ODS, XLS), which fill a
+    :class:`SheetData` of their own.
+    """
     cells = data.cells
     if not cells:
         return []
@@ -226,14 +230,16 @@ def _split(rects: list[Rect], axis: int, cells: dict) -> list[list[Rect]]:
     lo, hi = (0, 2) if axis == 0 else (1, 3)
     ordered = sorted(rects, key=lambda r: (r[lo], r[1 - lo]))
     parts: list[list[Rect]] = []
-    bounds: list[Rect] = []
+    reach: list[int] = []  # how far along the axis each band reaches so far
     for r in ordered:
-        if parts and r[lo] <= bounds[-1][hi] + 1:
+        if parts and r[lo] <= reach[-1] + 1:
             parts[-1].append(r)
-            bounds[-1] = _union(bounds[-1], r)
+            if r[hi] > reach[-1]:
+                reach[-1] = r[hi]
         else:
             parts.append([r])
-            bounds.append(r)
+            reach.append(r[hi])
+    bounds = [_bounds(p) for p in parts]  # once per band, not once per rectangle
     joined, joined_bounds = parts[:1], bounds[:1]
     for part, bound in zip(parts[1:], bounds[1:]):
         if _one_table(joined[-1], joined_bounds[-1], part, bound, axis, cells):

@@ -1,0 +1,379 @@
+"""Legacy Word 97-2003 documents (.doc) to the document model.
+
+The text comes through the piece table of the ``WordDocument`` stream (cp1252 or UTF-16
+pieces, in character order), cut into paragraphs at paragraph marks; each paragraph's
+properties (FKP pages of ``PlcfBtePapx``) give its style, outline level, list level and
+table flags, and the style sheet turns a style into a heading (the built-in "heading 1"
+to "heading 9", "Title", or an outline level). Tables are rebuilt from the cell marks
+(``\\x07``) and row ends; fields keep their shown result (a ``HYPERLINK`` field becomes a
+link through the allow-list); footnotes and endnotes are read from their stories and
+referenced where their marks are.
+
+Not read yet: character formatting (bold/italic), list numbers (items are bullets),
+merged cells, pictures. Word 6/95 files and encrypted files are refused with one line.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import re
+from pathlib import Path
+
+from mineru_tui.document import Cell, Document, Page, Span, Table, safe_url, table_block, text_span
+from mineru_tui.errors import InputError, cut_warning
+from mineru_tui.office.doc.fib import (CLX, PLCFBTECHPX, PLCFBTEPAPX, PLCFENDREF, PLCFENDTXT,
+                                       PLCFFNDREF, PLCFFNDTXT, STSHF, DGGINFO, Chpx, Papx, blob,
+                                       nfc_format, picture, plc_cps, read_fib, read_lists,
+                                       read_pieces, read_styles, stored_pictures, style_outline,
+                                       text_of)
+from mineru_tui.office.flow import BREAK, Counters, Flow, counter_text, note_ref
+from mineru_tui.office.ole import ENCRYPTED, Ole
+
+MAX_TABLE_CELLS = 250_000
+MAX_CHARS = 50_000_000
+_HYPERLINK = re.compile(r'HYPERLINK\s+(?:\\l\s+)?"([^"]*)"|HYPERLINK\s+(\S+)')
+
+
+def read_doc(path: str | Path) -> Document:
+    """Read a Word 97-2003 .doc into a :class:`Document` (backend "office")."""
+    with Ole(path) as ole:
+        word = ole.stream("WordDocument")
+        if word is None:
+            raise InputError("not a Word document: it has no WordDocument stream")
+        if word[:2] == b"\xdc\xa5" or (word[:2] == b"\xec\xa5" and len(word) > 4
+                                         and 101 <= word[2] + 256 * word[3] <= 105):
+            if len(word) > 0x0B and word[0x0B] & 0x01:  # fEncrypted (bit 8 of the flags)
+                raise InputError(ENCRYPTED)
+            from mineru_tui.office.doc.word6 import read_word6
+            try:
+                return read_word6(word)  # Word 6.0/95: its text
+            except (struct.error, ValueError, IndexError) as exc:
+                raise InputError("not a readable Word 6.0/95 document: its structure is "
+                                 "damaged", str(exc)) from None
+        if word[:2] in (b"\x9b\xa5", b"\x2d\xa5"):  # Word 2.0, 1.x
+            raise InputError("a Word 2.0 (or older) document: only Word 6.0 to 2003 .doc "
+                             "files are read; save it in a newer format")
+        try:
+            fib = read_fib(word)
+        except (ValueError, Exception) as exc:
+            raise InputError("not a readable Word 97-2003 document: its header is damaged",
+                             str(exc)) from None
+        if fib.encrypted:
+            raise InputError(ENCRYPTED)
+        if fib.nfib < 0xC0:  # Word 6 and 95 have a FIB of their own
+            raise InputError("an unknown version of a Word .doc file: only Word 6.0 to 2003 "
+                             "files are read")
+        table = ole.stream(fib.table)
+        if table is None:
+            raise InputError(f"not a readable Word document: its {fib.table} stream is missing")
+        data = ole.stream("Data") or b""
+    try:
+        return _Reader(word, table, fib, data).read()
+    except (struct.error, ValueError, IndexError, KeyError) as exc:
+        raise InputError("not a readable Word 97-2003 document: its structure is damaged",
+                         f"{type(exc).__name__}: {exc}") from None
+
+
+class _Reader:
+    def __init__(self, word: bytes, table: bytes, fib, data: bytes = b""):
+        self.word, self.table, self.fib, self.data = word, table, fib, data
+        self.doc = Document(backend="office")
+        self.flow = Flow()
+        self.notes = 0
+        self.counters = Counters()
+        self.pictures: list = []  # picture blocks of the paragraph being read
+
+    def read(self) -> Document:
+        fib = self.fib
+        pieces = read_pieces(blob(fib, self.table, CLX))
+        text, fcs = text_of(self.word, pieces)
+        if len(text) > MAX_CHARS:
+            raise InputError(f"refused: the document has more than {MAX_CHARS} characters")
+        self.text, self.fcs = text, fcs
+        self.papx = Papx(self.word, blob(fib, self.table, PLCFBTEPAPX))
+        self.styles = read_styles(blob(fib, self.table, STSHF))
+        self.chpx = Chpx(self.word, blob(fib, self.table, PLCFBTECHPX))
+        try:  # floating pictures (drawn objects): the blip store, used in order
+            self.floating = [p for p in stored_pictures(blob(fib, self.table, DGGINFO), self.word)
+                             if p is not None]
+        except (struct.error, ValueError, IndexError):
+            self.floating = []
+        try:
+            self.lists, self.lfos = read_lists(self.table, fib)
+        except (struct.error, ValueError, IndexError):  # damaged list tables: items stay bullets
+            self.lists, self.lfos = {}, []
+        ccp = fib.ccp
+        main_end = min(ccp["text"], len(text))
+        ftn_start = ccp["text"]
+        edn_start = ccp["text"] + ccp["ftn"] + ccp["hdd"] + ccp["mcr"] + ccp["atn"]
+        self.refs: dict[int, tuple[int, int]] = {}  # cp of a note mark -> note text range
+        self._notes(PLCFFNDREF, PLCFFNDTXT, ftn_start)
+        self._notes(PLCFENDREF, PLCFENDTXT, edn_start)
+        self._story(0, main_end)
+        self.doc.pages.append(Page(page_idx=0, para_blocks=self.flow.finish()))
+        return self.doc
+
+    def _notes(self, ref_index: int, txt_index: int, story: int) -> None:
+        refs = plc_cps(blob(self.fib, self.table, ref_index), 2)[:-1]
+        txts = plc_cps(blob(self.fib, self.table, txt_index), 0)
+        for i, cp in enumerate(refs):
+            if i + 1 < len(txts):
+                self.refs[cp] = (story + txts[i], story + txts[i + 1])
+
+    # -- the main story --------------------------------------------------------------------
+
+    def _story(self, start: int, end: int) -> None:
+        text = self.text
+        spans: list[Span] = []
+        buf: list[str] = []
+        fields: list[dict] = []  # open fields: {"code": [...], "result": bool, "link": str}
+        rows: list[list[Cell]] = []
+        row_defs: list = []  # each row's cell edges and merges (from its row end)
+        cells: list[Cell] = []
+        cell_spans: list[Span] = []
+        link: str | None = None
+        cut = False
+        look: frozenset = frozenset()
+        chpx, fcs = self.chpx, self.fcs
+
+        def flush() -> None:
+            if buf:
+                spans.append(text_span("".join(buf), look, link))
+                buf.clear()
+
+        def end_table() -> None:
+            nonlocal rows, cells, cell_spans, row_defs
+            if cells or cell_spans:
+                cells.append(_cell(cell_spans))
+                rows.append(cells)
+                row_defs.append(None)
+            if rows:
+                self.flow.add(table_block(Table(_grid(rows, row_defs))))
+            rows, cells, cell_spans, row_defs = [], [], [], []
+
+        for cp in range(start, end):
+            ch = text[cp]
+            if fields and not fields[-1]["result"] and ch not in "\x13\x14\x15":
+                fields[-1]["code"].append(ch)
+                continue
+            cprops = chpx.at(fcs[cp]) if cp < len(fcs) else None
+            if cprops is not None:
+                if cprops.hidden and ch not in "\r\x07":
+                    continue
+                if cprops.style != look:
+                    flush()
+                    look = cprops.style
+                if ch == "\x01" and cprops.special and cprops.pic is not None:
+                    self._picture(cprops.pic)
+                    continue
+                if ch == "\x08" and cprops.special and self.floating:
+                    from mineru_tui.document import image_block
+                    self.pictures.append(image_block(self.doc.add_image(*self.floating.pop(0))))
+                    continue
+            if ch == "\x13":
+                flush()
+                fields.append({"code": [], "result": False, "link": None})
+            elif ch == "\x14":
+                if fields:
+                    flush()
+                    f = fields[-1]
+                    f["result"] = True
+                    m = _HYPERLINK.search("".join(f["code"]))
+                    if m:
+                        target = m.group(1) if m.group(1) is not None else m.group(2)
+                        if "\\l" in "".join(f["code"]).split(target)[0]:
+                            target = "#" + target
+                        f["link"] = safe_url(target)
+                        link = f["link"] or link
+            elif ch == "\x15":
+                if fields:
+                    flush()
+                    fields.pop()
+                    link = next((f["link"] for f in reversed(fields) if f["link"]), None)
+            elif ch in "\r\x07\x0c":
+                flush()
+                props = self.papx.at(self.fcs[cp]) if cp < len(self.fcs) else None
+                if props is not None and (props.in_table or ch == "\x07"):
+                    if ch == "\x07" and props.row_end:
+                        if cells:
+                            rows.append(cells)
+                            row_defs.append(props.cells)
+                        cells = []
+                        if sum(len(r) for r in rows) > MAX_TABLE_CELLS:
+                            cut = True
+                            rows.pop()
+                    elif ch == "\x07":
+                        if cell_spans and spans:
+                            cell_spans.append(text_span(BREAK))
+                        cells.append(_cell(cell_spans + spans))
+                        cell_spans = []
+                    else:
+                        if cell_spans and spans:
+                            cell_spans.append(text_span(BREAK))
+                        cell_spans += spans
+                    spans = []
+                    continue
+                if rows or cells:
+                    end_table()
+                self._paragraph(spans, props)
+                spans = []
+                for b in self.pictures:
+                    self.flow.add(b)
+                self.pictures = []
+            elif ch == "\x0b":
+                flush()
+                spans.append(text_span(BREAK))
+            elif ch == "\x02" and cp in self.refs:
+                flush()
+                spans.append(self._note(*self.refs[cp]))
+            elif ch in "\x01\x08\x02\x05\x1f\x00":
+                continue  # pictures, drawn objects, annotation marks, optional hyphens
+            elif ch == "\x1e":
+                buf.append("-")
+            elif ch == "\t":
+                buf.append(" ")
+            else:
+                buf.append(ch)
+        flush()
+        if rows or cells:
+            end_table()
+        if spans:
+            self._paragraph(spans, None)
+        if cut:
+            self.doc.warnings.append(cut_warning(f"a table has more than {MAX_TABLE_CELLS} "
+                                                 "cells; the rest is left out"))
+
+    def _paragraph(self, spans: list[Span], props) -> None:
+        level = None
+        depth, marker = None, None
+        if props is not None:
+            style = self.styles[props.istd] if props.istd < len(self.styles) else None
+            outline = props.outline if props.outline is not None else \
+                style_outline(self.styles, props.istd)
+            if outline is not None:
+                level = outline + 1
+            elif style is not None and (style.sti == 62 or style.name == "Title"):
+                level = 1
+            elif style is not None:
+                m = re.fullmatch(r"(?i)heading\s*(\d)", style.name)
+                level = int(m.group(1)) if m else None
+            if props.ilfo > 0 and not level:
+                depth, marker = props.ilvl, self._marker(props.ilfo, props.ilvl)
+        self.flow.paragraph(spans, level=min(level, 6) if level else None, depth=depth,
+                            marker=marker)
+
+    def _marker(self, ilfo: int, ilvl: int) -> str:
+        """An item's label from its list's level definition ("1.", "a)", "2.1."; "-" for bullets)."""
+        lsid = self.lfos[ilfo - 1] if ilfo - 1 < len(self.lfos) else None
+        levels = self.lists.get(lsid, []) if lsid is not None else []
+        if ilvl >= len(levels):
+            return "-"
+        level = levels[ilvl]
+        fmt = nfc_format(level.nfc)
+        if fmt in ("bullet", "none"):
+            self.counters.next(lsid, ilvl, level.start)
+            return "-"
+        self.counters.next(lsid, ilvl, level.start)
+        counts = self.counters.current(lsid)
+        out = []
+        for ch in level.text:
+            k = ord(ch)
+            if k < 9:
+                n = counts[k] if k < len(counts) and counts[k] else (
+                    levels[k].start if k < len(levels) else 1)
+                out.append(counter_text(n, nfc_format(levels[k].nfc) if k < len(levels) else "decimal"))
+            else:
+                out.append(ch)
+        label = "".join(out).strip()
+        return label or "-"
+
+    def _picture(self, offset: int) -> None:
+        try:
+            found = picture(self.data, offset, self.word)
+        except (struct.error, ValueError, IndexError):  # a damaged picture record
+            found = None
+        if found is not None:
+            from mineru_tui.document import image_block
+            self.pictures.append(image_block(self.doc.add_image(*found)))
+
+    def _note(self, start: int, end: int) -> Span:
+        self.notes += 1
+        label = str(self.notes)
+        body = self.text[start:end].replace("\x02", "").replace("\x05", "")
+        parts = [p.strip() for p in re.split(r"[\r\x0b]", _strip_fields(body)) if p.strip()]
+        spans: list[Span] = []
+        for p in parts:
+            if spans:
+                spans.append(text_span(BREAK))
+            spans.append(text_span(p.replace("\t", " ")))
+        self.flow.note(label, spans)
+        return note_ref(label)
+
+
+def _grid(rows: list[list[Cell]], defs: list) -> list[list[Cell]]:
+    """Rows laid on one grid of column edges: a cell spans the grid columns between its
+    edges (rows of different cell widths), a horizontally merged cell (``horzMerge`` 2/3)
+    widens the one before it, a vertically continued one (``vertMerge`` 1) lengthens the
+    cell above it at the same left edge. Rows without definitions stay as they are."""
+    edges = sorted({e for d in defs if d for c in d for e in c[:2]})
+    if len(edges) < 2:
+        return rows
+    index = {e: i for i, e in enumerate(edges)}
+    out: list[list[Cell]] = []
+    above: dict[int, Cell] = {}  # left edge -> the cell that starts there in the row above
+    merge_starts: set[int] = set()  # ids of cells a vertical merge starts at
+    for row, d in zip(rows, defs):
+        if not d:
+            out.append(row)
+            above = {}
+            continue
+        kept: list[Cell] = []
+        starts: dict[int, Cell] = {}
+        for i, cell in enumerate(row):
+            left, right, h, v = d[i] if i < len(d) else (None, None, 0, 0)
+            if left is None or left not in index or right not in index:
+                kept.append(cell)
+                continue
+            span = max(1, index[right] - index[left])
+            if h in (2, 3) and kept:
+                kept[-1].colspan += span
+                continue
+            if left in above and (v == 1 or v == 3 and not cell.blocks and above[left].blocks
+                                  and id(above[left]) in merge_starts):
+                # continued (vertMerge 1); an empty "restart" under a merge start reads as
+                # its continuation too (some writers mark every cell of the run so)
+                above[left].rowspan += 1
+                starts[left] = above[left]
+                continue
+            cell.colspan = span
+            if v == 3:
+                merge_starts.add(id(cell))
+            kept.append(cell)
+            starts[left] = cell
+        out.append(kept)
+        above = starts
+    return out
+
+
+def _cell(spans: list[Span]) -> Cell:
+    flow = Flow()
+    flow.paragraph(spans)
+    return Cell(blocks=flow.finish())
+
+
+def _strip_fields(text: str) -> str:
+    """Text with field codes removed and results kept."""
+    out, depth_code = [], []
+    for ch in text:
+        if ch == "\x13":
+            depth_code.append(True)
+        elif ch == "\x14":
+            if depth_code:
+                depth_code[-1] = False
+        elif ch == "\x15":
+            if depth_code:
+                depth_code.pop()
+        elif not (depth_code and depth_code[-1]):
+            out.append(ch)
+    return "".join(out)
