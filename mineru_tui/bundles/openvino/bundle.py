@@ -70,9 +70,11 @@ class OVManifest:
 
 
 def is_openvino_bundle(bundle: Path) -> bool:
+    """Whether ``bundle`` holds an OpenVINO manifest; a damaged or hostile one (wrong shape,
+    nested past the parser's depth) is not, and the Core ML path then refuses it in one line."""
     try:
         return json.loads((Path(bundle) / MANIFEST).read_text()).get("format") == FORMAT
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):
         return False
 
 
