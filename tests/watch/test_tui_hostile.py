@@ -58,6 +58,7 @@ def hostile_story() -> list[object]:
 async def test_no_control_character_from_names_or_documents_reaches_the_screen():
     app = WatchApp(None)
     async with app.run_test(size=(160, 40)) as pilot:
+        app.follow = False  # stay on the first file (follow mode would select the PDF being read)
         for e in hostile_story():
             app.feed(e)
         await pilot.pause(0.2)

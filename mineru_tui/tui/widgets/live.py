@@ -30,7 +30,7 @@ def where_line(live: Live, row: FileRow | None) -> Text:
         out.append(f" · page {live.page + 1}" + (f" of {live.pages_total}"
                                                  if live.pages_total else ""))
     if live.stage == "blocks" and live.block >= 0:
-        out.append(f" · block {live.block + 1} of {live.blocks_total} ({live.block_type})")
+        out.append(f" · block {live.block + 1} of {live.blocks_total} ({shown(live.block_type)})")
     elif live.stage in STAGE:
         out.append(f" · {STAGE[live.stage]}", "cyan")
     return out
