@@ -198,15 +198,20 @@ def check_bundle(bundle: Path, checkpoint: Checkpoint | None = None, *, full: bo
     if extra:
         raise BundleError(f"{bundle}: damaged bundle, {extra[0]} is not in the manifest; rebuild it")
     if checkpoint is not None:
-        t, v = checkpoint.config.text, checkpoint.config.vision
-        dims = {"hidden_size": t.hidden_size, "head_dim": t.head_dim, "layers": t.num_hidden_layers,
-                "kv_heads": t.num_key_value_heads, "vocab_size": t.vocab_size, "vision_out": v.hidden_size}
-        for name, want in dims.items():
-            if getattr(man, name) != want:
-                raise BundleError(f"{bundle}: built for a model with {name} {getattr(man, name)}, "
-                                  f"{checkpoint.path} has {want}; build a bundle for it with `mineru-tui bundle build`")
-        ident = checkpoint_identity(checkpoint)
-        if man.checkpoint_id != ident:
-            raise BundleError(f"{bundle}: built from another checkpoint ({man.model}), not {checkpoint.path}; "
-                              f"rebuild it with `mineru-tui bundle build --model {checkpoint.path}`")
+        check_built_for(bundle, man, checkpoint, "mineru-tui bundle build")
     return man
+
+
+def check_built_for(bundle: Path, man, checkpoint: Checkpoint, build: str) -> None:
+    """BundleError (one line) unless the bundle's manifest ``man`` (Core ML or OpenVINO) was
+    built from ``checkpoint``: its shapes, then its identity; ``build`` is the command to rerun."""
+    t, v = checkpoint.config.text, checkpoint.config.vision
+    dims = {"hidden_size": t.hidden_size, "head_dim": t.head_dim, "layers": t.num_hidden_layers,
+            "kv_heads": t.num_key_value_heads, "vocab_size": t.vocab_size, "vision_out": v.hidden_size}
+    for name, want in dims.items():
+        if getattr(man, name) != want:
+            raise BundleError(f"{bundle}: built for a model with {name} {getattr(man, name)}, "
+                              f"{checkpoint.path} has {want}; build a bundle for it with `{build}`")
+    if man.checkpoint_id != checkpoint_identity(checkpoint):
+        raise BundleError(f"{bundle}: built from another checkpoint ({man.model}), not {checkpoint.path}; "
+                          f"rebuild it with `{build} --model {checkpoint.path}`")

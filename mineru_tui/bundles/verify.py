@@ -139,10 +139,17 @@ def verify_bundle(bundle, model, *, image=None, prompt: str = DEFAULT_PROMPT, ma
     """Run both engines on one request and compare (see the module docstring)."""
     from mineru_tui.engines.numpy.model import load_model
 
-    say = progress or (lambda s: None)
     bundled = open_bundle_model(bundle, model, backend=backend, vision_fallback=False, full_check=True)
-    weights = _weights_of(bundle)
-    reference = load_model(model)
+    assert isinstance(bundled.text, BundleTextForward)
+    return teacher_forced(load_model(model), bundled, _weights_of(bundle), "bundle", image=image,
+                          prompt=prompt, max_new_tokens=max_new_tokens, progress=progress)
+
+
+def teacher_forced(reference, bundled, weights: str, label: str, *, image, prompt: str,
+                   max_new_tokens: int, progress=None) -> VerifyReport:
+    """The numpy ``reference`` generates; ``bundled`` (a Core ML or OpenVINO model) is then fed
+    the reference's tokens on the same request, and their logits are compared step by step."""
+    say = progress or (lambda s: None)
     image = builtin_page() if image is None else image
     knobs = dict(max_new_tokens=max_new_tokens, no_repeat_ngram_size=0)
     rec = _Recorder(reference.text)
@@ -150,10 +157,9 @@ def verify_bundle(bundle, model, *, image=None, prompt: str = DEFAULT_PROMPT, ma
     say("numpy engine: generating")
     res = reference.generate(image, prompt, **knobs)
     say(f"numpy engine: {len(res.token_ids)} tokens ({res.finish_reason})")
-    assert isinstance(bundled.text, BundleTextForward)
     forced = _Forced(bundled.text, rec.logits)
     bundled.text = forced
-    say("bundle: same request, teacher-forced")
+    say(f"{label}: same request, teacher-forced")
     bundled.generate(image, prompt, **knobs)
     decode = getattr(reference.tokenizer, "decode", None)
     return compare(rec.logits, forced.logits, weights, decode)

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import BundleError
 from ..locations import cache_root, default_bundle_dir
-from ..manifest import checkpoint_identity, file_digest
+from ..manifest import check_built_for, checkpoint_identity, file_digest
 from .runtime import OVTextForward, OVVision, compile_config, core, vision_weights_for, weights_for
 
 FORMAT = "mineru-tui-openvino-bundle"
@@ -116,16 +116,7 @@ def check_openvino_bundle(bundle: Path, checkpoint=None, *, full: bool = False) 
         if full and file_digest(p) != digest:
             raise BundleError(f"{bundle}: damaged bundle, {rel} does not match its checksum; rebuild it")
     if checkpoint is not None:
-        t, v = checkpoint.config.text, checkpoint.config.vision
-        dims = {"hidden_size": t.hidden_size, "head_dim": t.head_dim, "layers": t.num_hidden_layers,
-                "kv_heads": t.num_key_value_heads, "vocab_size": t.vocab_size, "vision_out": v.hidden_size}
-        for name, want in dims.items():
-            if getattr(man, name) != want:
-                raise BundleError(f"{bundle}: built for a model with {name} {getattr(man, name)}, {checkpoint.path} "
-                                  f"has {want}; build a bundle for it with `mineru-tui bundle build --target openvino`")
-        if man.checkpoint_id != checkpoint_identity(checkpoint):
-            raise BundleError(f"{bundle}: built from another checkpoint ({man.model}), not {checkpoint.path}; rebuild "
-                              f"it with `mineru-tui bundle build --target openvino --model {checkpoint.path}`")
+        check_built_for(bundle, man, checkpoint, "mineru-tui bundle build --target openvino")
     return man
 
 

@@ -6,7 +6,7 @@ one (bf16 activations where the CPU has them) on at least the int8 floor.
 
 from __future__ import annotations
 
-from ..verify import DEFAULT_PROMPT, DEFAULT_TOKENS, VerifyReport, _Forced, _Recorder, builtin_page, compare
+from ..verify import DEFAULT_PROMPT, DEFAULT_TOKENS, VerifyReport, teacher_forced
 from .bundle import check_openvino_bundle, open_openvino_model
 from .runtime import OVTextForward
 
@@ -18,22 +18,9 @@ def verify_openvino_bundle(bundle, model, *, image=None, prompt: str = DEFAULT_P
     from mineru_tui.engines.numpy.checkpoint import load_checkpoint, resolve_model
     from mineru_tui.engines.numpy.model import load_model
 
-    say = progress or (lambda s: None)
     man = check_openvino_bundle(bundle, load_checkpoint(resolve_model(model)), full=True)
     precision = "f32" if man.weights == "f32" else "default"
     bundled = open_openvino_model(model, bundle=bundle, precision=precision, device=device)
-    reference = load_model(model)
-    image = builtin_page() if image is None else image
-    knobs = dict(max_new_tokens=max_new_tokens, no_repeat_ngram_size=0)
-    rec = _Recorder(reference.text)
-    reference.text = rec
-    say("numpy engine: generating")
-    res = reference.generate(image, prompt, **knobs)
-    say(f"numpy engine: {len(res.token_ids)} tokens ({res.finish_reason})")
     assert isinstance(bundled.text, OVTextForward)
-    forced = _Forced(bundled.text, rec.logits)
-    bundled.text = forced
-    say("openvino bundle: same request, teacher-forced")
-    bundled.generate(image, prompt, **knobs)
-    decode = getattr(reference.tokenizer, "decode", None)
-    return compare(rec.logits, forced.logits, man.weights, decode)
+    return teacher_forced(load_model(model), bundled, man.weights, "openvino bundle", image=image,
+                          prompt=prompt, max_new_tokens=max_new_tokens, progress=progress)
