@@ -10,7 +10,7 @@ from mineru_tui.document.controls import without_controls
 from mineru_tui.document.escaping import (code_fence, code_span, escape_md, latex_display,
                                           latex_inline, list_marker, note_definition, note_label)
 from mineru_tui.document.html_table import table_body_html, table_span
-from mineru_tui.document.links import safe_image_name, safe_url
+from mineru_tui.document.links import safe_image_name, safe_image_url, safe_url
 from mineru_tui.document.model import (CHECKED_BOX, UNCHECKED_BOX, Block, BlockType, Cell,
                                        Document, Span, SpanType, merge_spans, plain_text)
 
@@ -67,6 +67,10 @@ def _span_md(s: Span, image_prefix: str, pipe: bool = False) -> str:
         alt = escape_md(" ".join(s.content.split()))
         name = safe_image_name(s.image_path)
         return f"![{alt}]({_link_target(image_prefix + name)})" if name else alt
+    if s.type == SpanType.IMAGE and s.image_url:
+        alt = escape_md(" ".join(s.content.split()))
+        url = safe_image_url(s.image_url)
+        return f"![{alt}]({_link_target(url)})" if url else alt
     return ""
 
 

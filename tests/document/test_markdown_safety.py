@@ -88,10 +88,19 @@ def href_is_safe(url: str) -> bool:
     return True
 
 
+def web_src_is_safe(src: str) -> bool:
+    """A web page's remote picture: an http(s) address with a host, as written and decoded."""
+    return all(re.match(r"https?://[^/?#\s\\]", form, re.I) and _scheme(form) in ("http", "https")
+               for form in (src, _decoded(src))) and href_is_safe(src)
+
+
 def src_is_safe(src: str, prefix: str = PREFIX) -> bool:
-    """An image source names a file inside the images folder, nothing else."""
+    """An image source names a file inside the images folder or, for a web page's picture,
+    an http(s) address (docs/formats-web.md); nothing else."""
     if re.fullmatch(r"data:image/(png|jpeg|jpg|gif|webp|bmp);base64,[A-Za-z0-9+/=]*", src):
         return True  # an embedded raster picture (MinerU puts pictures in table cells so)
+    if web_src_is_safe(src):
+        return True
     name = _decoded(src)
     return (src.startswith(prefix) and href_is_safe(src) and ":" not in name
             and ".." not in re.split(r"[/\\]", name) and "\\" not in name)
@@ -185,7 +194,9 @@ def assert_safe(doc: Document) -> None:
         if entry["type"] == "table":
             assert not html_problems(entry["table_body"]), entry
         if entry.get("img_path"):
-            assert src_is_safe(entry["img_path"]), entry
+            assert src_is_safe(entry["img_path"]) and not web_src_is_safe(entry["img_path"]), entry
+        if "img_url" in entry:
+            assert web_src_is_safe(entry["img_url"]) and not entry["img_path"], entry
     for v in _strings(content_list):
         assert not FORBIDDEN.search(v), v
     for entry in content_list:  # text is raw in the content list; equations are maths
@@ -199,7 +210,9 @@ def assert_safe(doc: Document) -> None:
         elif key == "html":
             assert not html_problems(v), v
         elif key == "image_path":
-            assert src_is_safe(v, ""), v
+            assert src_is_safe(v, "") and not web_src_is_safe(v), v
+        elif key == "image_url":
+            assert web_src_is_safe(v), v
     # the JSON files keep the raw text, escaped: none of it raw in the bytes written
     for data in (middle, content_list):
         written = dumps_json(data)
@@ -642,6 +655,8 @@ def _web_page(place: str, t: str) -> str:
         "link target": f'<p><a href="{a}">x</a> <a href="#{a}">y</a></p>',
         "link text": f'<p><a href="https://example.org">{html.escape(t)}</a></p>',
         "image": f'<p><img src="{a}" alt="{a}"></p>',
+        "web image": (f'<p><img src="https://example.org/{a}" alt="{a}"></p><table><tr><td>'
+                      f'<img src="https://{a}" alt="{a}"></td><td><img src="//{a}"></td></tr></table>'),
         "list": f'<ol start="{a}" type="{a}"><li value="{a}">{html.escape(t)}</li></ol>',
         "table": (f'<table><caption>{html.escape(t)}</caption><tr><th colspan="{a}">{html.escape(t)}</th>'
                   f'<td rowspan="{a}"><code>{html.escape(t)}</code></td></tr><tr><td>{t}</td></tr></table>'),
@@ -654,7 +669,7 @@ def _web_page(place: str, t: str) -> str:
     }[place]
 
 
-WEB_PLACES = ["raw body", "paragraph", "heading", "link target", "link text", "image", "list",
+WEB_PLACES = ["raw body", "paragraph", "heading", "link target", "link text", "image", "web image", "list",
               "table", "code", "math", "footnote", "attributes"]
 WEB_SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
                         suppress_health_check=[HealthCheck.too_slow])
@@ -669,6 +684,9 @@ WEB_SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
 @example(t="../../etc/passwd")
 @example(t="file:///etc/passwd")
 @example(t="data:image/svg+xml,<svg onload=alert(1)>")
+@example(t='x.png" onerror="alert(1)')
+@example(t="x.png)![a](javascript:alert(1)")
+@example(t="\u202ejavascript:alert(1)")
 def test_html_reader_output_is_safe(place, t):
     import tempfile
     from pathlib import Path

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from mineru_tui.cli import app
 from mineru_tui.convert import ConvertError, convert
 from mineru_tui.detect import detect
-from mineru_tui.document import BlockType, to_markdown, to_middle_json
+from mineru_tui.document import BlockType, to_content_list, to_markdown, to_middle_json
 from mineru_tui.errors import InputError
 
 PNG = base64.b64decode(
@@ -156,8 +156,41 @@ def test_images_from_data_uris_and_the_folder_only(tmp_path):
     assert sorted(doc.images) == ["image_001.png", "image_002.png"]
     assert all(v == PNG for v in doc.images.values())
     out = to_markdown(doc, "")
-    assert "![local](image_001.png)" in out and "![inline](image_002.png)" in out
-    assert out == "![local](image_001.png)\n\n![inline](image_002.png)\n"  # no other picture
+    # the picture on the web is referenced by its address (not fetched, not in images/);
+    # the others outside the folder, the symbolic link out and the fake are left out
+    assert out == ("![local](image_001.png)\n\n![remote](https://example.org/x.png)\n\n"
+                   "![inline](image_002.png)\n")
+
+
+def test_web_pictures_are_referenced_by_address_never_fetched(tmp_path, monkeypatch):
+    import socket
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("the reader opened a connection")
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    body = """<p><img src="/static/a.png" alt="site"> <img src="//cdn.example.net/b.jpg" alt="cdn">
+        <img src="c.gif"> <img src="ftp://example.org/d.png" alt="ftp">
+        <img src="javascript:alert(1)" alt="js"></p>
+        <table><tr><th>h</th><th>i</th></tr><tr><td><img src="e.png" alt="cell"></td><td>x</td></tr></table>"""
+    doc = convert(html(tmp_path, body, head='<link rel="canonical" href="https://en.example.org/wiki/Duck">'))
+    assert doc.images == {}
+    out = to_markdown(doc)
+    assert out.startswith("![site](https://en.example.org/static/a.png)\n\n"
+                          "![cdn](https://cdn.example.net/b.jpg)\n\n![](https://en.example.org/wiki/c.gif)\n")
+    assert '<img src="https://en.example.org/wiki/e.png" alt="cell">' in out
+    assert "ftp" not in out and "javascript" not in out and "js" not in out
+    images = [(e["img_path"], e["img_url"]) for e in to_content_list(doc) if e["type"] == "image"]
+    assert images == [("", "https://en.example.org/static/a.png"), ("", "https://cdn.example.net/b.jpg"),
+                      ("", "https://en.example.org/wiki/c.gif")]
+    mid = str(to_middle_json(doc))
+    assert "'image_url': 'https://cdn.example.net/b.jpg'" in mid
+    # without a stated address, only absolute (and protocol-relative) sources are kept
+    doc = convert(html(tmp_path, '<img src="/static/a.png" alt="site"><img src="//cdn.example.net/b.jpg">'))
+    assert to_markdown(doc) == "![](https://cdn.example.net/b.jpg)\n"
+    entry = next(e for e in to_content_list(doc) if e["type"] == "image")
+    assert entry["img_path"] == "" and entry["img_url"] == "https://cdn.example.net/b.jpg"
 
 
 def test_relative_links_resolve_against_an_http_base_only(tmp_path):
