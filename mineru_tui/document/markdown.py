@@ -105,6 +105,7 @@ def spans_to_md(spans: list[Span], image_prefix: str = "", in_pipe_table: bool =
     pipe = in_pipe_table
     parts: list[str] = []
     boxes: list[int] = []  # parts that are check boxes written raw, checked below
+    refs: list[int] = []  # parts that are footnote references, checked below
     merged = _join_code(merge_spans(spans))
     i = 0
     while i < len(merged):
@@ -114,6 +115,8 @@ def spans_to_md(spans: list[Span], image_prefix: str = "", in_pipe_table: bool =
                 boxes.append(len(parts))
                 parts.append(merged[i].content)
             else:
+                if merged[i].type == SpanType.FOOTNOTE_REF:
+                    refs.append(len(parts))
                 parts.append(_span_md(merged[i], image_prefix, pipe))
             i += 1
             continue
@@ -132,6 +135,16 @@ def spans_to_md(spans: list[Span], image_prefix: str = "", in_pipe_table: bool =
     for k in boxes:  # left to right: an escaped box is the context of the next one
         if not _raw_box_is_safe("".join(parts[:k]), "".join(parts[k + 1:])):
             parts[k] = escape_md(parts[k])
+    for k in refs:
+        # To a reader without footnotes "[^1]" is a link: "(x)" after it makes it one,
+        # "!" before it an image (of the note's definition, "[^1]: x"), and "[^1]:" at a
+        # line start a definition. Those characters are escaped.
+        nxt = next((n for n in range(k + 1, len(parts)) if parts[n]), None)
+        if nxt is not None and parts[k] and parts[nxt][0] in "(:":
+            parts[nxt] = "\\" + parts[nxt]
+        prev = next((n for n in range(k - 1, -1, -1) if parts[n]), None)
+        if prev is not None and parts[k] and parts[prev].endswith("!"):
+            parts[prev] = parts[prev][:-1] + "\\!"
     return "".join(parts)
 
 

@@ -319,6 +319,18 @@ def test_footnote_text_cannot_become_a_link_definition():
         "[^xjavascripty]\n\n[^xjavascripty]: n\n"
 
 
+def test_text_around_a_footnote_reference_cannot_make_it_a_link_or_image():
+    # a real EPUB (idpf internallinks) writes "note(source)" right after its reference
+    ref = Span(SpanType.FOOTNOTE_REF, "1")
+    note = Block(BlockType.PAGE_FOOTNOTE, lines=[Line([text_span("!")])], note_id="1")
+    md = md_of(text_block([text_span("wow!"), ref, text_span("(javascript:alert(1))")]), note)
+    assert md == "wow\\![^1]\\(javascript:alert(1))\n\n[^1]: !\n"
+    rendered = MD.render(md)  # [^1] is a reference link to the note's first word here
+    assert "<img" not in rendered and "</a>(javascript:alert(1))</p>" in rendered, rendered
+    assert not html_problems(rendered)
+    assert md_of(text_block([ref, text_span(": x")])) == "[^1]\\: x\n"
+
+
 def test_ready_table_html_is_rebuilt_from_table_tags_only():
     raw = ('<table onclick="x"><tr><td colspan="2" style="x" onmouseover="y">a<script>alert(1)'
            '</script><img src=javascript:x onerror=alert(1)><img src="data:image/svg+xml;base64,PHN2Zz4=">'
