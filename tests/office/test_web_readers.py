@@ -157,9 +157,10 @@ def test_images_from_data_uris_and_the_folder_only(tmp_path):
     assert all(v == PNG for v in doc.images.values())
     out = to_markdown(doc, "")
     # the picture on the web is referenced by its address (not fetched, not in images/);
-    # the others outside the folder, the symbolic link out and the fake are left out
-    assert out == ("![local](image_001.png)\n\n![remote](https://example.org/x.png)\n\n"
-                   "![inline](image_002.png)\n")
+    # the others outside the folder, the symbolic link out and the fake leave their alt
+    # text, as a browser shows a picture it cannot load
+    assert out == ("![local](image_001.png) up symlink absolute ![remote](https://example.org/x.png)"
+                   "![inline](image_002.png) html fake\n")
 
 
 def test_web_pictures_are_referenced_by_address_never_fetched(tmp_path, monkeypatch):
@@ -171,24 +172,25 @@ def test_web_pictures_are_referenced_by_address_never_fetched(tmp_path, monkeypa
     monkeypatch.setattr(socket.socket, "connect", no_network)
     monkeypatch.setattr(socket, "create_connection", no_network)
     body = """<p><img src="/static/a.png" alt="site"> <img src="//cdn.example.net/b.jpg" alt="cdn">
-        <img src="c.gif"> <img src="ftp://example.org/d.png" alt="ftp">
-        <img src="javascript:alert(1)" alt="js"></p>
+        <img src="c.gif"> <img src="ftp://example.org/d.png" alt=""></p>
+        <p><img src="javascript:alert(1)" alt="js"></p>
         <table><tr><th>h</th><th>i</th></tr><tr><td><img src="e.png" alt="cell"></td><td>x</td></tr></table>"""
     doc = convert(html(tmp_path, body, head='<link rel="canonical" href="https://en.example.org/wiki/Duck">'))
     assert doc.images == {}
     out = to_markdown(doc)
     assert out.startswith("![site](https://en.example.org/static/a.png)\n\n"
-                          "![cdn](https://cdn.example.net/b.jpg)\n\n![](https://en.example.org/wiki/c.gif)\n")
+                          "![cdn](https://cdn.example.net/b.jpg)\n\n![](https://en.example.org/wiki/c.gif)\n\n"
+                          "js\n")  # a refused picture leaves its alt text, nothing else
     assert '<img src="https://en.example.org/wiki/e.png" alt="cell">' in out
-    assert "ftp" not in out and "javascript" not in out and "js" not in out
+    assert "ftp" not in out and "javascript" not in out
     images = [(e["img_path"], e["img_url"]) for e in to_content_list(doc) if e["type"] == "image"]
     assert images == [("", "https://en.example.org/static/a.png"), ("", "https://cdn.example.net/b.jpg"),
                       ("", "https://en.example.org/wiki/c.gif")]
     mid = str(to_middle_json(doc))
     assert "'image_url': 'https://cdn.example.net/b.jpg'" in mid
     # without a stated address, only absolute (and protocol-relative) sources are kept
-    doc = convert(html(tmp_path, '<img src="/static/a.png" alt="site"><img src="//cdn.example.net/b.jpg">'))
-    assert to_markdown(doc) == "![](https://cdn.example.net/b.jpg)\n"
+    doc = convert(html(tmp_path, '<p><img src="/static/a.png" alt="site"></p><img src="//cdn.example.net/b.jpg">'))
+    assert to_markdown(doc) == "site\n\n![](https://cdn.example.net/b.jpg)\n"
     entry = next(e for e in to_content_list(doc) if e["type"] == "image")
     assert entry["img_path"] == "" and entry["img_url"] == "https://cdn.example.net/b.jpg"
 
@@ -316,7 +318,7 @@ def test_epub_pictures_come_from_the_package(tmp_path):
                            extra={"OEBPS/img/p.png": PNG}))
     doc = convert(path)
     assert list(doc.images.values()) == [PNG]
-    assert to_markdown(doc, "") == "![in](image_001.png)\n"
+    assert to_markdown(doc, "") == "![in](image_001.png) out\n"  # out of the book: its alt text
 
 
 def test_drm_and_broken_epubs_are_refused_in_one_line(tmp_path):

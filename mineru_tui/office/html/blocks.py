@@ -16,8 +16,8 @@ What reaches the model:
   nested tables; a one-cell or ``role="presentation"`` layout table gives its content;
 * links through :class:`Resources` (the output keeps only the safe ones,
   :mod:`mineru_tui.document.links`); images whose bytes :class:`Resources` can give,
-  else the web address it gives for them (referenced, never fetched; the others are left
-  out, alt text too); ``<figure>`` captions;
+  else the web address it gives for them (referenced, never fetched; the others leave
+  their alt text, as a browser shows a broken picture); ``<figure>`` captions;
 * footnotes: a note reference (``epub:type="noteref"``, ``role="doc-noteref"``, pandoc's
   ``footnote-ref``, or a short ``[1]``-like link in ``<sup>``) whose target is an element
   of the document becomes a ``[^n]`` reference, and that element a note at the end (its
@@ -407,9 +407,8 @@ class HtmlBlocks:
         url = self.res.image_url(src.strip()) if src and src.strip() else None
         if url:  # on the web: referenced by its address as the page does, never fetched
             self._para.add(Span(SpanType.IMAGE, alt, image_url=url))
-        # A picture that cannot be had (outside the folder, missing) is left out with its
-        # alt text: that text describes a picture the output does not have, and as plain
-        # text it would read as part of the page's prose.
+        elif alt:  # missing or refused: its alt text, as a browser shows a broken picture
+            self._para.add(text_span(f" {alt} ", ctx.style, ctx.link))
 
     def image_name(self, src: str | None) -> str | None:
         """The name under which the picture ``src`` names is stored in the document (read
