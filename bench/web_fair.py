@@ -8,7 +8,12 @@ Markdown misses; the scores here change only that, for every tool alike
 * **words** (text, precision, groundtruth): the ``[^3]:`` that opens a Markdown footnote
   definition is markup, not a word (the reference ``[^3]`` stays: pages show it); ``<``/``>`` inside code are text (a
   listing that shows ``<span>`` shows the word "span"); in maths, LaTeX command names
-  (``\\frac``, ``\\left``) are markup, not words of the page;
+  (``\\frac``, ``\\left``) and ``^ _ { }`` are markup, not words of the page, a command
+  that names a letter is that letter (``\\pi`` is π), and a number and a letter side by
+  side are two symbols (``2x`` is 2 and x, as MathML's ``<mn>2</mn><mi>x</mi>``); a picture's alt text is not the
+  page's text (a browser shows it only for a picture it cannot load; the images score
+  counts pictures) and is left out of text and precision, while against a groundtruth an
+  HTML ``<img alt>`` counts its alt text as ``![alt](…)`` does;
 * **groundtruth**: a merged table cell counts once per cell it covers (docling's Markdown
   repeats it so), a sub- or superscript is a word of its own on both sides (docling's
   Markdown writes ``H 2 O``), and pandoc's native AST is scored by its blocks, without the
@@ -31,7 +36,7 @@ FAIR_COLUMNS = ("text", "precision", "groundtruth", "links", "images")
 _NOTE_MARK = re.compile(r"^\[\^[^\]\s]+\]:", re.M)
 _FENCE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[ \t]*$", re.S | re.M)
 _CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
-_MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?!\s)[^$\n]+?(?<![\s\\])\$", re.S)
+_MATH = re.compile(r"\$\$[^<]+?\$\$|(?<![\\$])\$(?!\s)[^$\n<]+?(?<![\s\\])\$(?!\d)", re.S)  # not across tags
 _LATEX_CMD = re.compile(r"\\[A-Za-z]+")
 _SUBSUP = re.compile(r"</?(?:sub|sup)\b[^>]*>", re.I)
 _CELL = re.compile(r"<(t[dh])\b([^>]*)>(.*?)</\1>", re.S | re.I)
@@ -43,15 +48,50 @@ def _code_as_text(md: str) -> str:
     return _CODE_SPAN.sub(lit, _FENCE.sub(lit, md))
 
 
-def fair_md(md: str) -> str:
-    """The Markdown as the fair word count reads it (see the module docstring)."""
+# LaTeX commands that name a letter or symbol a page shows as a character
+_LATEX_SYMBOLS = {name: chr(code) for name, code in (
+    ("alpha", 0x3B1), ("beta", 0x3B2), ("gamma", 0x3B3), ("delta", 0x3B4), ("epsilon", 0x3B5),
+    ("zeta", 0x3B6), ("eta", 0x3B7), ("theta", 0x3B8), ("iota", 0x3B9), ("kappa", 0x3BA),
+    ("lambda", 0x3BB), ("mu", 0x3BC), ("nu", 0x3BD), ("xi", 0x3BE), ("pi", 0x3C0), ("rho", 0x3C1),
+    ("sigma", 0x3C3), ("tau", 0x3C4), ("upsilon", 0x3C5), ("phi", 0x3C6), ("chi", 0x3C7),
+    ("psi", 0x3C8), ("omega", 0x3C9), ("Gamma", 0x393), ("Delta", 0x394), ("Theta", 0x398),
+    ("Lambda", 0x39B), ("Xi", 0x39E), ("Pi", 0x3A0), ("Sigma", 0x3A3), ("Phi", 0x3A6),
+    ("Psi", 0x3A8), ("Omega", 0x3A9), ("aleph", 0x5D0), ("infty", 0x221E))}
+
+
+_TEXT_CMD = re.compile(r"\\(?:text|mathrm|operatorname)\{([^{}]*)\}")
+
+
+def _math_words(latex: str) -> str:
+    texts = _TEXT_CMD.findall(latex)
+    latex = _TEXT_CMD.sub(" ", latex)
+    latex = re.sub(r"\\(?:begin|end)\{[^{}]*\}", " ", latex)  # environment names: markup
+    latex = _LATEX_CMD.sub(lambda m: f" {_LATEX_SYMBOLS.get(m.group(0)[1:], '')} ", latex)
+    latex = re.sub(r"[\^_{}]", " ", latex)  # x^{2}: the words x and 2, not "x2"
+    latex = re.sub(r"(?<=\d)(?=[^\W\d_])|(?<=[^\W\d_])(?=\d)", " ", latex)  # 2x: 2 and x
+    return latex + " " + " ".join(texts)
+
+
+_IMG_ALT = re.compile(r"<img\b[^>]*?\balt=\"([^\"]*)\"[^>]*>", re.I)
+
+
+_MD_IMG = re.compile(r"!\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)")
+
+
+def fair_md(md: str, alt: bool = True) -> str:
+    """The Markdown as the fair word count reads it (see the module docstring); without
+    ``alt``, pictures' alt texts are left out (the page's text has none)."""
     md = _NOTE_MARK.sub(" ", md)
     md = _code_as_text(md)
-    return _MATH.sub(lambda m: _LATEX_CMD.sub(" ", m.group(0)), md)
+    md = _IMG_ALT.sub(lambda m: f" {m.group(1) if alt else ''} <img>", md)
+    if not alt:
+        md = _MD_IMG.sub(" ", md)
+    return _MATH.sub(lambda m: _math_words(m.group(0)), md)
 
 
 def fair_words(md: str) -> list[str]:
-    return md_words(fair_md(md))
+    """Words of the Markdown for the text and precision scores (no alt texts)."""
+    return md_words(fair_md(md, alt=False))
 
 
 def _expand_merged(md: str) -> str:
