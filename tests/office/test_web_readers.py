@@ -486,3 +486,15 @@ def test_mhtml_bounds(tmp_path, monkeypatch):
     monkeypatch.setattr(mhtml, "MAX_MHTML_BYTES", 100)
     with pytest.raises(ConvertError, match="larger than"):
         convert(path)
+
+
+def test_progress_names_chapters_and_tables(tmp_path):
+    (tmp_path / "b.epub").write_bytes(_epub({"a.xhtml": _xhtml("<h1>One</h1><p>x</p>"),
+                                             "b.xhtml": _xhtml("<h1>Two</h1><p>y</p>")}))
+    (tmp_path / "t.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    r = CliRunner().invoke(app, ["parse", "-v", str(tmp_path / "b.epub"), str(tmp_path / "t.csv"),
+                                 str(html(tmp_path, "<p>z</p>"))])
+    assert r.exit_code == 0, r.stderr
+    lines = r.stderr.splitlines()
+    assert ": ok (2 chapters, " in lines[0] and ": ok (1 table, " in lines[1], lines
+    assert ": ok (1 page, " in lines[2], lines
