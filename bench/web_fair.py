@@ -18,6 +18,7 @@ Markdown misses; the scores here change only that, for every tool alike
   repeats it so), a sub- or superscript is a word of its own on both sides (docling's
   Markdown writes ``H 2 O``), and pandoc's native AST is scored by its blocks, without the
   book's metadata (title, creators, identifiers: no chapter's text);
+* **counts**: an escaped bracket (``\\]``) is text and ends no link or image;
 * **links**: only links a Markdown file written elsewhere can still follow count (the
   truth's ``links_followable``: a relative target such as ``/home.html`` with no stated
   page address names a file of a site the Markdown is not on);
@@ -78,10 +79,16 @@ _IMG_ALT = re.compile(r"<img\b[^>]*?\balt=\"([^\"]*)\"[^>]*>", re.I)
 _MD_IMG = re.compile(r"!\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)")
 
 
+def _escaped_brackets(md: str) -> str:
+    """``\\[``/``\\]`` are text, never link syntax (an alt text "logo[275]" escaped so
+    must not end the image for the counter): written as other brackets."""
+    return md.replace("\\[", "⟦").replace("\\]", "⟧")
+
+
 def fair_md(md: str, alt: bool = True) -> str:
     """The Markdown as the fair word count reads it (see the module docstring); without
     ``alt``, pictures' alt texts are left out (the page's text has none)."""
-    md = _NOTE_MARK.sub(" ", md)
+    md = _NOTE_MARK.sub(" ", _escaped_brackets(md))
     md = _code_as_text(md)
     md = _IMG_ALT.sub(lambda m: f" {m.group(1) if alt else ''} <img>", md)
     if not alt:
@@ -128,7 +135,7 @@ def fair_cell(truth_counts: dict, ref: list[str], gt_path: str | None, md: str |
         out["groundtruth"] = recall(gtw, tool)
     else:
         out["groundtruth"] = None
-    found = md_counts(md)
+    found = md_counts(_escaped_brackets(md))
     for col, key in (("links", "links_followable"), ("images", "images_obtainable")):
         n = truth_counts.get(key, 0)
         out[col] = min(found[col], n) / n if n else None

@@ -498,3 +498,29 @@ def test_progress_names_chapters_and_tables(tmp_path):
     lines = r.stderr.splitlines()
     assert ": ok (2 chapters, " in lines[0] and ": ok (1 table, " in lines[1], lines
     assert ": ok (1 page, " in lines[2], lines
+
+
+def test_list_item_text_after_a_picture_is_kept(tmp_path):
+    # Wikipedia's galleries: <li> holding a picture, then its caption
+    png = "data:image/png;base64," + base64.b64encode(PNG).decode()
+    out = md(html(tmp_path, f'<ol><li><div><img src="{png}" alt="logo"></div><div>The caption</div></li>'
+                            f'<li>text <table><tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr></table>'
+                            f'after</li></ol>'))
+    assert out == ("![logo](image_001.png)\n\n1. The caption\n2. text\n\n| a | b |\n|---|---|\n| c | d |\n\n"
+                   "- after\n")
+
+
+def test_real_pages_reference_their_web_pictures():
+    corpus = Path(__file__).parents[1] / "corpus" / "web"
+    blog = to_markdown(convert(corpus / "markitdown__test_blog.html"))
+    # relative sources resolved against the page's canonical address, absolute ones kept
+    assert "![AutoGen](https://microsoft.github.io/autogen/img/ag.svg)" in blog
+    assert "![Chi Wang](https://github.com/sonichi.png)" in blog
+    for name in ("docling__html_rich_table_cells.html", "docling__html_rich_table_cells.mhtml"):
+        doc = convert(corpus / name)
+        assert doc.images == {}
+        assert ('<img src="https://upload.wikimedia.org/wikipedia/commons/thumb/a/ab/Witkopeend_-_white-headed_'
+                'duck_-_Oxyura_leucocephala_3.tif/lossy-page1-250px-Witkopeend_-_white-headed_duck_-_Oxyura_'
+                'leucocephala_3.tif.jpg" alt="White-headed duck thumbnail">') in to_markdown(doc)
+    # a picture missing from the repository, on a page that states no address: its alt text
+    assert "Example image" in to_markdown(convert(corpus / "docling__example_01.html"))

@@ -498,10 +498,17 @@ class HtmlBlocks:
                     items += b.blocks
                     nested = True
                 else:
-                    if not item.lines:
+                    empty = not item.lines
+                    if empty:
                         items[:] = [x for x in items if x is not item]
                     close()
                     out.append(b)
+                    # the item's text after a picture or table: its own item (with the
+                    # number, when nothing of the item was shown yet), not lost
+                    item = Block(BlockType.TEXT, depth=level if empty else level + 1,
+                                 marker=marker if empty else "-")
+                    items.append(item)
+                    nested = False
             if not item.lines:  # an empty item (perhaps with items under it)
                 items[:] = [b for b in items if b is not item]
         close()
