@@ -15,7 +15,8 @@ Markdown misses; the scores here change only that, for every tool alike
   counts pictures) and is left out of text and precision, while against a groundtruth an
   HTML ``<img alt>`` counts its alt text as ``![alt](…)`` does;
 * **groundtruth**: a merged table cell counts once per cell it covers (docling's Markdown
-  repeats it so), a sub- or superscript is a word of its own on both sides (docling's
+  repeats it so), an HTML ``<ol>`` item has the number a browser shows (as a Markdown
+  list item has it), a sub- or superscript is a word of its own on both sides (docling's
   Markdown writes ``H 2 O``), and pandoc's native AST is scored by its blocks, without the
   book's metadata (title, creators, identifiers: no chapter's text);
 * **counts**: an escaped bracket (``\\]``) is text and ends no link or image;
@@ -112,6 +113,29 @@ def _expand_merged(md: str) -> str:
     return _CELL.sub(rep, md)
 
 
+_LIST_TAG = re.compile(r"<(/?)(ol|ul|li)\b[^>]*>", re.I)
+
+
+def _number_html_lists(md: str) -> str:
+    """``<ol>`` items with the numbers a browser shows (``1.``), as Markdown lists have them."""
+    stack: list[int | None] = []  # per open list: the next number, None for <ul>
+
+    def rep(m: re.Match) -> str:
+        close, tag = m.group(1), m.group(2).lower()
+        if tag in ("ol", "ul"):
+            if close:
+                if stack:
+                    stack.pop()
+            else:
+                stack.append(1 if tag == "ol" else None)
+            return m.group(0)
+        if not close and stack and stack[-1] is not None:
+            stack[-1] += 1
+            return f"{m.group(0)}{stack[-1] - 1}. "
+        return m.group(0)
+    return _LIST_TAG.sub(rep, md)
+
+
 def fair_groundtruth_words(path: str) -> list[str]:
     """A groundtruth's words with sub/superscripts as words of their own and, for a
     pandoc native AST, its blocks only (the metadata left out)."""
@@ -131,7 +155,7 @@ def fair_cell(truth_counts: dict, ref: list[str], gt_path: str | None, md: str |
     out = {"ok": True, "text": recall(ref, got), "precision": recall(got, ref)}
     gtw = fair_groundtruth_words(gt_path) if gt_path else None
     if gtw:
-        tool = md_words(_SUBSUP.sub(" ", _expand_merged(fair_md(md))))
+        tool = md_words(_SUBSUP.sub(" ", _expand_merged(_number_html_lists(fair_md(md)))))
         out["groundtruth"] = recall(gtw, tool)
     else:
         out["groundtruth"] = None

@@ -438,6 +438,12 @@ def test_mathml_becomes_latex(tmp_path):
     assert out == ("Inline $x={a}^{2}$ and\n\n$$\n\\frac{1}{\\sqrt{\\pi }}\n$$\n\n$y_{tex}$\n")
 
 
+def test_elementary_maths_keeps_its_numbers_apart():
+    # pandoc's features.epub (W3C's EPUB test 0100): a long division, <mlongdiv>
+    out = to_markdown(convert(Path(__file__).parents[1] / "corpus" / "web" / "pandoc__features.epub"))
+    assert "\\begin{array}{r}435.3 \\\\ 3\\big) 1306 \\\\ 12 \\\\ 10 \\\\ 9 \\\\ 16 \\\\ 15" in out
+
+
 def test_figures_keep_their_caption_once(tmp_path):
     data = "data:image/png;base64," + base64.b64encode(PNG).decode()
     out = md(html(tmp_path, f'<figure><img src="{data}" alt="A duck"><figcaption>A duck'
