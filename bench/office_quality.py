@@ -37,6 +37,7 @@ sys.path.insert(0, str(HERE))
 from md_metrics import counts as md_counts  # noqa: E402
 from md_metrics import groundtruth_words, md_words, missing_words, recall, strip_markdown, words  # noqa: E402
 from office_truth import METRICS, kind_of, truth  # noqa: E402
+from web_fair import add_fair, fair_tables_md  # noqa: E402 — web formats' fair scores
 
 PEERS = {  # tool → default python of its venv (see docs/office-quality.md for making them)
     "mineru": str(HERE.parent / ".peer-venvs/mineru/bin/python"),
@@ -166,6 +167,7 @@ def score_file(f: Path, gt: Path | None, mds: dict[str, str | None]) -> dict:
                                      for m in ("headings", "links", "list_items") if tr.counts[m]}
         row["tools"][tool] = cell
     row["samples"] = tr.samples
+    add_fair(row, ref, gt, mds)
     return row
 
 
@@ -491,6 +493,9 @@ def main() -> None:
         parts.append(f"\n### {k}\n\n" + table_md(agg, tools, k, rows))
     if any(r["truth"].get("notes") for r in rows):
         parts.append("\n### Footnotes (web formats)\n\n" + notes_md(rows, tools, args.work))
+    if any("fair" in r for r in rows):
+        parts.append("\n### The same, scored by the fair rules (bench/web_fair.py)\n\n"
+                     + fair_tables_md(rows, tools, present))
     parts.append("\n### Time per file (in each tool's own process, one file at a time)\n\n"
                  + times_md(rows, results, tools, present))
     parts.append("\n### Totals found (sum over files; over-counting is not penalised in the scores)\n\n"

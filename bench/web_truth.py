@@ -15,16 +15,23 @@ and ``zipfile`` and ``csv`` packages, nothing of ``mineru_tui``.
   in ``<sup>``). A note's body is not a list item and its reference and back-links are not
   links: they are the note; **images** — ``<img>`` and SVG ``<image>`` with a source; **equations** —
   ``<math>``; **merged** — cells with ``colspan`` or ``rowspan`` above 1.
+
+Two extra counts serve the fair scores of ``bench/web_fair.py``: **links_followable** —
+the links a Markdown file written elsewhere can still follow (http(s), mailto, ``#id``, a
+relative target only when the page states its own address); **images_obtainable** — the
+pictures a converter can have without guessing (embedded, MHTML parts, files in the
+page's folder, web addresses absolute or relative to the stated address).
 """
 from __future__ import annotations
 
 import csv
 import io
+import os
 import posixpath
 import re
 import zipfile
 from email import message_from_bytes, policy
-from urllib.parse import unquote
+from urllib.parse import unquote, urljoin
 
 import lxml.html
 from lxml import etree
@@ -51,10 +58,64 @@ def _local(tag) -> str:
     return tag.rpartition("}")[2].lower() if isinstance(tag, str) else ""
 
 
-def _html_into(data: bytes, t: Truth, texts: list[str], encoding: str | None = None) -> None:
+def _html_into(data: bytes, t: Truth, texts: list[str], encoding: str | None = None,
+               where: "_Where | None" = None) -> None:
     body = _body(data, t, encoding)
     if body is not None:
-        _count(body, t, texts, *_notes([body], _ids([body])))
+        if where is not None:
+            where.base = getattr(t, "page_base", None) or where.base
+        _count(body, t, texts, *_notes([body], _ids([body])), where=where)
+
+
+class _Where:
+    """Where a page's relative targets lead, for the fair counts (``links_followable``,
+    ``images_obtainable``): the page's stated http(s) address, its folder on disk (an
+    HTML file) or its sibling parts (an MHTML). None of it for an EPUB: its relative
+    targets are members of the book and count as they are."""
+
+    def __init__(self, base: str | None = None, folder: str | None = None, parts: set | None = None):
+        self.base, self.folder, self.parts = base, folder, parts
+
+    def followable(self, href: str) -> bool:
+        """A link a Markdown file written elsewhere can still follow."""
+        href = href.strip()
+        if href.startswith("#"):
+            return len(href) > 1
+        scheme = re.match(r"([a-z][a-z0-9+.-]*):", href.lower())
+        if scheme:
+            return scheme.group(1) in ("http", "https", "mailto")
+        return bool(self.base)
+
+    def obtainable(self, src: str) -> bool:
+        """A picture some converter can have without guessing: in the file (data URI,
+        MHTML part), in the page's folder, or at a web address (absolute, or relative to
+        the page's stated address)."""
+        src = src.strip()
+        low = src.lower()
+        if low.startswith("data:image/") or low.startswith(("http://", "https://", "//")):
+            return True
+        if self.parts is not None and (src in self.parts or "<" + src[4:] + ">" in self.parts
+                                       or (self.base and urljoin(self.base, src) in self.parts)):
+            return True
+        if re.match(r"[a-z][a-z0-9+.-]*:", low):
+            return False
+        if self.base:
+            return True
+        if self.folder:
+            folder = os.path.realpath(self.folder)
+            path = os.path.realpath(os.path.join(folder, unquote(src.split("?")[0].split("#")[0])))
+            return path.startswith(folder + os.sep) and os.path.isfile(path)
+        return False
+
+
+def _page_base(root) -> str | None:
+    """The page's own http(s) address: ``<base href>``, ``<link rel=canonical>``, ``og:url``."""
+    for xpath in ("//base/@href", "//link[contains(concat(' ', @rel, ' '), ' canonical ')]/@href",
+                  "//meta[@property='og:url']/@content"):
+        for value in root.xpath(xpath):
+            if str(value).strip().lower().startswith(("http://", "https://")):
+                return str(value).strip()
+    return None
 
 
 def _ids(bodies) -> dict:
@@ -70,6 +131,7 @@ def _body(data: bytes, t: Truth, encoding: str | None = None):
     except (etree.ParserError, ValueError) as e:
         t.notes.append(f"unparsable HTML: {e}")
         return None
+    t.page_base = _page_base(root)  # read before <head> is dropped
     for el in list(root.iter()):
         if not isinstance(el.tag, str):
             continue
@@ -80,7 +142,8 @@ def _body(data: bytes, t: Truth, encoding: str | None = None):
     return next((el for el in root.iter() if _local(el.tag) == "body"), root)
 
 
-def _count(body, t: Truth, texts: list[str], notes: set, note_links: set) -> None:
+def _count(body, t: Truth, texts: list[str], notes: set, note_links: set,
+           where: _Where | None = None) -> None:
     for el in body.iter():
         tag = _local(el.tag)
         if el in note_links or el in notes:
@@ -97,10 +160,16 @@ def _count(body, t: Truth, texts: list[str], notes: set, note_links: set) -> Non
             href = el.get("href").strip().lower()
             if href.startswith(("http:", "https:", "mailto:", "#")) or not re.match(r"[a-z][a-z0-9+.-]*:", href):
                 t.add("links", text)
+                if where is None or where.followable(el.get("href")):
+                    t.add("links_followable", text)
         elif tag == "img" and el.get("src"):
             t.add("images", el.get("src")[:60])
+            if where is None or where.obtainable(el.get("src")):
+                t.add("images_obtainable", el.get("src")[:60])
         elif tag == "image" and (el.get("href") or el.get("{http://www.w3.org/1999/xlink}href")):
             t.add("images", "svg image")
+            if where is None or where.obtainable(el.get("href") or el.get("{http://www.w3.org/1999/xlink}href")):
+                t.add("images_obtainable", "svg image")
         elif tag == "math":
             t.add("equations", text)
         elif tag == "table":
@@ -164,6 +233,7 @@ def _epub(path: str, t: Truth, texts: list[str]) -> None:
             if "html" not in media:
                 if media.startswith("image/"):
                     t.add("images", href)
+                    t.add("images_obtainable", href)
                 continue
             name = posixpath.normpath(posixpath.join(folder, unquote(href)))
             body = _body(z.read(name), t)
@@ -177,9 +247,13 @@ def _epub(path: str, t: Truth, texts: list[str]) -> None:
 def _mhtml(path: str, t: Truth, texts: list[str]) -> None:
     with open(path, "rb") as f:
         msg = message_from_bytes(f.read(), policy=policy.compat32)
+    parts = {v.strip() for part in msg.walk() for k in ("Content-Location", "Content-ID")
+             for v in [part.get(k)] if v}
+    parts |= {"<" + p + ">" for p in parts if not p.startswith("<")}
     for part in msg.walk():
         if part.get_content_type() == "text/html":
-            _html_into(part.get_payload(decode=True) or b"", t, texts, part.get_content_charset())
+            where = _Where(base=(part.get("Content-Location") or "").strip() or None, parts=parts)
+            _html_into(part.get_payload(decode=True) or b"", t, texts, part.get_content_charset(), where)
             return
 
 
@@ -203,10 +277,12 @@ def _csv(path: str, t: Truth, texts: list[str]) -> None:
 def web_truth(path: str, kind: str) -> Truth:
     """Read the reference of one web-format file of ``kind``."""
     t = Truth()
-    t.counts["notes"], t.samples["notes"] = 0, []
+    for extra in ("notes", "links_followable", "images_obtainable"):
+        t.counts[extra], t.samples[extra] = 0, []
     texts: list[str] = []
     try:
-        {"html": lambda p, tr, tx: _html_into(open(p, "rb").read(), tr, tx),
+        {"html": lambda p, tr, tx: _html_into(open(p, "rb").read(), tr, tx,
+                                              where=_Where(folder=os.path.dirname(os.path.abspath(p)))),
          "mhtml": _mhtml, "epub": _epub, "csv": _csv}[kind](path, t, texts)
     except (OSError, KeyError, zipfile.BadZipFile, etree.XMLSyntaxError, StopIteration) as e:
         t.notes.append(f"unreadable: {type(e).__name__}: {e}")

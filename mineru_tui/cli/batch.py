@@ -41,6 +41,7 @@ from mineru_tui.detect import (DEFAULT_LIMITS, OFFICE_KINDS, PAGE_KINDS, Detecte
                                ZipLimits, detect, is_reported)
 from mineru_tui.errors import DEBUG_HINT, InputError, internal_error, is_cut_warning, os_reason
 from mineru_tui.interrupts import Terminated  # noqa: F401  (re-exported for the CLI)
+from mineru_tui.units import page_unit
 
 
 
@@ -301,7 +302,7 @@ def _say_done(doc, kind: str, item: Item, opts: Options, label: str, seconds: fl
               where: str, err) -> None:
     """The file's ``ok (...)`` line (with progress) and the warnings it must show."""
     if opts.progress:
-        facts = [f"{len(doc.pages)} {_unit(kind)}{'s' * (len(doc.pages) != 1)}"]
+        facts = [page_unit(kind, len(doc.pages))]
         if doc.images:
             facts.append(f"{len(doc.images)} image{'s' * (len(doc.images) != 1)}"
                          + ("" if opts.out_dir else " not written (use -o DIR)"))
@@ -488,10 +489,6 @@ def _pages_note(opts: Options) -> str | None:
     if opts.quiet or opts.reading is None or not getattr(opts.reading, "pages", None):
         return None
     return "read whole: --pages selects PDF pages and TIFF frames only"
-
-
-def _unit(kind: str) -> str:
-    return {"pptx": "slide", "xlsx": "sheet"}.get(kind, "page")
 
 
 def _finish(report: Report, opts: Options, err, total: int, interrupted: str = "") -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from mineru_tui.document.controls import without_controls
 from mineru_tui.document.escaping import code_fence, latex_links_safe
 from mineru_tui.document.html_table import table_body_html
-from mineru_tui.document.links import safe_image_name
+from mineru_tui.document.links import safe_image_name, safe_image_url
 from mineru_tui.document.markdown import equation_latex
 from mineru_tui.document.model import Block, BlockType, Document, SpanType, plain_text, walk
 
@@ -75,14 +75,18 @@ def _content_entry(block: Block, page_idx: int, image_prefix: str,
         if block.sub_type:
             entry["sub_type"] = block.sub_type
     elif t == BlockType.IMAGE:
-        path = ""
+        path = url = ""
         for line in (l for b in block.blocks if b.type == BlockType.IMAGE_BODY for l in b.lines):
             for s in line.spans:
                 if safe_image_name(s.image_path):
                     path = image_prefix + s.image_path
+                elif safe_image_url(s.image_url):
+                    url = safe_image_url(s.image_url)
         entry = {"type": "image", "img_path": path,
                  "image_caption": _captions(block, BlockType.IMAGE_CAPTION),
                  "image_footnote": _captions(block, BlockType.IMAGE_FOOTNOTE)}
+        if url and not path:  # a web page's remote picture: its address, not a file
+            entry["img_url"] = url
     elif t == BlockType.INTERLINE_EQUATION:
         # as the document has it (JSON needs no Markdown escaping) but for unsafe links
         latex = latex_links_safe(equation_latex(block))

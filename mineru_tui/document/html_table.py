@@ -15,7 +15,7 @@ from html.parser import HTMLParser
 
 from mineru_tui.document.escaping import (ORDERED_MARKER, latex_links_safe, list_marker,
                                           unify_newlines)
-from mineru_tui.document.links import safe_image_name, safe_url
+from mineru_tui.document.links import safe_image_name, safe_image_url, safe_url
 from mineru_tui.document.model import Block, BlockType, Cell, Span, SpanType, Table, merge_spans, walk
 
 
@@ -25,11 +25,12 @@ def _text(text: str) -> str:
     return re.sub(r"\n[ \t\n]*\n", "\n", text)
 
 
-def _img(name: str | None, alt: str, image_prefix: str) -> str:
+def _img(name: str | None, alt: str, image_prefix: str, url: str | None = None) -> str:
     name = safe_image_name(name)
-    if not name:
+    url = None if name else safe_image_url(url)
+    if not name and not url:
         return _text(alt)
-    src = html.escape(image_prefix + name, quote=True)
+    src = html.escape(url or image_prefix + name, quote=True)
     return f'<img src="{src}" alt="{html.escape(" ".join(alt.split()), quote=True)}">'
 
 
@@ -44,8 +45,8 @@ def cell_html(cell: Cell, image_prefix: str) -> str:
             for kid in b.blocks:
                 for line in kid.lines:
                     for s in line.spans:
-                        if s.type == SpanType.IMAGE and s.image_path:
-                            parts.append(_img(s.image_path, s.content, image_prefix))
+                        if s.type == SpanType.IMAGE and (s.image_path or s.image_url):
+                            parts.append(_img(s.image_path, s.content, image_prefix, s.image_url))
         else:
             parts.append(_lines_html(b, image_prefix))
     return "<br>".join(p for p in parts if p)
@@ -95,8 +96,8 @@ def _lines_html(block: Block, image_prefix: str) -> str:
                 pieces.append(f"$${_text(latex_links_safe(s.content).strip())}$$")
             elif s.type == SpanType.FOOTNOTE_REF:
                 pieces.append(f"[^{_text(s.content)}]")
-            elif s.type == SpanType.IMAGE and s.image_path:
-                pieces.append(_img(s.image_path, s.content, image_prefix))
+            elif s.type == SpanType.IMAGE and (s.image_path or s.image_url):
+                pieces.append(_img(s.image_path, s.content, image_prefix, s.image_url))
         text = "".join(pieces).strip()
         if text:
             out.append(text)

@@ -76,6 +76,18 @@ def safe_url(url: str | None) -> str | None:
     return kept.replace(" ", "%20")
 
 
+def safe_image_url(url: str | None) -> str | None:
+    """A picture's web address if it may be written as a remote image (``![alt](url)``):
+    ``http`` or ``https`` only, judged as :func:`safe_url` judges links. Nothing fetches
+    it here; whatever renders the Markdown later may (see docs/formats-web.md)."""
+    kept = safe_url(url)
+    if kept is None or not re.match(r"https?://[^/?#\s\\]", kept, re.IGNORECASE | re.ASCII):
+        return None
+    if not re.match(r"https?://", normalise_url(kept), re.IGNORECASE | re.ASCII):
+        return None
+    return kept
+
+
 def safe_image_name(name: str | None) -> str | None:
     """An image name (a key of ``Document.images``) if it can only name a file in the
     output's images folder: no scheme, no absolute or UNC path, no ``..``, no control

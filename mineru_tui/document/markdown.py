@@ -10,7 +10,7 @@ from mineru_tui.document.controls import without_controls
 from mineru_tui.document.escaping import (code_fence, code_span, escape_md, latex_display,
                                           latex_inline, list_marker, note_definition, note_label)
 from mineru_tui.document.html_table import table_body_html, table_span
-from mineru_tui.document.links import safe_image_name, safe_url
+from mineru_tui.document.links import safe_image_name, safe_image_url, safe_url
 from mineru_tui.document.model import (CHECKED_BOX, UNCHECKED_BOX, Block, BlockType, Cell,
                                        Document, Span, SpanType, merge_spans, plain_text)
 
@@ -67,6 +67,10 @@ def _span_md(s: Span, image_prefix: str, pipe: bool = False) -> str:
         alt = escape_md(" ".join(s.content.split()))
         name = safe_image_name(s.image_path)
         return f"![{alt}]({_link_target(image_prefix + name)})" if name else alt
+    if s.type == SpanType.IMAGE and s.image_url:
+        alt = escape_md(" ".join(s.content.split()))
+        url = safe_image_url(s.image_url)
+        return f"![{alt}]({_link_target(url)})" if url else alt
     return ""
 
 
@@ -101,6 +105,7 @@ def spans_to_md(spans: list[Span], image_prefix: str = "", in_pipe_table: bool =
     pipe = in_pipe_table
     parts: list[str] = []
     boxes: list[int] = []  # parts that are check boxes written raw, checked below
+    refs: list[int] = []  # parts that are footnote references, checked below
     merged = _join_code(merge_spans(spans))
     i = 0
     while i < len(merged):
@@ -110,6 +115,8 @@ def spans_to_md(spans: list[Span], image_prefix: str = "", in_pipe_table: bool =
                 boxes.append(len(parts))
                 parts.append(merged[i].content)
             else:
+                if merged[i].type == SpanType.FOOTNOTE_REF:
+                    refs.append(len(parts))
                 parts.append(_span_md(merged[i], image_prefix, pipe))
             i += 1
             continue
@@ -128,6 +135,16 @@ def spans_to_md(spans: list[Span], image_prefix: str = "", in_pipe_table: bool =
     for k in boxes:  # left to right: an escaped box is the context of the next one
         if not _raw_box_is_safe("".join(parts[:k]), "".join(parts[k + 1:])):
             parts[k] = escape_md(parts[k])
+    for k in refs:
+        # To a reader without footnotes "[^1]" is a link: "(x)" after it makes it one,
+        # "!" before it an image (of the note's definition, "[^1]: x"), and "[^1]:" at a
+        # line start a definition. Those characters are escaped.
+        nxt = next((n for n in range(k + 1, len(parts)) if parts[n]), None)
+        if nxt is not None and parts[k] and parts[nxt][0] in "(:":
+            parts[nxt] = "\\" + parts[nxt]
+        prev = next((n for n in range(k - 1, -1, -1) if parts[n]), None)
+        if prev is not None and parts[k] and parts[prev].endswith("!"):
+            parts[prev] = parts[prev][:-1] + "\\!"
     return "".join(parts)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mineru_tui import __version__
 from mineru_tui.document.html_table import span_table_html
-from mineru_tui.document.links import safe_image_name, safe_url
+from mineru_tui.document.links import safe_image_name, safe_image_url, safe_url
 from mineru_tui.document.model import Block, Document, Span, SpanType, walk
 
 
@@ -18,6 +18,8 @@ def _span_json(span: Span, image_prefix: str) -> dict:
         d["link"] = safe_url(span.link)
     if safe_image_name(span.image_path):
         d["image_path"] = span.image_path
+    elif safe_image_url(span.image_url):  # a web page's remote picture, never fetched
+        d["image_url"] = safe_image_url(span.image_url)
     if span.type == SpanType.TABLE:
         d["html"] = span_table_html(span, image_prefix)
         if not span.content:

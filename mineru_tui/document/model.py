@@ -70,7 +70,9 @@ class Span:
     """A run of content with one type and one set of styles.
 
     ``content`` is the text (or LaTeX for equations, alt text for images). ``link`` is a
-    hyperlink target; ``image_path`` names an image in :attr:`Document.images`; ``html``
+    hyperlink target; ``image_path`` names an image in :attr:`Document.images`, or
+    ``image_url`` gives the web address of a picture that is not in the document (a web
+    page's remote picture: referenced, never fetched); ``html``
     or ``table`` carry a table body. ``checked`` is set (True/False) only on a check box:
     a text span whose content is ``[x]`` or ``[ ]``, which Markdown writes unescaped
     (a GitHub task-list box) wherever that cannot start a link (see :func:`checkbox_span`).
@@ -81,6 +83,7 @@ class Span:
     style: frozenset[str] = frozenset()
     link: str | None = None
     image_path: str | None = None
+    image_url: str | None = None
     html: str | None = None
     table: "Table | None" = None
     bbox: BBox | None = None
@@ -238,10 +241,11 @@ def equation_block(latex: str) -> Block:
     return Block(BlockType.INTERLINE_EQUATION, lines=[Line([span])])
 
 
-def image_block(image_path: str, alt: str = "", captions: Iterable[Block] = (),
-                footnotes: Iterable[Block] = (), sub_type: str | None = None) -> Block:
-    body = Block(BlockType.IMAGE_BODY,
-                 lines=[Line([Span(SpanType.IMAGE, alt, image_path=image_path)])])
+def image_block(image_path: str | None, alt: str = "", captions: Iterable[Block] = (),
+                footnotes: Iterable[Block] = (), sub_type: str | None = None,
+                image_url: str | None = None) -> Block:
+    body = Block(BlockType.IMAGE_BODY, lines=[Line([Span(SpanType.IMAGE, alt, image_path=image_path,
+                                                         image_url=image_url)])])
     kids = [body] + [_retype(b, BlockType.IMAGE_CAPTION) for b in captions]
     kids += [_retype(b, BlockType.IMAGE_FOOTNOTE) for b in footnotes]
     return Block(BlockType.IMAGE, blocks=kids, sub_type=sub_type)

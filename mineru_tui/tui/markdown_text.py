@@ -13,6 +13,7 @@ from mineru_tui.engines.defaults import DEFAULT_MODEL
 from mineru_tui.tui.state import EMPTY, READING, FileRow, PageRow
 from mineru_tui.tui.widgets.block_view import printable
 from mineru_tui.tui.widgets.preview import page_caption
+from mineru_tui.units import page_unit
 from mineru_tui.watch import events as ev
 from mineru_tui.watch.service import SERVER_HINT
 
@@ -54,7 +55,7 @@ def file_head(row: FileRow) -> Text:
     out = Text(printable(row.name).replace("\n", " "), style="bold")
     out.append(f" · {row.label}")
     if row.pages_total:
-        out.append(f" · {row.pages_total} pages" if row.pages_total > 1 else " · 1 page")
+        out.append(f" · {page_unit(row.kind, row.pages_total)}")
     warn = row.warning_line()
     if warn:
         out.append(f"\n⚠ {printable(warn)}", "yellow")

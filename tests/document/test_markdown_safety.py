@@ -88,10 +88,19 @@ def href_is_safe(url: str) -> bool:
     return True
 
 
+def web_src_is_safe(src: str) -> bool:
+    """A web page's remote picture: an http(s) address with a host, as written and decoded."""
+    return all(re.match(r"https?://[^/?#\s\\]", form, re.I) and _scheme(form) in ("http", "https")
+               for form in (src, _decoded(src))) and href_is_safe(src)
+
+
 def src_is_safe(src: str, prefix: str = PREFIX) -> bool:
-    """An image source names a file inside the images folder, nothing else."""
+    """An image source names a file inside the images folder or, for a web page's picture,
+    an http(s) address (docs/formats-web.md); nothing else."""
     if re.fullmatch(r"data:image/(png|jpeg|jpg|gif|webp|bmp);base64,[A-Za-z0-9+/=]*", src):
         return True  # an embedded raster picture (MinerU puts pictures in table cells so)
+    if web_src_is_safe(src):
+        return True
     name = _decoded(src)
     return (src.startswith(prefix) and href_is_safe(src) and ":" not in name
             and ".." not in re.split(r"[/\\]", name) and "\\" not in name)
@@ -185,7 +194,9 @@ def assert_safe(doc: Document) -> None:
         if entry["type"] == "table":
             assert not html_problems(entry["table_body"]), entry
         if entry.get("img_path"):
-            assert src_is_safe(entry["img_path"]), entry
+            assert src_is_safe(entry["img_path"]) and not web_src_is_safe(entry["img_path"]), entry
+        if "img_url" in entry:
+            assert web_src_is_safe(entry["img_url"]) and not entry["img_path"], entry
     for v in _strings(content_list):
         assert not FORBIDDEN.search(v), v
     for entry in content_list:  # text is raw in the content list; equations are maths
@@ -199,7 +210,9 @@ def assert_safe(doc: Document) -> None:
         elif key == "html":
             assert not html_problems(v), v
         elif key == "image_path":
-            assert src_is_safe(v, ""), v
+            assert src_is_safe(v, "") and not web_src_is_safe(v), v
+        elif key == "image_url":
+            assert web_src_is_safe(v), v
     # the JSON files keep the raw text, escaped: none of it raw in the bytes written
     for data in (middle, content_list):
         written = dumps_json(data)
@@ -304,6 +317,18 @@ def test_footnote_text_cannot_become_a_link_definition():
     odd = Block(BlockType.PAGE_FOOTNOTE, lines=[Line([text_span("n")])], note_id="x](javascript:y)")
     assert md_of(text_block([Span(SpanType.FOOTNOTE_REF, "x](javascript:y)")]), odd) == \
         "[^xjavascripty]\n\n[^xjavascripty]: n\n"
+
+
+def test_text_around_a_footnote_reference_cannot_make_it_a_link_or_image():
+    # a real EPUB (idpf internallinks) writes "note(source)" right after its reference
+    ref = Span(SpanType.FOOTNOTE_REF, "1")
+    note = Block(BlockType.PAGE_FOOTNOTE, lines=[Line([text_span("!")])], note_id="1")
+    md = md_of(text_block([text_span("wow!"), ref, text_span("(javascript:alert(1))")]), note)
+    assert md == "wow\\![^1]\\(javascript:alert(1))\n\n[^1]: !\n"
+    rendered = MD.render(md)  # [^1] is a reference link to the note's first word here
+    assert "<img" not in rendered and "</a>(javascript:alert(1))</p>" in rendered, rendered
+    assert not html_problems(rendered)
+    assert md_of(text_block([ref, text_span(": x")])) == "[^1]\\: x\n"
 
 
 def test_ready_table_html_is_rebuilt_from_table_tags_only():
@@ -642,6 +667,8 @@ def _web_page(place: str, t: str) -> str:
         "link target": f'<p><a href="{a}">x</a> <a href="#{a}">y</a></p>',
         "link text": f'<p><a href="https://example.org">{html.escape(t)}</a></p>',
         "image": f'<p><img src="{a}" alt="{a}"></p>',
+        "web image": (f'<p><img src="https://example.org/{a}" alt="{a}"></p><table><tr><td>'
+                      f'<img src="https://{a}" alt="{a}"></td><td><img src="//{a}"></td></tr></table>'),
         "list": f'<ol start="{a}" type="{a}"><li value="{a}">{html.escape(t)}</li></ol>',
         "table": (f'<table><caption>{html.escape(t)}</caption><tr><th colspan="{a}">{html.escape(t)}</th>'
                   f'<td rowspan="{a}"><code>{html.escape(t)}</code></td></tr><tr><td>{t}</td></tr></table>'),
@@ -654,7 +681,7 @@ def _web_page(place: str, t: str) -> str:
     }[place]
 
 
-WEB_PLACES = ["raw body", "paragraph", "heading", "link target", "link text", "image", "list",
+WEB_PLACES = ["raw body", "paragraph", "heading", "link target", "link text", "image", "web image", "list",
               "table", "code", "math", "footnote", "attributes"]
 WEB_SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
                         suppress_health_check=[HealthCheck.too_slow])
@@ -669,6 +696,9 @@ WEB_SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
 @example(t="../../etc/passwd")
 @example(t="file:///etc/passwd")
 @example(t="data:image/svg+xml,<svg onload=alert(1)>")
+@example(t='x.png" onerror="alert(1)')
+@example(t="x.png)![a](javascript:alert(1)")
+@example(t="\u202ejavascript:alert(1)")
 def test_html_reader_output_is_safe(place, t):
     import tempfile
     from pathlib import Path

@@ -536,6 +536,24 @@ def test_smartart_text_and_html_alt_chunk(tmp_path):
 RT_BASE = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
 
 
+def test_html_alt_chunk_keeps_lists_tables_links_and_pictures(tmp_path):
+    import base64
+
+    png = "data:image/png;base64," + base64.b64encode(PNG).decode()
+    html = (f'<html><body><ol start="3"><li>three</li><li><i>four</i></li></ol>'
+            f'<table><tr><th colspan="2">Head</th></tr><tr><td>a</td><td>b</td></tr></table>'
+            f'<p><a href="https://example.org/x">web</a> <a href="file:///etc/passwd">local</a> '
+            f'<a href="javascript:alert(1)" onclick="alert(2)">js</a></p>'
+            f'<p><img src="{png}" alt="pic"></p></body></html>').encode()
+    doc = read(tmp_path, build_docx(p("Before") + '<w:altChunk r:id="rChunk"/>', others={
+        "rChunk": (RT_BASE + "aFChunk", "chunk.html", "text/html", html)}))
+    assert list(doc.images.values()) == [PNG]
+    assert to_markdown(doc, "") == (
+        "Before\n\n3. three\n4. *four*\n\n"
+        '<table><tr><th colspan="2">Head</th></tr><tr><td>a</td><td>b</td></tr></table>\n\n'
+        "[web](https://example.org/x) local js\n\n![pic](image_001.png)\n")
+
+
 def test_header_rows_grid_before_and_sdt_cells(tmp_path):
     body = ('<w:tbl><w:tblGrid><w:gridCol/><w:gridCol/><w:gridCol/></w:tblGrid>'
             '<w:tr><w:trPr><w:tblHeader/></w:trPr>' + cell(p("H1")) + cell(p("H2")) + cell(p("H3")) + '</w:tr>'

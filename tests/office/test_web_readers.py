@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from mineru_tui.cli import app
 from mineru_tui.convert import ConvertError, convert
 from mineru_tui.detect import detect
-from mineru_tui.document import BlockType, to_markdown, to_middle_json
+from mineru_tui.document import BlockType, to_content_list, to_markdown, to_middle_json
 from mineru_tui.errors import InputError
 
 PNG = base64.b64decode(
@@ -156,8 +156,43 @@ def test_images_from_data_uris_and_the_folder_only(tmp_path):
     assert sorted(doc.images) == ["image_001.png", "image_002.png"]
     assert all(v == PNG for v in doc.images.values())
     out = to_markdown(doc, "")
-    assert "![local](image_001.png)" in out and "![inline](image_002.png)" in out
-    assert out == "![local](image_001.png)\n\n![inline](image_002.png)\n"  # no other picture
+    # the picture on the web is referenced by its address (not fetched, not in images/);
+    # the others outside the folder, the symbolic link out and the fake leave their alt
+    # text, as a browser shows a picture it cannot load
+    assert out == ("![local](image_001.png) up symlink absolute ![remote](https://example.org/x.png)"
+                   "![inline](image_002.png) html fake\n")
+
+
+def test_web_pictures_are_referenced_by_address_never_fetched(tmp_path, monkeypatch):
+    import socket
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("the reader opened a connection")
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    body = """<p><img src="/static/a.png" alt="site"> <img src="//cdn.example.net/b.jpg" alt="cdn">
+        <img src="c.gif"> <img src="ftp://example.org/d.png" alt=""></p>
+        <p><img src="javascript:alert(1)" alt="js"></p>
+        <table><tr><th>h</th><th>i</th></tr><tr><td><img src="e.png" alt="cell"></td><td>x</td></tr></table>"""
+    doc = convert(html(tmp_path, body, head='<link rel="canonical" href="https://en.example.org/wiki/Duck">'))
+    assert doc.images == {}
+    out = to_markdown(doc)
+    assert out.startswith("![site](https://en.example.org/static/a.png)\n\n"
+                          "![cdn](https://cdn.example.net/b.jpg)\n\n![](https://en.example.org/wiki/c.gif)\n\n"
+                          "js\n")  # a refused picture leaves its alt text, nothing else
+    assert '<img src="https://en.example.org/wiki/e.png" alt="cell">' in out
+    assert "ftp" not in out and "javascript" not in out
+    images = [(e["img_path"], e["img_url"]) for e in to_content_list(doc) if e["type"] == "image"]
+    assert images == [("", "https://en.example.org/static/a.png"), ("", "https://cdn.example.net/b.jpg"),
+                      ("", "https://en.example.org/wiki/c.gif")]
+    mid = str(to_middle_json(doc))
+    assert "'image_url': 'https://cdn.example.net/b.jpg'" in mid
+    # without a stated address, only absolute (and protocol-relative) sources are kept
+    doc = convert(html(tmp_path, '<p><img src="/static/a.png" alt="site"></p><img src="//cdn.example.net/b.jpg">'))
+    assert to_markdown(doc) == "site\n\n![](https://cdn.example.net/b.jpg)\n"
+    entry = next(e for e in to_content_list(doc) if e["type"] == "image")
+    assert entry["img_path"] == "" and entry["img_url"] == "https://cdn.example.net/b.jpg"
 
 
 def test_relative_links_resolve_against_an_http_base_only(tmp_path):
@@ -283,7 +318,7 @@ def test_epub_pictures_come_from_the_package(tmp_path):
                            extra={"OEBPS/img/p.png": PNG}))
     doc = convert(path)
     assert list(doc.images.values()) == [PNG]
-    assert to_markdown(doc, "") == "![in](image_001.png)\n"
+    assert to_markdown(doc, "") == "![in](image_001.png) out\n"  # out of the book: its alt text
 
 
 def test_drm_and_broken_epubs_are_refused_in_one_line(tmp_path):
@@ -403,6 +438,12 @@ def test_mathml_becomes_latex(tmp_path):
     assert out == ("Inline $x={a}^{2}$ and\n\n$$\n\\frac{1}{\\sqrt{\\pi }}\n$$\n\n$y_{tex}$\n")
 
 
+def test_elementary_maths_keeps_its_numbers_apart():
+    # pandoc's features.epub (W3C's EPUB test 0100): a long division, <mlongdiv>
+    out = to_markdown(convert(Path(__file__).parents[1] / "corpus" / "web" / "pandoc__features.epub"))
+    assert "\\begin{array}{r}435.3 \\\\ 3\\big) 1306 \\\\ 12 \\\\ 10 \\\\ 9 \\\\ 16 \\\\ 15" in out
+
+
 def test_figures_keep_their_caption_once(tmp_path):
     data = "data:image/png;base64," + base64.b64encode(PNG).decode()
     out = md(html(tmp_path, f'<figure><img src="{data}" alt="A duck"><figcaption>A duck'
@@ -451,3 +492,41 @@ def test_mhtml_bounds(tmp_path, monkeypatch):
     monkeypatch.setattr(mhtml, "MAX_MHTML_BYTES", 100)
     with pytest.raises(ConvertError, match="larger than"):
         convert(path)
+
+
+def test_progress_names_chapters_and_tables(tmp_path):
+    (tmp_path / "b.epub").write_bytes(_epub({"a.xhtml": _xhtml("<h1>One</h1><p>x</p>"),
+                                             "b.xhtml": _xhtml("<h1>Two</h1><p>y</p>")}))
+    (tmp_path / "t.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    r = CliRunner().invoke(app, ["parse", "-v", str(tmp_path / "b.epub"), str(tmp_path / "t.csv"),
+                                 str(html(tmp_path, "<p>z</p>"))])
+    assert r.exit_code == 0, r.stderr
+    lines = r.stderr.splitlines()
+    assert ": ok (2 chapters, " in lines[0] and ": ok (1 table, " in lines[1], lines
+    assert ": ok (1 page, " in lines[2], lines
+
+
+def test_list_item_text_after_a_picture_is_kept(tmp_path):
+    # Wikipedia's galleries: <li> holding a picture, then its caption
+    png = "data:image/png;base64," + base64.b64encode(PNG).decode()
+    out = md(html(tmp_path, f'<ol><li><div><img src="{png}" alt="logo"></div><div>The caption</div></li>'
+                            f'<li>text <table><tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr></table>'
+                            f'after</li></ol>'))
+    assert out == ("![logo](image_001.png)\n\n1. The caption\n2. text\n\n| a | b |\n|---|---|\n| c | d |\n\n"
+                   "- after\n")
+
+
+def test_real_pages_reference_their_web_pictures():
+    corpus = Path(__file__).parents[1] / "corpus" / "web"
+    blog = to_markdown(convert(corpus / "markitdown__test_blog.html"))
+    # relative sources resolved against the page's canonical address, absolute ones kept
+    assert "![AutoGen](https://microsoft.github.io/autogen/img/ag.svg)" in blog
+    assert "![Chi Wang](https://github.com/sonichi.png)" in blog
+    for name in ("docling__html_rich_table_cells.html", "docling__html_rich_table_cells.mhtml"):
+        doc = convert(corpus / name)
+        assert doc.images == {}
+        assert ('<img src="https://upload.wikimedia.org/wikipedia/commons/thumb/a/ab/Witkopeend_-_white-headed_'
+                'duck_-_Oxyura_leucocephala_3.tif/lossy-page1-250px-Witkopeend_-_white-headed_duck_-_Oxyura_'
+                'leucocephala_3.tif.jpg" alt="White-headed duck thumbnail">') in to_markdown(doc)
+    # a picture missing from the repository, on a page that states no address: its alt text
+    assert "Example image" in to_markdown(convert(corpus / "docling__example_01.html"))

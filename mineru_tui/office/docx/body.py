@@ -486,7 +486,7 @@ class BodyReader:
         if target is None:
             self.warn("an imported chunk (altChunk) is missing from the package")
             return []
-        blocks = alt_chunk_blocks(target.blob(), target.content_type, self.warn)
+        blocks = alt_chunk_blocks(target.blob(), target.content_type, self.warn, self.doc)
         if blocks is None:
             self.warn(f"an imported chunk ({target.name}, {target.content_type}) was not read")
             return []

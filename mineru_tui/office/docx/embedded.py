@@ -9,10 +9,7 @@ file into the body at that point. All become ordinary blocks in place.
 
 from __future__ import annotations
 
-import html
-import re
-
-from mineru_tui.document import Block, text_block, text_span, title_block
+from mineru_tui.document import Block, Document, text_block, text_span
 from mineru_tui.office.chart_kind import chart_kind, with_kind
 from mineru_tui.office.docx.wml import A_NS
 
@@ -22,10 +19,6 @@ _A_P, _A_T = f"{{{A_NS}}}p", f"{{{A_NS}}}t"
 _NODE_TYPES = (None, "node", "doc", "asst")
 
 C_NS = "http://schemas.openxmlformats.org/drawingml/2006/chart"
-
-
-_BLOCK_TAGS = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "pre", "blockquote", "td", "th",
-               "dt", "dd", "caption", "div"}
 
 
 def smartart_blocks(root) -> list[Block]:
@@ -44,82 +37,59 @@ def smartart_blocks(root) -> list[Block]:
     return out
 
 
-def alt_chunk_blocks(data: bytes, content_type: str, warn=lambda message: None
-                     ) -> list[Block] | None:
+def alt_chunk_blocks(data: bytes, content_type: str, warn=lambda message: None,
+                     doc: Document | None = None) -> list[Block] | None:
     """Blocks of an imported HTML or text chunk; None for kinds not read (RTF, docx).
 
-    ``warn(message)`` is told when an HTML chunk could only be read as plain text.
+    An HTML chunk is read by the HTML reader's walker (headings, lists, tables, links,
+    styles, pictures from ``data:`` URIs, into ``doc``); ``warn(message)`` is told when
+    it could only be read as plain text.
     """
     kind = content_type.lower()
     if "html" in kind:
-        return _html_blocks(data, warn)
+        return _html_blocks(data, warn, doc if doc is not None else Document())
     if kind.startswith("text/plain"):
         text = data.decode("utf-8", "replace")
         return [text_block([text_span(line.strip())]) for line in text.splitlines() if line.strip()]
     return None
 
 
-_DROPPED = re.compile(rb"<!--.*?-->|<(script|style|head)\b.*?</\1\s*>", re.I | re.S)
-_BLOCK_TAG = re.compile(rb"<\s*/?\s*(?:p|div|h[1-6]|li|pre|blockquote|td|th|tr|dt|dd|caption|br|"
-                        rb"table|ul|ol)\b[^>]*>", re.I)
-_TAG = re.compile(rb"<[^>]*>")
+class _ChunkResources:
+    """An imported chunk has no folder: pictures from ``data:`` URIs (or referenced on
+    the web), links as a web page's."""
+
+    def __init__(self, base: str | None):
+        self.base = base
+
+    def image(self, src: str):
+        from mineru_tui.office.html.reader import data_uri
+
+        return data_uri(src) if src.lower().startswith("data:") else None
+
+    def link(self, href: str) -> str | None:
+        from mineru_tui.office.html.reader import resolve_link
+
+        return resolve_link(href, self.base)
+
+    def image_url(self, src: str) -> str | None:
+        from mineru_tui.office.html.reader import remote_image
+
+        return remote_image(src, self.base)
 
 
-def _html_blocks(data: bytes, warn) -> list[Block]:
-    """The innermost block elements' texts, headings as titles.
+def _html_blocks(data: bytes, warn, doc: Document) -> list[Block]:
+    """The chunk through the HTML walker; read as plain paragraphs (with a warning) when
+    it is nested deeper than the parser keeps."""
+    from mineru_tui.office.html.parse import to_text
+    from mineru_tui.office.html.reader import read_html_text
 
-    libxml2's HTML parser stops at 256 levels of nesting (2048 with ``huge_tree``) and
-    drops the rest without an error, so the characters parsed are counted against those
-    of the raw text; when the tree lost some, the chunk is read as plain paragraphs
-    split at block tags, with a warning.
-    """
-    import lxml.html
-
-    flat = _flat_paragraphs(data)
-    expected = sum(_letters(text) for text in flat)
-    for huge in (False, True):
-        root = lxml.html.document_fromstring(
-            data, parser=lxml.html.HTMLParser(huge_tree=huge, no_network=True))
-        for bad in root.xpath("//script|//style|//head"):
-            bad.drop_tree()
-        if sum(_letters(t) for t in root.itertext()) >= expected:
-            return _tree_blocks(root)
-    warn("an imported HTML chunk (altChunk) is nested too deeply to read its structure; "
-         "its text is read as plain paragraphs")
-    return [text_block([text_span(text)]) for text in flat]
-
-
-def _letters(text: str) -> int:
-    return len(text) - sum(text.count(c) for c in " \t\r\n\f\v\xa0")
-
-
-def _flat_paragraphs(data: bytes) -> list[str]:
-    """The chunk's text split at block tags, without any tree (no depth limit)."""
-    body = _DROPPED.sub(b" ", data)
-    out = []
-    for piece in _BLOCK_TAG.split(body):
-        text = " ".join(html.unescape(_TAG.sub(b"", piece).decode("utf-8", "replace")).split())
-        if text:
-            out.append(text)
-    return out
-
-
-def _tree_blocks(root) -> list[Block]:
-    out: list[Block] = []
-    for el in root.iter():
-        tag = el.tag if isinstance(el.tag, str) else ""
-        if tag not in _BLOCK_TAGS:
-            continue
-        if any(isinstance(k.tag, str) and k.tag in _BLOCK_TAGS for k in el.iterdescendants()):
-            continue  # only the innermost blocks, so nothing is read twice
-        text = " ".join(el.text_content().split())
-        if not text:
-            continue
-        if tag[0] == "h" and tag[1:].isdigit():
-            out.append(title_block([text_span(text)], int(tag[1:])))
-        else:
-            out.append(text_block([text_span(text)]))
-    return out
+    before = len(doc.warnings)
+    blocks = read_html_text(to_text(data), doc, _ChunkResources)
+    if any("nested too deeply" in w for w in doc.warnings[before:]):
+        del doc.warnings[before:]
+        warn("an imported HTML chunk (altChunk) is nested too deeply to read its structure; "
+             "its text is read as plain paragraphs")
+    return blocks
 
 
 def chart_block(root) -> Block | None:

@@ -31,7 +31,8 @@ from mineru_tui.document import Document, Page, image_block
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.html.blocks import HtmlBlocks, Notes, attr, tag_of
 from mineru_tui.office.html.parse import DEEP, parse_xhtml
-from mineru_tui.office.html.reader import MAX_IMAGE_BYTES, data_uri, image_ext, split_url
+from mineru_tui.office.html.reader import (MAX_IMAGE_BYTES, data_uri, image_ext, remote_image,
+                                           split_url)
 from mineru_tui.office.package import Package, PartError, local
 
 EPUB_BUDGET = 64 << 20  # XHTML and XML parsed per book; a long novel is a few MiB
@@ -149,6 +150,10 @@ class _Resources:
         data = self.pkg.try_blob(name, MAX_IMAGE_BYTES)
         ext = image_ext(data) if data else None
         return (data, ext) if ext else None
+
+    def image_url(self, src: str) -> str | None:
+        """A remote picture (EPUB 3 allows them): its absolute http(s) address only."""
+        return remote_image(src, None) if "://" in src else None
 
     def link(self, href: str) -> str | None:
         href = href.strip()

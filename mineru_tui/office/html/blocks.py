@@ -15,8 +15,9 @@ What reaches the model:
 * tables with ``colspan``/``rowspan`` (clipped to the table), header cells, captions and
   nested tables; a one-cell or ``role="presentation"`` layout table gives its content;
 * links through :class:`Resources` (the output keeps only the safe ones,
-  :mod:`mineru_tui.document.links`); images whose bytes :class:`Resources` can give
-  (never from the network; the others are left out, alt text too); ``<figure>`` captions;
+  :mod:`mineru_tui.document.links`); images whose bytes :class:`Resources` can give,
+  else the web address it gives for them (referenced, never fetched; the others leave
+  their alt text, as a browser shows a broken picture); ``<figure>`` captions;
 * footnotes: a note reference (``epub:type="noteref"``, ``role="doc-noteref"``, pandoc's
   ``footnote-ref``, or a short ``[1]``-like link in ``<sup>``) whose target is an element
   of the document becomes a ``[^n]`` reference, and that element a note at the end (its
@@ -78,6 +79,9 @@ class Resources(Protocol):
 
     def link(self, href: str) -> str | None:
         """The link target to keep for ``href`` (``#id`` for a place in the document)."""
+
+    def image_url(self, src: str) -> str | None:
+        """The web address of a picture the document does not hold, or None."""
 
 
 _TAG_NAMES: dict[str, str] = {}
@@ -156,7 +160,7 @@ class _Para:
         spans = [s for line in lines for s in line.spans
                  if s.type != SpanType.TEXT or s.content.strip()]
         if all(s.type == SpanType.IMAGE for s in spans):  # a paragraph of pictures only
-            return [image_block(s.image_path, s.content) for s in spans]
+            return [image_block(s.image_path, s.content, image_url=s.image_url) for s in spans]
         return [Block(BlockType.TEXT, lines=lines)]
 
 
@@ -396,11 +400,15 @@ class HtmlBlocks:
 
     def _img(self, src: str | None, alt: str, ctx: _Ctx) -> None:
         name = self.image_name(src)
+        alt = " ".join(alt.split())
         if name:
-            self._para.add(Span(SpanType.IMAGE, " ".join(alt.split()), image_path=name))
-        # A picture that is not read (on the web, outside the folder) is left out with its
-        # alt text: that text describes a picture the output does not have, and as plain
-        # text it would read as part of the page's prose.
+            self._para.add(Span(SpanType.IMAGE, alt, image_path=name))
+            return
+        url = self.res.image_url(src.strip()) if src and src.strip() else None
+        if url:  # on the web: referenced by its address as the page does, never fetched
+            self._para.add(Span(SpanType.IMAGE, alt, image_url=url))
+        elif alt:  # missing or refused: its alt text, as a browser shows a broken picture
+            self._para.add(text_span(f" {alt} ", ctx.style, ctx.link))
 
     def image_name(self, src: str | None) -> str | None:
         """The name under which the picture ``src`` names is stored in the document (read
@@ -490,10 +498,17 @@ class HtmlBlocks:
                     items += b.blocks
                     nested = True
                 else:
-                    if not item.lines:
+                    empty = not item.lines
+                    if empty:
                         items[:] = [x for x in items if x is not item]
                     close()
                     out.append(b)
+                    # the item's text after a picture or table: its own item (with the
+                    # number, when nothing of the item was shown yet), not lost
+                    item = Block(BlockType.TEXT, depth=level if empty else level + 1,
+                                 marker=marker if empty else "-")
+                    items.append(item)
+                    nested = False
             if not item.lines:  # an empty item (perhaps with items under it)
                 items[:] = [b for b in items if b is not item]
         close()

@@ -89,11 +89,30 @@ def mathml_to_latex(el, depth: int = 0) -> str:
             cells = [mathml_to_latex(c, depth + 1) for c in row if isinstance(c.tag, str)]
             rows.append(" & ".join(cells))
         return "\\begin{matrix}" + " \\\\ ".join(rows) + "\\end{matrix}"
+    if tag in ("mstack", "mlongdiv"):  # elementary maths: one number per row, right-aligned
+        rows = _stack_rows(kids, depth + 1)
+        if tag == "mlongdiv" and len(rows) >= 3:  # divisor, result, dividend, then the steps
+            rows = [rows[1], f"{rows[0]}\\big) {rows[2]}"] + rows[3:]
+        return "\\begin{array}{r}" + " \\\\ ".join(rows) + "\\end{array}"
     if tag == "semantics":
         return sub(0)
     if tag in ("annotation", "annotation-xml", "none", "mprescripts"):
         return ""
     return "".join(mathml_to_latex(k, depth + 1) for k in kids) or _symbol(text)
+
+
+def _stack_rows(kids, depth: int) -> list[str]:
+    """The rows of an ``mstack``/``mlongdiv``: groups opened, lines and carries left out."""
+    rows: list[str] = []
+    for k in kids:
+        tag = _tag(k)
+        if tag == "msgroup" and depth <= MAX_DEPTH:
+            rows += _stack_rows([c for c in k if isinstance(c.tag, str)], depth + 1)
+        elif tag not in ("msline", "mscarries", "mscarry", "none", ""):
+            row = mathml_to_latex(k, depth + 1).strip()
+            if row:
+                rows.append(row)
+    return rows
 
 
 def _fence(ch: str) -> str:

@@ -16,7 +16,8 @@ from pathlib import Path
 from mineru_tui.document import Document, Page
 from mineru_tui.errors import InputError
 from mineru_tui.office.html.reader import (MAX_HTML_BYTES, MAX_IMAGE_BYTES, data_uri, image_ext,
-                                           join_url, read_html_text, resolve_link)
+                                           join_url, read_html_text, remote_image,
+                                           resolve_link)
 
 MAX_MHTML_BYTES = 256 << 20  # the whole message, pictures included (they are base64)
 MAX_PARTS = 20_000  # as a zip's members
@@ -50,6 +51,9 @@ class PartResources:
 
     def link(self, href: str) -> str | None:
         return resolve_link(href, self.base)
+
+    def image_url(self, src: str) -> str | None:
+        return remote_image(src, self.base)
 
 
 def read_mhtml(path: str | Path) -> Document:

@@ -1,8 +1,8 @@
 """The .html/.htm/.xhtml reader: one page of blocks from the static document.
 
 An image is read from a ``data:`` URI, or from a file beside the document when its path
-stays inside the document's folder (symbolic links resolved); nothing is ever fetched
-from the network. A relative link is made absolute against ``<base href>``, else against
+stays inside the document's folder (symbolic links resolved); a picture on the web is
+written as a reference to its address (``![alt](https://...)``), never fetched. A relative link is made absolute against ``<base href>``, else against
 the page's own address as it states it (``<link rel="canonical">`` or ``og:url``), when
 that is http(s); otherwise it goes nowhere (the link allow-list keeps no relative
 target) and its text stays.
@@ -124,6 +124,30 @@ class FolderResources:
 
     def link(self, href: str) -> str | None:
         return resolve_link(href, self.base)
+
+    def image_url(self, src: str) -> str | None:
+        return remote_image(src, self.base)
+
+
+def remote_image(src: str, base: str | None) -> str | None:
+    """The web address of a picture that is not in the document: an absolute http(s)
+    ``src``, or a relative one made absolute against the page's http(s) ``base`` (a
+    ``//host/x`` source without a base takes https). Only its address is kept; nothing
+    is fetched."""
+    src = src.strip()
+    parts = split_url(src)
+    if parts is None or src.lower().startswith("data:"):
+        return None
+    scheme = parts.scheme.lower()
+    if scheme in ("http", "https"):
+        return src if parts.netloc else None
+    if scheme:
+        return None
+    if base and _web_base(base):
+        return join_url(base, src)
+    if src.startswith("//") and parts.netloc:
+        return "https:" + src
+    return None
 
 
 def resolve_link(href: str, base: str | None) -> str | None:
