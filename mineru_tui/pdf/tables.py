@@ -503,7 +503,7 @@ def _aligned_regions(lines: list) -> list[Box]:
 
     def close():
         if len(run) >= MIN_ROWS:
-            ps = [p for r in run for p in r]
+            ps = _table_pieces(run)
             out.append((min(p.box[0] for p in ps), min(p.box[1] for p in ps),
                         max(p.box[2] for p in ps), max(p.box[3] for p in ps)))
         run.clear()
@@ -521,11 +521,33 @@ def _aligned_regions(lines: list) -> list[Box]:
             run.extend(pending)
             pending.clear()
             run.append(r)
-        elif len(run) == 1 and not pending and len(r) == 1 and _words(r[0].text) <= MAX_CELL_WORDS \
-                and gap < 0.5 * height:
+        elif len(run) == 1 and not pending and _header_line(run[0], r, gap, height):
             pending.append(r)
         else:
             pending.clear()
             close()
     close()
     return out
+
+
+def _header_line(first: list, r: list, gap: float, height: float) -> bool:
+    """``r`` continues a column title of the first row on a second line ("State funded" over
+    "legal aid"): one short piece under a piece of the first row, about a line's leading below
+    it (the rows of the table below are then checked to be further apart than that)."""
+    if len(r) != 1 or _words(r[0].text) > MAX_CELL_WORDS or gap >= 0.8 * height:
+        return False
+    piece = r[0]
+    return any(min(p.box[2], piece.box[2]) - max(p.box[0], piece.box[0]) > 0 for p in first)
+
+
+def _table_pieces(run: list[list]) -> list:
+    """The pieces of a run of rows that belong to the table: a piece far to the left or right
+    of everything the other rows hold is a line of a text column beside the table that
+    happens to share one of its rows (a question's last line level with a table's header)."""
+    keep = []
+    for i, r in enumerate(run):
+        others = [p for j, o in enumerate(run) if j != i for p in o]
+        lo, hi = min(p.box[0] for p in others), max(p.box[2] for p in others)
+        far = [3 * (p.box[3] - p.box[1]) for p in r]
+        keep += [p for p, d in zip(r, far) if lo - d <= p.box[2] and p.box[0] <= hi + d]
+    return keep

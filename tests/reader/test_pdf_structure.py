@@ -180,6 +180,24 @@ def test_unruled_aligned_columns_are_a_table():
     assert tables and "CSOs" in (text + md)
 
 
+def test_unruled_table_beside_a_text_column_keeps_its_wrapped_header_and_not_the_column():
+    # two pages side by side: the right page's table (a check mark, a group, two columns of
+    # stars) has a header wrapped on two lines ("State funded" over "legal aid"), level with
+    # the left page's question and options
+    doc = low("table_mislabeled_as_picture.pdf")
+    [table] = blocks(doc, BlockType.TABLE)
+    body = next(b for b in table.blocks if b.type == BlockType.TABLE_BODY)
+    rows = body.lines[0].spans[0].table.rows
+    cells = [[plain_text(b) for c in row for b in c.blocks] for row in rows]
+    assert cells[0] == ["State funded legal aid", "CSOs"]
+    assert cells[1][-3:] == ["Persons with disabilities", "*", "*"]
+    assert len(rows) == 8
+    # the left page's lines stay outside it, and the header is no heading
+    text = " ".join(" ".join(r) for r in cells)
+    assert "accused children" not in text and "Yes, at" not in text
+    assert not {"CSOs", "State funded legal aid"} & set(titles(doc))
+
+
 def test_rules_are_read_from_path_objects():
     with open_pdf(CORPUS / "2305.03393v1-pg9.pdf") as doc:
         rules = page_rules(doc.page(0))
