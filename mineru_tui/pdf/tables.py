@@ -37,6 +37,7 @@ ROW_GAP = 2.5  # line heights: rows further apart end an unruled table
 MIN_ROWS = 3
 PROSE_CHARS = 20  # a piece this long that fills its column is a line of prose
 MAX_CELL_WORDS = 12
+PANEL_WORDS = 25  # a table whose typical cell holds more words than this is panels of text
 MAX_RULES = 1500  # a page drawing more straight lines than this is a chart or a map
 MAX_CELLS = 3000
 
@@ -66,6 +67,8 @@ def find_tables(chars: list[Char], lines: list, rules: list[Rule],
         table = _grid_table(inside, hs, vs) if len(vs) >= 2 else _column_table(inside)
         if table is not None and _plausible(table) and not any(_overlap(region, f.box) for f in found):
             found.append(FoundTable(region, table))
+        elif table is not None and _panels(table):
+            continue  # a page's design: its text is read as paragraphs, headings and all
         elif frames is not None and len(vs) >= 2:  # a closed box, not stacked rules
             frames.append(region)
     taken = [f.box for f in found]
@@ -143,7 +146,18 @@ def _plausible(table) -> bool:
     sizes = [len(plain_text(b)) for row in table.rows for c in row for b in c.blocks]
     sizes = [n for n in sizes if n]
     rows = sum(1 for row in table.rows if any(c.blocks for c in row))
-    return len(sizes) >= 3 and rows >= 2 and max(sizes) <= 0.7 * sum(sizes)
+    return (len(sizes) >= 3 and rows >= 2 and max(sizes) <= 0.7 * sum(sizes)
+            and not _panels(table))
+
+
+def _panels(table) -> bool:
+    """Cells that hold paragraphs (most filled cells over ``PANEL_WORDS`` words): panels of
+    a page's design (a back cover's columns between coloured bands), not a table."""
+    from mineru_tui.document.model import plain_text
+
+    words = [len(plain_text(b).split()) for row in table.rows for c in row for b in c.blocks]
+    words = [n for n in words if n]
+    return bool(words) and statistics.median(words) > PANEL_WORDS
 
 
 def _overlap(a: Box, b: Box) -> bool:
@@ -431,6 +445,7 @@ def _column_table(chars: list[Char], strict: bool = False):
         return None
     table_rows, filled_rows = [], 0
     prose = pieces_in_cols = 0
+    col_pieces, col_prose = [0] * len(cols), [0] * len(cols)
     rtl = is_rtl(chars)
     rows = _join_header_lines(rows)
     for r in rows:
@@ -445,9 +460,11 @@ def _column_table(chars: list[Char], strict: bool = False):
             spans_of.append((hit[0], hit[-1]))
             width = cols[hit[0]][1] - cols[hit[0]][0]
             pieces_in_cols += 1
+            col_pieces[hit[0]] += 1
             if (len(p.text) >= PROSE_CHARS and p.box[2] - p.box[0] >= 0.85 * width and len(hit) == 1
                     and not _LEADER.search(p.text)):
                 prose += 1
+                col_prose[hit[0]] += 1
         row: list[Cell] = []
         c = 0
         while c < len(cols):
@@ -461,7 +478,10 @@ def _column_table(chars: list[Char], strict: bool = False):
         table_rows.append(row[::-1] if rtl else row)
     if strict:
         words = [_words(p.text) for p in pieces]
-        if (filled_rows < MIN_ROWS or prose > 0.4 * pieces_in_cols
+        # a column of wrapped prose (a paragraph's lines filling it) is a text column beside
+        # others, not a table's
+        wrapped = any(n >= MIN_ROWS and k >= 0.6 * n for n, k in zip(col_pieces, col_prose))
+        if (filled_rows < MIN_ROWS or prose > 0.4 * pieces_in_cols or wrapped
                 or statistics.median(words) > MAX_CELL_WORDS):
             return None
     elif filled_rows < 2:

@@ -83,7 +83,7 @@ def text_only_page(page) -> list:
         tables = []
         if direction == 0 and direction == main:
             tables, lines = page_structure.take_tables(by_direction[direction], lines)
-        lines = structure.join_bare_bullets(lines)
+        lines = structure.split_type_sizes(structure.join_bare_bullets(lines))
         paras = _paragraphs(lines, direction, page_structure.breaks)
         if not paras and not tables:
             continue

@@ -95,6 +95,46 @@ def test_sentences_and_small_type_are_not_headings():
     assert heading_levels(paras, body_height=10) == [None, None, None]
 
 
+def test_a_run_of_alike_standouts_is_labels_and_lead_ins_and_addresses_are_not_headings():
+    body = Candidate("Body text that runs on for a while, as body text does.", 4, 10, 0.0, 0)
+    tags = [Candidate(t, 2, 12, 1.0, 0) for t in ("Implement roles", "Leverage row permissions",
+                                                  "Protect columns")]
+    assert heading_levels(tags + [body], body_height=10) == [None, None, None, None]
+    # two alike headings in a row, or numbered ones, stay headings
+    assert heading_levels(tags[:2] + [body], body_height=10) == [3, 3, None]
+    numbered = [Candidate(f"2.{i} Part {i}", 1, 12, 1.0, 0) for i in (1, 2, 3)]
+    assert heading_levels(numbered + [body], body_height=10) == [3, 3, 3, None]
+    lead = [Candidate("For more information:", 1, 11, 1.0, 0), Candidate("ibm.com/redbooks", 1, 11, 1.0, 0),
+            Candidate("See www.example.org", 1, 12, 1.0, 0)]
+    assert heading_levels(lead + [body], body_height=10) == [None, None, None, None]
+
+
+def test_a_chapter_label_on_the_title_baseline_and_the_large_chapter_number():
+    # an IBM Redpaper's chapter page: a large "1", then a 7-pt "Chapter 1." on the baseline
+    # of the 26-pt title "Securing and protecting IBM DB2 data"
+    doc = low("redp5110_pages_5_18.pdf")
+    first = [b for b in walk(doc.pages[0].para_blocks)]
+    assert titles(doc)[:2] == ["1", "Securing and protecting IBM DB2 data"]
+    assert any(b.type == BlockType.TEXT and plain_text(b) == "Chapter 1." for b in first)
+    # a page number or a footnote number at body size stays text
+    assert not any(t.isdigit() and t != "1" for t in titles(doc))
+
+
+def test_a_back_cover_is_panels_of_text_not_a_table():
+    # page-wide rules and a vertical one frame the back cover's columns: paragraphs in them
+    # are text, its bold taglines are labels, its 12-pt bold slogan a heading
+    doc = low("redp5110_pages_5_18.pdf")
+    back = doc.pages[1]
+    assert not [b for b in walk(back.para_blocks) if b.type == BlockType.TABLE]
+    got = [plain_text(b) for b in walk(back.para_blocks) if b.type == BlockType.TITLE]
+    assert "BUILDING TECHNICAL INFORMATION BASED ON PRACTICAL EXPERIENCE" in got
+    for text in ("Implement roles and separation of duties", "For more information:", "ibm.com/redbooks"):
+        assert text not in got
+    paras = [plain_text(b) for b in walk(back.para_blocks) if b.type == BlockType.TEXT]
+    assert any(p.startswith("This IBM Redpaper publication provides information") for p in paras)
+    assert "Implement roles and separation of duties" in paras
+
+
 # ------------------------------------------------------------------------------ lists
 
 
