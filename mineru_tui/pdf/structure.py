@@ -85,12 +85,13 @@ class PageStructure:
         return a[:2] != b[:2] or bool(a[2] and b[2] and a[2] != b[2])
 
     def take_tables(self, chars: list[Char], lines: list[TextLine]):
-        """``(tables, the lines outside them)``."""
+        """``(tables, the lines outside them)``: ``chars`` are the page's characters (a
+        table's cells may hold turned text), ``lines`` the lines of its upright ones."""
         from mineru_tui.pdf.tables import find_tables
 
-        upright = [c for c in chars if c.direction == 0 and c.visible]
+        visible = [c for c in chars if c.visible]
         try:
-            tables = find_tables(upright, lines, self.rules, self.frames)
+            tables = find_tables(visible, lines, self.rules, self.frames)
         except (ValueError, ZeroDivisionError, IndexError, OverflowError):
             # a degenerate drawing (zero-size boxes, NaN coordinates): the page is still read,
             # as text without tables, rather than lost

@@ -53,18 +53,21 @@ class FoundTable:
 
 def find_tables(chars: list[Char], lines: list, rules: list[Rule],
                 frames: list[Box] | None = None) -> list[FoundTable]:
-    """Tables on a page: ``chars`` are its visible upright characters, ``lines`` the line
-    reader's lines of them (``.box``, ``.text``, ``.height``), ``rules`` its ruling lines.
-    Ruled regions that hold text but are no table (a framed figure, a boxed note) are
-    added to ``frames`` when it is given."""
+    """Tables on a page: ``chars`` are its visible characters, ``lines`` the line reader's
+    lines of its upright ones (``.box``, ``.text``, ``.height``), ``rules`` its ruling lines.
+    Upright characters make the rows and columns; a ruled cell of turned text (a column
+    title set vertically) is read in its own direction. Ruled regions that hold text but
+    are no table (a framed figure, a boxed note) are added to ``frames`` when it is given."""
     found: list[FoundTable] = []
+    every, chars = chars, [c for c in chars if c.direction == 0]
     for region, hs, vs in (_ruled_regions(rules) if len(rules) <= MAX_RULES else []):
         inside = [c for c in chars if _inside(c, region)]
         if not any(not c.text.isspace() for c in inside):
             continue
         # a box of crossing rules is a grid or a frame; only rules without verticals
         # (booktabs) leave the columns to the text
-        table = _grid_table(inside, hs, vs) if len(vs) >= 2 else _column_table(inside)
+        table = (_grid_table([c for c in every if _inside(c, region)], hs, vs) if len(vs) >= 2
+                 else _column_table(inside))
         if table is not None and _plausible(table) and not any(_overlap(region, f.box) for f in found):
             found.append(FoundTable(region, table))
         elif table is not None and _panels(table):
@@ -253,7 +256,7 @@ def _grid_table(chars: list[Char], hs: list[Rule], vs: list[Rule]):
     xs = _positions([r.at for r in vs] + [r.a for r in hs] + [r.b for r in hs], 3.0)
     if len(ys) < 2 or len(xs) < 3:
         return None
-    extra = _text_rows(chars, xs, ys)
+    extra = _text_rows([c for c in chars if c.direction == 0], xs, ys)
     if extra:
         hs = hs + extra
         ys = _positions(ys + [r.at for r in extra], 1.0)
@@ -385,7 +388,7 @@ def _cell_blocks(chars: list[Char]) -> list:
 
     if not chars:
         return []
-    text = join_lines([ln.text for ln in build_lines(chars, 0)])
+    text = join_lines([ln.text for ln in build_lines(chars)])  # in the cell's own direction
     return [_text_block(text)] if text else []
 
 

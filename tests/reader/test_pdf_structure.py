@@ -238,6 +238,29 @@ def test_unruled_table_beside_a_text_column_keeps_its_wrapped_header_and_not_the
     assert not {"CSOs", "State funded legal aid"} & set(titles(doc))
 
 
+def test_turned_column_titles_in_a_ruled_table_are_its_header(tmp_path):
+    # column titles set vertically (reading upwards) in a ruled grid's header row, as IBM's
+    # Redbooks set them, belong to the table, not to text in the margin
+    sys.path.insert(0, str(ROOT / "tests"))
+    import pdf_fixtures as F
+
+    xs, ys = [72, 252, 312, 372], [700, 600, 580, 560, 540]
+    items = F.grid(xs, ys) + [F.Text(80, 640, "User action", size=10),
+                              F.Text(287, 610, "JOBCTL", size=10, angle=90),
+                              F.Text(347, 610, "SECADM", size=10, angle=90)]
+    for y, action in zip((586, 566, 546), ("Change the degree", "Start a monitor", "Read the plan")):
+        items += [F.Text(80, y, action, size=10), F.Text(280, y, "X", size=10), F.Text(340, y, "X", size=10)]
+    items += F.text_lines(["A paragraph under the table, as body text goes on below it."], top=500, size=10)
+    path = F.write_pdf(tmp_path / "turned.pdf", [F.Page(items=items)])
+    doc = convert(path, ConvertOptions(effort="low"))
+    [table] = blocks(doc, BlockType.TABLE)
+    body = next(b for b in table.blocks if b.type == BlockType.TABLE_BODY)
+    rows = body.lines[0].spans[0].table.rows
+    assert [plain_text(c.blocks[0]) for c in rows[0]] == ["User action", "JOBCTL", "SECADM"]
+    assert [plain_text(c.blocks[0]) for c in rows[1]] == ["Change the degree", "X", "X"]
+    assert not blocks(doc, BlockType.ASIDE_TEXT)  # and not read again beside the page
+
+
 def test_rules_are_read_from_path_objects():
     with open_pdf(CORPUS / "2305.03393v1-pg9.pdf") as doc:
         rules = page_rules(doc.page(0))
