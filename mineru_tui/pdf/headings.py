@@ -16,9 +16,10 @@ all in bold, the numbers are all that tells a section title.
 
 Captions (``Table 2``, ``Figure 3``), lead-ins ending in a colon (``For more
 information:``) and web addresses are never headings, however set apart; nor are three
-or more paragraphs in a row that stand out alike with no text between them (a cover's
-taglines, a sidebar's labels: a heading introduces text), unless they are numbered. A
-chapter's number set alone in type 2.5 times the body's (``1``) is a heading.
+or more paragraphs in a row in one column that stand out alike with no text between
+them (a cover's taglines, a sidebar's labels: a heading introduces text), unless they
+are numbered. A chapter's number set alone in type 2.5 times the body's (``1``) is a
+heading.
 
 Levels follow the type's size relative to the body's, so that they agree from page to
 page: 1.6 times the body or more is level 1, 1.3 times level 2, less level 3; a heading
@@ -60,6 +61,7 @@ class Candidate:
     italic: float  # share drawn italic
     mono: float = 0.0  # share drawn in a monospaced face (code is never a heading)
     family: str = ""  # the font family most of it is drawn in
+    block: int | None = None  # the part of the page (a column) it was read in, when known
 
 
 def heading_levels(paras: list[Candidate], body_height: float, body_bold: float = 0.0,
@@ -95,12 +97,13 @@ LABEL_RUN = 3  # this many paragraphs in a row, set alike and standing out, are 
 
 
 def _drop_label_runs(paras: list[Candidate], marks: list[str | None]) -> None:
-    """Paragraphs that stand out the same way one after another, with no text between
-    them, are a column of labels (a cover's taglines, a sidebar's pull quotes, a list set
+    """Paragraphs that stand out the same way one after another in one column, with no
+    text between them, are a column of labels (a cover's taglines, a sidebar's pull quotes, a list set
     in bold), not headings: a heading introduces text. Numbered section titles stay."""
     def alike(a: int, b: int) -> bool:
         pa, pb = paras[a], paras[b]
-        return (marks[a] == marks[b] and abs(pa.height - pb.height) <= 0.05 * max(pa.height, pb.height)
+        return (marks[a] == marks[b] and pa.block == pb.block
+                and abs(pa.height - pb.height) <= 0.05 * max(pa.height, pb.height)
                 and (pa.bold >= BOLD_SHARE) == (pb.bold >= BOLD_SHARE))
 
     i = 0

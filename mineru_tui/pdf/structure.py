@@ -128,7 +128,7 @@ class PageStructure:
             chars = [c for ln in p.lines for c in ln.chars]
             cands.append(Candidate(text, len(p.lines), p.height, share(chars, self.styles, "bold"),
                                    share(chars, self.styles, "italic"), share(chars, self.styles, "mono"),
-                                   main_family(chars, self.styles)))
+                                   main_family(chars, self.styles), getattr(p, "block", None)))
         body_chars = [c for group in every for ln in group.lines
                       if abs(ln.height - body_height) <= 0.1 * body_height for c in ln.chars]
         body_bold = share(body_chars, self.styles, "bold")
