@@ -100,6 +100,9 @@ def test_a_run_of_alike_standouts_is_labels_and_lead_ins_and_addresses_are_not_h
     tags = [Candidate(t, 2, 12, 1.0, 0) for t in ("Implement roles", "Leverage row permissions",
                                                   "Protect columns")]
     assert heading_levels(tags + [body], body_height=10) == [None, None, None, None]
+    # the same in three columns (navigation labels beside a page's title) are not one run
+    spread = [Candidate(t.text, 2, 12, 1.0, 0, block=k) for k, t in enumerate(tags)]
+    assert heading_levels(spread + [body], body_height=10) == [3, 3, 3, None]
     # two alike headings in a row, or numbered ones, stay headings
     assert heading_levels(tags[:2] + [body], body_height=10) == [3, 3, None]
     numbered = [Candidate(f"2.{i} Part {i}", 1, 12, 1.0, 0) for i in (1, 2, 3)]
