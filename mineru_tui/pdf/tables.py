@@ -78,7 +78,11 @@ def find_tables(chars: list[Char], lines: list, rules: list[Rule],
     free = [ln for ln in lines if not any(_centre_in(ln.box, b) for b in taken)]
     found += _contents_tables(free)
     taken = [f.box for f in found]
-    for region in _aligned_regions([ln for ln in free if not any(_centre_in(ln.box, b) for b in taken)]):
+    rest = [ln for ln in free if not any(_centre_in(ln.box, b) for b in taken)]
+    for region in _aligned_regions(rest):
+        held = [len(ln.text) >= PROSE_CHARS for ln in rest if _centre_in(ln.box, region)]
+        if sum(held) > 0.6 * len(held):  # mostly long lines: columns of prose, no need to look
+            continue
         inside = [c for c in chars if _inside(c, region)]
         table = _column_table(inside, strict=True)
         if table is not None:
