@@ -38,6 +38,7 @@ MIN_ROWS = 3
 PROSE_CHARS = 20  # a piece this long that fills its column is a line of prose
 MAX_CELL_WORDS = 12
 PANEL_WORDS = 25  # a table whose typical cell holds more words than this is panels of text
+PANEL_ROWS = 3  # (when it has no more rows than this)
 MAX_RULES = 1500  # a page drawing more straight lines than this is a chart or a map
 MAX_CELLS = 3000
 
@@ -158,13 +159,15 @@ def _plausible(table) -> bool:
 
 
 def _panels(table) -> bool:
-    """Cells that hold paragraphs (most filled cells over ``PANEL_WORDS`` words): panels of
-    a page's design (a back cover's columns between coloured bands), not a table."""
+    """A few rows of cells that hold paragraphs (most filled cells over ``PANEL_WORDS``
+    words): panels of a page's design (a back cover's columns between coloured bands), not
+    a table. A longer table of prose cells (requirements, a glossary) stays a table."""
     from mineru_tui.document.model import plain_text
 
-    words = [len(plain_text(b).split()) for row in table.rows for c in row for b in c.blocks]
-    words = [n for n in words if n]
-    return bool(words) and statistics.median(words) > PANEL_WORDS
+    rows = [[len(plain_text(b).split()) for c in row for b in c.blocks] for row in table.rows]
+    words = [n for row in rows for n in row if n]
+    return (bool(words) and sum(1 for row in rows if any(row)) <= PANEL_ROWS
+            and statistics.median(words) > PANEL_WORDS)
 
 
 def _overlap(a: Box, b: Box) -> bool:

@@ -241,6 +241,21 @@ def test_unruled_table_beside_a_text_column_keeps_its_wrapped_header_and_not_the
     assert not {"CSOs", "State funded legal aid"} & set(titles(doc))
 
 
+def test_a_few_rows_of_paragraph_cells_are_panels_and_a_long_prose_table_is_a_table():
+    from mineru_tui.document.model import Cell, Table
+    from mineru_tui.pdf.tables import _panels, _text_block
+
+    prose = " ".join(["word"] * 40)
+    panels = Table([[Cell([_text_block(prose)]), Cell([_text_block(prose)])],
+                    [Cell([_text_block("REDP-5110-00")]), Cell([])]])
+    assert _panels(panels)
+    rows = [[Cell([_text_block(f"R{i}")]), Cell([_text_block(prose)]), Cell([_text_block(prose)])]
+            for i in range(6)]
+    assert not _panels(Table(rows))
+    short = Table([[Cell([_text_block("a b")]), Cell([_text_block("c")])]] * 2)
+    assert not _panels(short)
+
+
 def test_turned_column_titles_in_a_ruled_table_are_its_header(tmp_path):
     # column titles set vertically (reading upwards) in a ruled grid's header row, as IBM's
     # Redbooks set them, belong to the table, not to text in the margin
