@@ -211,7 +211,8 @@ SIZE_STEP = 2.0  # type this many times smaller than the rest of its line is set
 def split_type_sizes(lines: list[TextLine]) -> list[TextLine]:
     """A line that starts or ends with words in type less than half the size of the rest,
     set apart by a gap, is two lines: a small "Chapter 1." label on the baseline of a
-    26-pt chapter title, a small tag after a large title, are not part of the title."""
+    26-pt chapter title, a small tag after a large title, are not part of the title. A
+    single glyph (a drop cap, a note mark) is never cut off."""
     from mineru_tui.pdf.lines import build_lines
 
     out: list[TextLine] = []
@@ -242,7 +243,7 @@ def _size_cut(ln: TextLine) -> int | None:
     tail_max, tail_min = [sizes[-1]] * n, [sizes[-1]] * n
     for i in range(n - 2, -1, -1):
         tail_max[i], tail_min[i] = max(tail_max[i + 1], sizes[i]), min(tail_min[i + 1], sizes[i])
-    for k in range(1, n):
+    for k in range(2, n - 1):  # two glyphs a side at least: a drop cap, a note mark stay
         if head_max[k - 1] * SIZE_STEP <= tail_min[k]:
             small = head_max[k - 1]
         elif tail_max[k] * SIZE_STEP <= head_min[k - 1]:
