@@ -229,10 +229,12 @@ def split_type_sizes(lines: list[TextLine]) -> list[TextLine]:
 
 
 def _size_cut(ln: TextLine) -> int | None:
-    solid = [i for i, c in enumerate(ln.chars) if not c.text.isspace() and c.size > 0]
-    if len(solid) < 2:
+    # type size read from the glyphs' font-height boxes: the font size a producer writes
+    # can be folded into the text matrix, differently from one text object to the next
+    solid = [i for i, c in enumerate(ln.chars) if not c.text.isspace() and c.loose[3] > c.loose[1]]
+    if len(solid) < 4:
         return None
-    sizes = [ln.chars[i].size for i in solid]
+    sizes = [ln.chars[i].loose[3] - ln.chars[i].loose[1] for i in solid]
     if max(sizes) < SIZE_STEP * min(sizes):  # most lines: one size, or sub- and superscripts
         return None
     n = len(sizes)
