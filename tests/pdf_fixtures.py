@@ -47,6 +47,24 @@ class Image:
 
 
 @dataclass
+class Stroke:
+    """A straight line stroked from (x0, y0) to (x1, y1) in user space (a table's rule)."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    width: float = 0.5
+
+
+def grid(xs: list[float], ys: list[float]) -> list[Stroke]:
+    """The rules of a full grid: a horizontal rule at each of ``ys``, a vertical at each of
+    ``xs``, each across the whole grid."""
+    return ([Stroke(xs[0], y, xs[-1], y) for y in ys]
+            + [Stroke(x, min(ys), x, max(ys)) for x in xs])
+
+
+@dataclass
 class Page:
     width: float = 612
     height: float = 792
@@ -87,6 +105,9 @@ def _content(page: Page, image_names: list[str]) -> bytes:
             out.append(b"BT /F1 %g Tf %d Tr %.4f %.4f %.4f %.4f %.3f %.3f Tm %s Tj ET"
                        % (item.size, item.mode, c, s, -s, c, item.x, item.y,
                           _pdf_string(item.text)))
+        elif isinstance(item, Stroke):
+            out.append(b"q %g w %.3f %.3f m %.3f %.3f l S Q"
+                       % (item.width, item.x0, item.y0, item.x1, item.y1))
         else:
             out.append(b"q %g 0 0 %g %g %g cm /%s Do Q"
                        % (item.w, item.h, item.x, item.y, next(images).encode()))

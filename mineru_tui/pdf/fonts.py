@@ -8,6 +8,7 @@ bold face. Looked up once per text object, so a page costs a few dozen PDFium ca
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -71,6 +72,7 @@ _STYLE_WORDS = re.compile(r"[-,]?(?:bold|black|heavy|semi|demi|extra|ultra|light
                           r"roman|italic|oblique|condensed|narrow|mt|ps)+$", re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=4096)  # asked once per character: a page has few fonts
 def family(name: str) -> str:
     """A font name without its style words: ``TimesNewRomanPS-BoldMT`` -> ``timesnewroman``."""
     base = re.split(r"[-,]", name, maxsplit=1)[0]

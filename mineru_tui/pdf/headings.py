@@ -14,7 +14,12 @@ A lone numbered line (``2.5 Standards``) in type no smaller than the body's is a
 too, when neither neighbour is numbered (that would be a numbered list): in a form set
 all in bold, the numbers are all that tells a section title.
 
-Captions (``Table 2``, ``Figure 3``) are never headings, however set apart.
+Captions (``Table 2``, ``Figure 3``), lead-ins ending in a colon (``For more
+information:``) and web addresses are never headings, however set apart; nor are three
+or more paragraphs in a row in one column that stand out alike with no text between
+them (a cover's taglines, a sidebar's labels: a heading introduces text), unless they
+are numbered. A chapter's number set alone in type 2.5 times the body's (``1``) is a
+heading.
 
 Levels follow the type's size relative to the body's, so that they agree from page to
 page: 1.6 times the body or more is level 1, 1.3 times level 2, less level 3; a heading
@@ -32,6 +37,7 @@ MAX_LINES = 3
 MAX_WORDS = 18
 BOLD_SHARE = 0.9  # this share of a paragraph's letters bold makes it a bold paragraph
 TOP_LEVEL = 1.6  # type this much larger than the body is a level-1 heading
+CHAPTER_NUMBER = 2.5  # a number alone in type this much larger than the body is a chapter's
 SECOND_LEVEL = 1.3  # and this much larger a level-2 one (smaller but standing out: level 3)
 
 _NUMBERED = re.compile(r"^(?:(?:\d+(?:\.\d+)*|[IVXLC]+|[A-Z])\.?)\s+\S")
@@ -41,6 +47,7 @@ _SENTENCE_END = re.compile(r"[.,;]$")
 _CAPTION = re.compile(r"^(?:table|tab\.|figure|fig\.|listing|algorithm|chart|exhibit|source|note)s?\s*"
                       r"[\dIVX]", re.IGNORECASE)
 _LETTER = re.compile(r"[^\W\d_]")
+_WEB = re.compile(r"(?:https?://|www\.|\b[\w-]+\.(?:com|org|net|edu|gov|int)(?:/|\b))", re.IGNORECASE)
 
 
 @dataclass
@@ -54,6 +61,7 @@ class Candidate:
     italic: float  # share drawn italic
     mono: float = 0.0  # share drawn in a monospaced face (code is never a heading)
     family: str = ""  # the font family most of it is drawn in
+    block: int | None = None  # the part of the page (a column) it was read in, when known
 
 
 def heading_levels(paras: list[Candidate], body_height: float, body_bold: float = 0.0,
@@ -65,6 +73,7 @@ def heading_levels(paras: list[Candidate], body_height: float, body_bold: float 
         # out (a form or report set entirely in bold): "2.5 Standards", "-3 پذيرش در بورس"
         if marks[i] is None and _lone_section(paras, i, body_height):
             marks[i] = "number"
+    _drop_label_runs(paras, marks)
     levels: list[int | None] = []
     for p, m in zip(paras, marks):
         if m is None:
@@ -82,6 +91,31 @@ def heading_levels(paras: list[Candidate], body_height: float, body_bold: float 
             level = 3
         levels.append(max(1, min(level, 6)))
     return levels
+
+
+LABEL_RUN = 3  # this many paragraphs in a row, set alike and standing out, are labels
+
+
+def _drop_label_runs(paras: list[Candidate], marks: list[str | None]) -> None:
+    """Paragraphs that stand out the same way one after another in one column, with no
+    text between them, are a column of labels (a cover's taglines, a sidebar's pull quotes, a list set
+    in bold), not headings: a heading introduces text. Numbered section titles stay."""
+    def alike(a: int, b: int) -> bool:
+        pa, pb = paras[a], paras[b]
+        return (marks[a] == marks[b] and pa.block == pb.block
+                and abs(pa.height - pb.height) <= 0.05 * max(pa.height, pb.height)
+                and (pa.bold >= BOLD_SHARE) == (pb.bold >= BOLD_SHARE))
+
+    i = 0
+    while i < len(paras):
+        j = i + 1
+        if marks[i] is not None:
+            while j < len(paras) and marks[j] is not None and alike(i, j):
+                j += 1
+            if j - i >= LABEL_RUN and not any(_DEPTH.match(paras[k].text) for k in range(i, j)):
+                for k in range(i, j):
+                    marks[k] = None
+        i = j
 
 
 _SECTION = re.compile(r"^-?\d{1,2}(?:[.-]\d{1,2})*[.-]?\s+[^\W\d_]")
@@ -110,11 +144,16 @@ def _stands_out(p: Candidate, body_height: float, body_bold: float, body_italic:
                 body_family: str = "") -> str | None:
     text = p.text.strip()
     words = text.split()
+    if text.isdigit() and len(text) <= 2 and p.lines == 1 and body_height > 0 \
+            and p.height >= CHAPTER_NUMBER * body_height:
+        return "size"  # a chapter's number set large on its own ("1" over "Securing ...")
     if (not words or p.lines > MAX_LINES or len(words) > MAX_WORDS or p.mono > 0.5
             or not _LETTER.search(text) or _CAPTION.match(text) or _bulleted(text)):
         return None
     ends_like_sentence = bool(_SENTENCE_END.search(text)) and (not _NUMBERED.match(text) or len(words) > 6)
     if ends_like_sentence and len(words) > 3:
+        return None
+    if text.endswith(":") or _WEB.search(text):  # a lead-in ("For more information:"), an address
         return None
     if body_height > 0 and p.height >= LARGER * body_height:
         return "size"

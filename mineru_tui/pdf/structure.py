@@ -19,7 +19,7 @@ from mineru_tui.pdf.headings import heading_levels as _levels
 from mineru_tui.pdf.lines import TextLine
 from mineru_tui.pdf.lists import gather_lists, is_bare_bullet, starts_item
 
-__all__ = ["PageStructure", "gather_lists", "join_bare_bullets", "starts_item"]
+__all__ = ["PageStructure", "gather_lists", "join_bare_bullets", "split_type_sizes", "starts_item"]
 
 
 @dataclass
@@ -85,12 +85,13 @@ class PageStructure:
         return a[:2] != b[:2] or bool(a[2] and b[2] and a[2] != b[2])
 
     def take_tables(self, chars: list[Char], lines: list[TextLine]):
-        """``(tables, the lines outside them)``."""
+        """``(tables, the lines outside them)``: ``chars`` are the page's characters (a
+        table's cells may hold turned text), ``lines`` the lines of its upright ones."""
         from mineru_tui.pdf.tables import find_tables
 
-        upright = [c for c in chars if c.direction == 0 and c.visible]
+        visible = [c for c in chars if c.visible]
         try:
-            tables = find_tables(upright, lines, self.rules, self.frames)
+            tables = find_tables(visible, lines, self.rules, self.frames)
         except (ValueError, ZeroDivisionError, IndexError, OverflowError):
             # a degenerate drawing (zero-size boxes, NaN coordinates): the page is still read,
             # as text without tables, rather than lost
@@ -127,7 +128,7 @@ class PageStructure:
             chars = [c for ln in p.lines for c in ln.chars]
             cands.append(Candidate(text, len(p.lines), p.height, share(chars, self.styles, "bold"),
                                    share(chars, self.styles, "italic"), share(chars, self.styles, "mono"),
-                                   main_family(chars, self.styles)))
+                                   main_family(chars, self.styles), getattr(p, "block", None)))
         body_chars = [c for group in every for ln in group.lines
                       if abs(ln.height - body_height) <= 0.1 * body_height for c in ln.chars]
         body_bold = share(body_chars, self.styles, "bold")
@@ -202,3 +203,56 @@ def join_bare_bullets(lines: list[TextLine]) -> list[TextLine]:
                               ln.direction, ln.text.strip() + " " + o.text, max(ln.height, o.height))
         out.append(ln)
     return out
+
+
+SIZE_STEP = 2.0  # type this many times smaller than the rest of its line is set apart from it
+
+
+def split_type_sizes(lines: list[TextLine]) -> list[TextLine]:
+    """A line that starts or ends with words in type less than half the size of the rest,
+    set apart by a gap, is two lines: a small "Chapter 1." label on the baseline of a
+    26-pt chapter title, a small tag after a large title, are not part of the title. A
+    single glyph (a drop cap, a note mark) is never cut off."""
+    from mineru_tui.pdf.lines import build_lines
+
+    out: list[TextLine] = []
+    for ln in lines:
+        cut = _size_cut(ln) if ln.direction == 0 and not ln.rtl else None
+        if cut is None:
+            out.append(ln)
+            continue
+        for part in (ln.chars[:cut], ln.chars[cut:]):
+            for new in build_lines(part, 0):
+                new.block, new.stretch, new.column = ln.block, ln.stretch, ln.column
+                out.append(new)
+    return out
+
+
+def _size_cut(ln: TextLine) -> int | None:
+    # type size read from the glyphs' font-height boxes: the font size a producer writes
+    # can be folded into the text matrix, differently from one text object to the next
+    solid = [i for i, c in enumerate(ln.chars) if not c.text.isspace() and c.loose[3] > c.loose[1]]
+    if len(solid) < 4:
+        return None
+    sizes = [ln.chars[i].loose[3] - ln.chars[i].loose[1] for i in solid]
+    if max(sizes) < SIZE_STEP * min(sizes):  # most lines: one size, or sub- and superscripts
+        return None
+    n = len(sizes)
+    head_max, head_min = sizes[:1], sizes[:1]
+    for v in sizes[1:]:
+        head_max.append(max(head_max[-1], v))
+        head_min.append(min(head_min[-1], v))
+    tail_max, tail_min = [sizes[-1]] * n, [sizes[-1]] * n
+    for i in range(n - 2, -1, -1):
+        tail_max[i], tail_min[i] = max(tail_max[i + 1], sizes[i]), min(tail_min[i + 1], sizes[i])
+    for k in range(2, n - 1):  # two glyphs a side at least: a drop cap, a note mark stay
+        if head_max[k - 1] * SIZE_STEP <= tail_min[k]:
+            small = head_max[k - 1]
+        elif tail_max[k] * SIZE_STEP <= head_min[k - 1]:
+            small = tail_max[k]
+        else:
+            continue
+        left, right = ln.chars[solid[k - 1]], ln.chars[solid[k]]
+        if right.box[0] - left.box[2] >= small:  # a gap of at least the small type's size
+            return solid[k]
+    return None

@@ -37,6 +37,8 @@ ROW_GAP = 2.5  # line heights: rows further apart end an unruled table
 MIN_ROWS = 3
 PROSE_CHARS = 20  # a piece this long that fills its column is a line of prose
 MAX_CELL_WORDS = 12
+PANEL_WORDS = 25  # a table whose typical cell holds more words than this is panels of text
+PANEL_ROWS = 3  # (when it has no more rows than this)
 MAX_RULES = 1500  # a page drawing more straight lines than this is a chart or a map
 MAX_CELLS = 3000
 
@@ -52,27 +54,36 @@ class FoundTable:
 
 def find_tables(chars: list[Char], lines: list, rules: list[Rule],
                 frames: list[Box] | None = None) -> list[FoundTable]:
-    """Tables on a page: ``chars`` are its visible upright characters, ``lines`` the line
-    reader's lines of them (``.box``, ``.text``, ``.height``), ``rules`` its ruling lines.
-    Ruled regions that hold text but are no table (a framed figure, a boxed note) are
-    added to ``frames`` when it is given."""
+    """Tables on a page: ``chars`` are its visible characters, ``lines`` the line reader's
+    lines of its upright ones (``.box``, ``.text``, ``.height``), ``rules`` its ruling lines.
+    Upright characters make the rows and columns; a ruled cell of turned text (a column
+    title set vertically) is read in its own direction. Ruled regions that hold text but
+    are no table (a framed figure, a boxed note) are added to ``frames`` when it is given."""
     found: list[FoundTable] = []
+    every, chars = chars, [c for c in chars if c.direction == 0]
     for region, hs, vs in (_ruled_regions(rules) if len(rules) <= MAX_RULES else []):
         inside = [c for c in chars if _inside(c, region)]
         if not any(not c.text.isspace() for c in inside):
             continue
         # a box of crossing rules is a grid or a frame; only rules without verticals
         # (booktabs) leave the columns to the text
-        table = _grid_table(inside, hs, vs) if len(vs) >= 2 else _column_table(inside)
+        table = (_grid_table([c for c in every if _inside(c, region)], hs, vs) if len(vs) >= 2
+                 else _column_table(inside))
         if table is not None and _plausible(table) and not any(_overlap(region, f.box) for f in found):
             found.append(FoundTable(region, table))
+        elif table is not None and _panels(table):
+            continue  # a page's design: its text is read as paragraphs, headings and all
         elif frames is not None and len(vs) >= 2:  # a closed box, not stacked rules
             frames.append(region)
     taken = [f.box for f in found]
     free = [ln for ln in lines if not any(_centre_in(ln.box, b) for b in taken)]
     found += _contents_tables(free)
     taken = [f.box for f in found]
-    for region in _aligned_regions([ln for ln in free if not any(_centre_in(ln.box, b) for b in taken)]):
+    rest = [ln for ln in free if not any(_centre_in(ln.box, b) for b in taken)]
+    for region in _aligned_regions(rest):
+        held = [len(ln.text) >= PROSE_CHARS for ln in rest if _centre_in(ln.box, region)]
+        if sum(held) > 0.6 * len(held):  # mostly long lines: columns of prose, no need to look
+            continue
         inside = [c for c in chars if _inside(c, region)]
         table = _column_table(inside, strict=True)
         if table is not None:
@@ -143,7 +154,20 @@ def _plausible(table) -> bool:
     sizes = [len(plain_text(b)) for row in table.rows for c in row for b in c.blocks]
     sizes = [n for n in sizes if n]
     rows = sum(1 for row in table.rows if any(c.blocks for c in row))
-    return len(sizes) >= 3 and rows >= 2 and max(sizes) <= 0.7 * sum(sizes)
+    return (len(sizes) >= 3 and rows >= 2 and max(sizes) <= 0.7 * sum(sizes)
+            and not _panels(table))
+
+
+def _panels(table) -> bool:
+    """A few rows of cells that hold paragraphs (most filled cells over ``PANEL_WORDS``
+    words): panels of a page's design (a back cover's columns between coloured bands), not
+    a table. A longer table of prose cells (requirements, a glossary) stays a table."""
+    from mineru_tui.document.model import plain_text
+
+    rows = [[len(plain_text(b).split()) for c in row for b in c.blocks] for row in table.rows]
+    words = [n for row in rows for n in row if n]
+    return (bool(words) and sum(1 for row in rows if any(row)) <= PANEL_ROWS
+            and statistics.median(words) > PANEL_WORDS)
 
 
 def _overlap(a: Box, b: Box) -> bool:
@@ -239,7 +263,7 @@ def _grid_table(chars: list[Char], hs: list[Rule], vs: list[Rule]):
     xs = _positions([r.at for r in vs] + [r.a for r in hs] + [r.b for r in hs], 3.0)
     if len(ys) < 2 or len(xs) < 3:
         return None
-    extra = _text_rows(chars, xs, ys)
+    extra = _text_rows([c for c in chars if c.direction == 0], xs, ys)
     if extra:
         hs = hs + extra
         ys = _positions(ys + [r.at for r in extra], 1.0)
@@ -371,7 +395,7 @@ def _cell_blocks(chars: list[Char]) -> list:
 
     if not chars:
         return []
-    text = join_lines([ln.text for ln in build_lines(chars, 0)])
+    text = join_lines([ln.text for ln in build_lines(chars)])  # in the cell's own direction
     return [_text_block(text)] if text else []
 
 
@@ -431,6 +455,7 @@ def _column_table(chars: list[Char], strict: bool = False):
         return None
     table_rows, filled_rows = [], 0
     prose = pieces_in_cols = 0
+    col_pieces, col_prose = [0] * len(cols), [0] * len(cols)
     rtl = is_rtl(chars)
     rows = _join_header_lines(rows)
     for r in rows:
@@ -445,9 +470,11 @@ def _column_table(chars: list[Char], strict: bool = False):
             spans_of.append((hit[0], hit[-1]))
             width = cols[hit[0]][1] - cols[hit[0]][0]
             pieces_in_cols += 1
+            col_pieces[hit[0]] += 1
             if (len(p.text) >= PROSE_CHARS and p.box[2] - p.box[0] >= 0.85 * width and len(hit) == 1
                     and not _LEADER.search(p.text)):
                 prose += 1
+                col_prose[hit[0]] += 1
         row: list[Cell] = []
         c = 0
         while c < len(cols):
@@ -461,7 +488,10 @@ def _column_table(chars: list[Char], strict: bool = False):
         table_rows.append(row[::-1] if rtl else row)
     if strict:
         words = [_words(p.text) for p in pieces]
-        if (filled_rows < MIN_ROWS or prose > 0.4 * pieces_in_cols
+        # a column of wrapped prose (a paragraph's lines filling it) is a text column beside
+        # others, not a table's
+        wrapped = any(n >= MIN_ROWS and k >= 0.6 * n for n, k in zip(col_pieces, col_prose))
+        if (filled_rows < MIN_ROWS or prose > 0.4 * pieces_in_cols or wrapped
                 or statistics.median(words) > MAX_CELL_WORDS):
             return None
     elif filled_rows < 2:
@@ -503,7 +533,7 @@ def _aligned_regions(lines: list) -> list[Box]:
 
     def close():
         if len(run) >= MIN_ROWS:
-            ps = [p for r in run for p in r]
+            ps = _table_pieces(run)
             out.append((min(p.box[0] for p in ps), min(p.box[1] for p in ps),
                         max(p.box[2] for p in ps), max(p.box[3] for p in ps)))
         run.clear()
@@ -521,11 +551,33 @@ def _aligned_regions(lines: list) -> list[Box]:
             run.extend(pending)
             pending.clear()
             run.append(r)
-        elif len(run) == 1 and not pending and len(r) == 1 and _words(r[0].text) <= MAX_CELL_WORDS \
-                and gap < 0.5 * height:
+        elif len(run) == 1 and not pending and _header_line(run[0], r, gap, height):
             pending.append(r)
         else:
             pending.clear()
             close()
     close()
     return out
+
+
+def _header_line(first: list, r: list, gap: float, height: float) -> bool:
+    """``r`` continues a column title of the first row on a second line ("State funded" over
+    "legal aid"): one short piece under a piece of the first row, about a line's leading below
+    it (the rows of the table below are then checked to be further apart than that)."""
+    if len(r) != 1 or _words(r[0].text) > MAX_CELL_WORDS or gap >= 0.8 * height:
+        return False
+    piece = r[0]
+    return any(min(p.box[2], piece.box[2]) - max(p.box[0], piece.box[0]) > 0 for p in first)
+
+
+def _table_pieces(run: list[list]) -> list:
+    """The pieces of a run of rows that belong to the table: a piece far to the left or right
+    of everything the other rows hold is a line of a text column beside the table that
+    happens to share one of its rows (a question's last line level with a table's header)."""
+    keep = []
+    for i, r in enumerate(run):
+        others = [p for j, o in enumerate(run) if j != i for p in o]
+        lo, hi = min(p.box[0] for p in others), max(p.box[2] for p in others)
+        far = [3 * (p.box[3] - p.box[1]) for p in r]
+        keep += [p for p, d in zip(r, far) if lo - d <= p.box[2] and p.box[0] <= hi + d]
+    return keep

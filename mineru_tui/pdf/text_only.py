@@ -78,12 +78,17 @@ def text_only_page(page) -> list:
                                             d == 0))
     page_structure = structure.PageStructure.read(page, visible)
     blocks: list[Block] = []
+    table_boxes: list[Box] = []
     for direction in [main] + sorted(d for d in by_direction if d != main):
-        lines = page_lines(by_direction[direction], direction)  # in reading order
+        mine = by_direction[direction]
+        if direction != main and table_boxes:  # turned text in a table's cells is the table's
+            mine = [c for c in mine if not any(_centre_in(c, b) for b in table_boxes)]
+        lines = page_lines(mine, direction)  # in reading order
         tables = []
         if direction == 0 and direction == main:
-            tables, lines = page_structure.take_tables(by_direction[direction], lines)
-        lines = structure.join_bare_bullets(lines)
+            tables, lines = page_structure.take_tables(visible, lines)
+            table_boxes = [t.box for t in tables]
+        lines = structure.split_type_sizes(structure.join_bare_bullets(lines))
         paras = _paragraphs(lines, direction, page_structure.breaks)
         if not paras and not tables:
             continue
@@ -121,6 +126,10 @@ def text_only_page(page) -> list:
     for i, block in enumerate(blocks):
         block.index = i
     return blocks
+
+
+def _centre_in(c, box: Box) -> bool:
+    return box[0] <= c.cx <= box[2] and box[1] <= c.cy <= box[3]
 
 
 def _image_share(page) -> float:

@@ -85,7 +85,7 @@ def test_two_columns_are_read_one_after_the_other():
 def test_a_line_of_one_column_never_bridges_two_lines_of_another():
     # two pages side by side; a 13-pt checkbox line in one column used to gather two 9-pt
     # lines into one row and interleave their letters ("isnttaeffr lnaawtiyoenrasl")
-    lines = _lines("docling__table_mislabeled_as_picture.pdf")
+    lines = _lines("../pdf/table_mislabeled_as_picture.pdf")  # committed once, with its groundtruth
     texts = [ln.text for ln in lines]
     assert "staff lawyers coordinate to uniformly challenge common violations of national and" in texts
     assert "international due process rights and human rights?" in texts

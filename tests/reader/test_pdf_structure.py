@@ -95,6 +95,49 @@ def test_sentences_and_small_type_are_not_headings():
     assert heading_levels(paras, body_height=10) == [None, None, None]
 
 
+def test_a_run_of_alike_standouts_is_labels_and_lead_ins_and_addresses_are_not_headings():
+    body = Candidate("Body text that runs on for a while, as body text does.", 4, 10, 0.0, 0)
+    tags = [Candidate(t, 2, 12, 1.0, 0) for t in ("Implement roles", "Leverage row permissions",
+                                                  "Protect columns")]
+    assert heading_levels(tags + [body], body_height=10) == [None, None, None, None]
+    # the same in three columns (navigation labels beside a page's title) are not one run
+    spread = [Candidate(t.text, 2, 12, 1.0, 0, block=k) for k, t in enumerate(tags)]
+    assert heading_levels(spread + [body], body_height=10) == [3, 3, 3, None]
+    # two alike headings in a row, or numbered ones, stay headings
+    assert heading_levels(tags[:2] + [body], body_height=10) == [3, 3, None]
+    numbered = [Candidate(f"2.{i} Part {i}", 1, 12, 1.0, 0) for i in (1, 2, 3)]
+    assert heading_levels(numbered + [body], body_height=10) == [3, 3, 3, None]
+    lead = [Candidate("For more information:", 1, 11, 1.0, 0), Candidate("ibm.com/redbooks", 1, 11, 1.0, 0),
+            Candidate("See www.example.org", 1, 12, 1.0, 0)]
+    assert heading_levels(lead + [body], body_height=10) == [None, None, None, None]
+
+
+def test_a_chapter_label_on_the_title_baseline_and_the_large_chapter_number():
+    # an IBM Redpaper's chapter page: a large "1", then a 7-pt "Chapter 1." on the baseline
+    # of the 26-pt title "Securing and protecting IBM DB2 data"
+    doc = low("redp5110_pages_5_18.pdf")
+    first = [b for b in walk(doc.pages[0].para_blocks)]
+    assert titles(doc)[:2] == ["1", "Securing and protecting IBM DB2 data"]
+    assert any(b.type == BlockType.TEXT and plain_text(b) == "Chapter 1." for b in first)
+    # a page number or a footnote number at body size stays text
+    assert not any(t.isdigit() and t != "1" for t in titles(doc))
+
+
+def test_a_back_cover_is_panels_of_text_not_a_table():
+    # page-wide rules and a vertical one frame the back cover's columns: paragraphs in them
+    # are text, its bold taglines are labels, its 12-pt bold slogan a heading
+    doc = low("redp5110_pages_5_18.pdf")
+    back = doc.pages[1]
+    assert not [b for b in walk(back.para_blocks) if b.type == BlockType.TABLE]
+    got = [plain_text(b) for b in walk(back.para_blocks) if b.type == BlockType.TITLE]
+    assert "BUILDING TECHNICAL INFORMATION BASED ON PRACTICAL EXPERIENCE" in got
+    for text in ("Implement roles and separation of duties", "For more information:", "ibm.com/redbooks"):
+        assert text not in got
+    paras = [plain_text(b) for b in walk(back.para_blocks) if b.type == BlockType.TEXT]
+    assert any(p.startswith("This IBM Redpaper publication provides information") for p in paras)
+    assert "Implement roles and separation of duties" in paras
+
+
 # ------------------------------------------------------------------------------ lists
 
 
@@ -178,6 +221,62 @@ def test_unruled_aligned_columns_are_a_table():
     assert "State funded" in md and "Persons with disabilities" in md
     assert "Internally displaced persons" in md
     assert tables and "CSOs" in (text + md)
+
+
+def test_unruled_table_beside_a_text_column_keeps_its_wrapped_header_and_not_the_column():
+    # two pages side by side: the right page's table (a check mark, a group, two columns of
+    # stars) has a header wrapped on two lines ("State funded" over "legal aid"), level with
+    # the left page's question and options
+    doc = low("table_mislabeled_as_picture.pdf")
+    [table] = blocks(doc, BlockType.TABLE)
+    body = next(b for b in table.blocks if b.type == BlockType.TABLE_BODY)
+    rows = body.lines[0].spans[0].table.rows
+    cells = [[plain_text(b) for c in row for b in c.blocks] for row in rows]
+    assert cells[0] == ["State funded legal aid", "CSOs"]
+    assert cells[1][-3:] == ["Persons with disabilities", "*", "*"]
+    assert len(rows) == 8
+    # the left page's lines stay outside it, and the header is no heading
+    text = " ".join(" ".join(r) for r in cells)
+    assert "accused children" not in text and "Yes, at" not in text
+    assert not {"CSOs", "State funded legal aid"} & set(titles(doc))
+
+
+def test_a_few_rows_of_paragraph_cells_are_panels_and_a_long_prose_table_is_a_table():
+    from mineru_tui.document.model import Cell, Table
+    from mineru_tui.pdf.tables import _panels, _text_block
+
+    prose = " ".join(["word"] * 40)
+    panels = Table([[Cell([_text_block(prose)]), Cell([_text_block(prose)])],
+                    [Cell([_text_block("REDP-5110-00")]), Cell([])]])
+    assert _panels(panels)
+    rows = [[Cell([_text_block(f"R{i}")]), Cell([_text_block(prose)]), Cell([_text_block(prose)])]
+            for i in range(6)]
+    assert not _panels(Table(rows))
+    short = Table([[Cell([_text_block("a b")]), Cell([_text_block("c")])]] * 2)
+    assert not _panels(short)
+
+
+def test_turned_column_titles_in_a_ruled_table_are_its_header(tmp_path):
+    # column titles set vertically (reading upwards) in a ruled grid's header row, as IBM's
+    # Redbooks set them, belong to the table, not to text in the margin
+    sys.path.insert(0, str(ROOT / "tests"))
+    import pdf_fixtures as F
+
+    xs, ys = [72, 252, 312, 372], [700, 600, 580, 560, 540]
+    items = F.grid(xs, ys) + [F.Text(80, 640, "User action", size=10),
+                              F.Text(287, 610, "JOBCTL", size=10, angle=90),
+                              F.Text(347, 610, "SECADM", size=10, angle=90)]
+    for y, action in zip((586, 566, 546), ("Change the degree", "Start a monitor", "Read the plan")):
+        items += [F.Text(80, y, action, size=10), F.Text(280, y, "X", size=10), F.Text(340, y, "X", size=10)]
+    items += F.text_lines(["A paragraph under the table, as body text goes on below it."], top=500, size=10)
+    path = F.write_pdf(tmp_path / "turned.pdf", [F.Page(items=items)])
+    doc = convert(path, ConvertOptions(effort="low"))
+    [table] = blocks(doc, BlockType.TABLE)
+    body = next(b for b in table.blocks if b.type == BlockType.TABLE_BODY)
+    rows = body.lines[0].spans[0].table.rows
+    assert [plain_text(c.blocks[0]) for c in rows[0]] == ["User action", "JOBCTL", "SECADM"]
+    assert [plain_text(c.blocks[0]) for c in rows[1]] == ["Change the degree", "X", "X"]
+    assert not blocks(doc, BlockType.ASIDE_TEXT)  # and not read again beside the page
 
 
 def test_rules_are_read_from_path_objects():
