@@ -41,7 +41,7 @@ import statistics
 import unicodedata
 from dataclasses import dataclass
 
-from mineru_tui.pdf.bidi_order import is_rtl_char, logical_order, mirrored, rtl_base
+from mineru_tui.pdf.bidi_order import bidi_class, is_rtl_char, logical_order, mirrored, rtl_base
 from mineru_tui.pdf.chars import MAX_TILT, STANDARD_TOLERANCE, Box, Char
 
 LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
@@ -486,7 +486,8 @@ def _line_text(row: list[_Glyph]) -> tuple[str, list[int], bool]:
             # (MinerU drops generated ones: justified CJK text is spaced out).
             wide = gap > SPACE_GAP * width and not (
                 parts and _is_han_kana(parts[-1][0]) and _is_han_kana(g.char.text))
-            if (space == "pdf" and gap > SPACE_TOUCH * width) or wide:
+            if (space == "pdf" and gap > SPACE_TOUCH * width) or wide or (
+                    parts and _direction_break(parts[-1][0], g.char.text)):
                 parts.append((" ", script if script and parts and parts[-1][1] == script else "",
                               -1))
         parts.append((g.char.text if not g.char.hyphen else "\x02", script, i))
@@ -514,6 +515,17 @@ def _line_text(row: list[_Glyph]) -> tuple[str, list[int], bool]:
     if current:
         out.append(f"</{current}>")
     return _clean("".join(out)).strip(), order, rtl
+
+
+def _direction_break(before: str, after: str) -> bool:
+    """A right-to-left letter drawn against a left-to-right one: two words, whatever the
+    gap. Arabic and Hebrew words hold no Latin letters, and Word sets the space between a
+    Latin word and the Arabic after it on the far side of the Latin run (none is drawn
+    between them: "R و Python من" comes out "Pythonمن" in PDFium's own text)."""
+    if not (before[-1:].isalpha() and after[:1].isalpha()):
+        return False
+    a, b = bidi_class(before[-1]), bidi_class(after[0])
+    return (a == "L" and b in ("R", "AL")) or (a in ("R", "AL") and b == "L")
 
 
 def _compose_accents(parts: list[tuple[str, str, int]], glyphs: list[_Glyph]) -> None:

@@ -192,3 +192,17 @@ def test_columns_around_text_that_spans_them(tmp_path):
                      "Figure 1: a caption that spans both of the columns of this page", "Page 7"]
     pairs = {(ln.stretch, ln.column) for ln in lines if ln.stretch is not None}
     assert len(pairs) == 4 and {c for _, c in pairs} == {0, 1}
+
+
+def test_a_latin_word_against_arabic_letters_is_a_word_of_its_own():
+    # docling's right_to_left_01.pdf (Word): "R و Python من الأدوات" is drawn with no space
+    # between "Python" and "من" (the space sits on Python's far side), and the title's
+    # "وPython" touch; PDFium's own text runs them together ("Pythonمن")
+    text = " ".join(_low("docling__right_to_left_01.pdf"))
+    assert "البرمجة بلغة R و Python من الأدوات القوية" in text
+    assert "تحسين الإنتاجية وحل المشكلات من خلال البرمجة بلغة R و Python" in text
+    assert not re.search(r"[A-Za-z][\u0600-\u06ff]|[\u0600-\u06ff][A-Za-z]", text)
+    # the default effort's text blocks read the same characters the same way
+    block = _whole_page_block("docling__right_to_left_01.pdf")
+    assert "البرمجة بلغة R و Python من الأدوات القوية" in block
+    assert not re.search(r"[A-Za-z][\u0600-\u06ff]|[\u0600-\u06ff][A-Za-z]", block)
