@@ -139,9 +139,43 @@ class _Glyph:
         return self.loose[3] - self.loose[1]
 
 
-def _glyphs(chars: list[Char], direction: int) -> list[_Glyph]:
+def drop_redrawn(chars: list[Char]) -> list[Char]:
+    """``chars`` without glyphs drawn again over themselves by another text object.
+
+    Fake bold is often made by drawing a run twice, a hair apart or at the very same spot;
+    PDFium drops a repeat only among the last few characters of one line, so a run redrawn
+    piece by piece later on the page ("SSpeciiffiies tthhatt" in IBM's Redpaper figures)
+    comes through doubled. A character is a repeat when an earlier one from another text
+    object has the same text and its origin lies within PDFium's own distance (0.07 of the
+    font size) across and along. Characters of one object (the letters of a ligature share
+    a box) are never repeats of each other.
+    """
+    seen: dict[tuple[str, int, int], list[Char]] = {}
     out = []
     for c in chars:
+        if c.text.isspace() or not c.text_object:
+            out.append(c)
+            continue
+        near = 0.07 * max(c.size, 1.0)
+        x, y = c.origin
+        kx, ky = int(x // 2), int(y // 2)  # 2-pt cells: a repeat is in this or a next one
+        repeat = False
+        for i in (kx - 1, kx, kx + 1):
+            for j in (ky - 1, ky, ky + 1):
+                for o in seen.get((c.text, i, j), ()):
+                    if (o.text_object != c.text_object and o.direction == c.direction
+                            and abs(o.origin[0] - x) < near and abs(o.origin[1] - y) < near):
+                        repeat = True
+                        break
+        if not repeat:
+            seen.setdefault((c.text, kx, ky), []).append(c)
+            out.append(c)
+    return out
+
+
+def _glyphs(chars: list[Char], direction: int) -> list[_Glyph]:
+    out = []
+    for c in drop_redrawn(chars):
         if c.direction != direction or c.tilt > MAX_TILT:
             continue
         box, loose = upright(c.box, direction), upright(c.loose, direction)

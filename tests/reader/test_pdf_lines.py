@@ -206,3 +206,24 @@ def test_a_latin_word_against_arabic_letters_is_a_word_of_its_own():
     block = _whole_page_block("docling__right_to_left_01.pdf")
     assert "البرمجة بلغة R و Python من الأدوات القوية" in block
     assert not re.search(r"[A-Za-z][\u0600-\u06ff]|[\u0600-\u06ff][A-Za-z]", block)
+
+
+def test_a_run_redrawn_over_itself_is_read_once(tmp_path):
+    # fake bold made by drawing a run again later in the page, past PDFium's own check
+    # (the last few characters of a line): IBM's Redpaper figures came out "SSpeciiffiies"
+    from tests.pdf_fixtures import FFI, Page, Text, write_pdf
+
+    others = [Text(72, 600 - 20 * k, f"Another line number {k}") for k in range(8)]
+    items = [Text(72, 700, "Specifies that the row permission"), Text(72, 680, "an " + FFI + "x"),
+             *others, Text(72.2, 700.1, "Specifies that the row"),  # a hair off
+             Text(72, 680, "an " + FFI + "x")]  # the very same spot
+    path = write_pdf(tmp_path / "redrawn.pdf", [Page(items=items)])
+    with open_pdf(path) as doc:
+        page = doc[0]
+        texts = [ln.text for ln in page_lines(page_chars(page))]
+        [block] = text_for_blocks(page, [("text", (0.0, 0.0, 1.0, 0.2))], page.render().size)
+        low = [b for b in text_only_page(page)]
+    assert texts[:2] == ["Specifies that the row permission", "an ffix"]  # the ligature's own letters stay
+    assert block == "Specifies that the row permission an ffix"
+    assert "".join(s.content for ln in low[0].lines for s in ln.spans).startswith(
+        "Specifies that the row permission an ffix")
