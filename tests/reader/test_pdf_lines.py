@@ -113,6 +113,13 @@ def test_a_line_of_one_column_never_bridges_two_lines_of_another():
     # a bracket pair around Arabic is drawn with the shapes that face the word
     ("(\u0645\u0644\u0627\u0639\u0644\u0627) \u0627\u0628\u062d\u0631\u0645",
      "\u0645\u0631\u062d\u0628\u0627 (\u0627\u0644\u0639\u0627\u0644\u0645)"),
+    # a number before Arabic words stays one number ("2-5 استاندارد"; read from the left its
+    # digits followed Arabic letters and came out "5-2")
+    ("\u062f\u0631\u0627\u062f\u0646\u0627\u062a\u0633\u0627 2-5",
+     "2-5 \u0627\u0633\u062a\u0627\u0646\u062f\u0627\u0631\u062f"),
+    # after Arabic letters digits are Arabic numbers, which a hyphen does not join (UAX #9
+    # draws "تلفن 021-1234" as "1234-021 نفلت")
+    ("1234-021 \u0646\u0641\u0644\u062a", "\u062a\u0644\u0641\u0646 021-1234"),
 ])
 def test_visual_order_back_to_logical(visual, logical):
     order, odd = logical_order(list(visual))
@@ -227,3 +234,20 @@ def test_a_run_redrawn_over_itself_is_read_once(tmp_path):
     assert block == "Specifies that the row permission an ffix"
     assert "".join(s.content for ln in low[0].lines for s in ln.spans).startswith(
         "Specifies that the row permission an ffix")
+
+
+def test_a_number_keeps_its_order_where_arabic_letters_follow_it():
+    # docling's right_to_left_03.pdf: "5% آخرين محموله" (the last delivery, 5%) is drawn
+    # with the Persian on the number's left; read from the left, the digits seemed to follow
+    # Arabic letters (UAX #9's W2) and the percent sign came out in front ("%5")
+    lines = _lines("docling__right_to_left_03.pdf")
+    texts = [ln.text for ln in lines]
+    assert "5% آخرين محموله قابل تحويل" in texts and not any("%5" in t for t in texts)
+    # the default effort's text block over that table cell reads it the same way
+    x0, y0, x1, y1 = lines[texts.index("5% آخرين محموله قابل تحويل")].box
+    with open_pdf(CORPUS / "docling__right_to_left_03.pdf") as doc:
+        page = doc[0]
+        w, h = page.size_pt
+        box = ((x0 - 2) / w, (y0 - 2) / h, (x1 + 2) / w, (y1 + 2) / h)
+        assert text_for_blocks(page, [("text", box)], page.render().size) == [
+            "5% آخرين محموله قابل تحويل"]
