@@ -494,6 +494,7 @@ def _line_text(row: list[_Glyph]) -> tuple[str, list[int], bool]:
     width = statistics.median(max(g.loose[2] - g.loose[0], 1e-3) for g in body)
     parts: list[tuple[str, str, int]] = []  # (text, script, index in row or -1 for a space)
     right = None  # right edge of the glyphs so far (an accent may end before its letter)
+    base_of: dict[int, int] = {}  # a combining mark's index in row -> its letter's
     space = ""  # "pdf" for a space in the file, "generated" for one PDFium added
     for i, g in enumerate(row):
         if g.char.text.isspace():
@@ -501,8 +502,10 @@ def _line_text(row: list[_Glyph]) -> tuple[str, list[int], bool]:
                 space = "generated" if g.char.generated else "pdf"
             continue
         if unicodedata.combining(g.char.text) and parts:
-            # a mark drawn over its letter (Arabic vowels, tanween): no space, no gap
+            # a mark drawn over its letter (Arabic vowels, tanween): no space, no gap; it
+            # goes with the letter it overlaps most, whichever side of it it was sorted to
             parts.append((g.char.text, parts[-1][1], i))
+            base_of[i] = _mark_base(row, i)
             continue
         s = g.height
         script = ""
@@ -521,7 +524,7 @@ def _line_text(row: list[_Glyph]) -> tuple[str, list[int], bool]:
             wide = gap > SPACE_GAP * width and not (
                 parts and _is_han_kana(parts[-1][0]) and _is_han_kana(g.char.text))
             if (space == "pdf" and gap > SPACE_TOUCH * width) or wide or (
-                    parts and _direction_break(parts[-1][0], g.char.text)):
+                    parts and _direction_break(_last_letter(parts), g.char.text)):
                 parts.append((" ", script if script and parts and parts[-1][1] == script else "",
                               -1))
         parts.append((g.char.text if not g.char.hyphen else "\x02", script, i))
@@ -536,7 +539,11 @@ def _line_text(row: list[_Glyph]) -> tuple[str, list[int], bool]:
         perm, odd = logical_order(texts, rtl)
         parts = [(mirrored(parts[k][0]) if odd[k] else parts[k][0], parts[k][1], parts[k][2])
                  for k in perm]
+        parts = _marks_after_letters(parts, base_of)
         order = [p[2] for p in parts if p[2] >= 0]
+    elif base_of:
+        parts = _marks_after_letters(parts, base_of)
+        order = [p[2] for p in _marks_after_letters([("", "", k) for k in order], base_of)]
     out, current = [], ""
     for text, script, _ in parts:
         if script != current:
@@ -549,6 +556,53 @@ def _line_text(row: list[_Glyph]) -> tuple[str, list[int], bool]:
     if current:
         out.append(f"</{current}>")
     return _clean("".join(out)).strip(), order, rtl
+
+
+def _mark_base(row: list[_Glyph], i: int) -> int:
+    """The letter a combining mark at ``row[i]`` is drawn on: of the letters just before and
+    just after it (left to right), the one its box overlaps more (the one before on a tie)."""
+    def letter(indices) -> int | None:
+        for j in indices:
+            t = row[j].char.text
+            if not t.isspace() and not unicodedata.combining(t):
+                return j
+        return None
+
+    mark = row[i].box
+    best, best_overlap = None, -1.0
+    for j in (letter(range(i - 1, -1, -1)), letter(range(i + 1, len(row)))):
+        if j is not None:
+            b = row[j].box
+            overlap = min(mark[2], b[2]) - max(mark[0], b[0])
+            if overlap > best_overlap:
+                best, best_overlap = j, overlap
+    return i - 1 if best is None else best
+
+
+def _marks_after_letters(parts: list[tuple[str, str, int]],
+                         base_of: dict[int, int]) -> list[tuple[str, str, int]]:
+    """Each combining mark right after the letter it is drawn on (a right-to-left run's
+    reordering, or a mark sorted left of its letter's middle, may have put it before)."""
+    present = {p[2] for p in parts}
+    marks: dict[int, list[tuple[str, str, int]]] = {}
+    for p in parts:
+        if p[2] in base_of and base_of[p[2]] in present:
+            marks.setdefault(base_of[p[2]], []).append(p)
+    out = []
+    for p in parts:
+        if p[2] in base_of and base_of[p[2]] in present:
+            continue
+        out.append(p)
+        out.extend(marks.get(p[2], ()))
+    return out
+
+
+def _last_letter(parts: list[tuple[str, str, int]]) -> str:
+    """The last character put in a line so far, looking past the marks drawn over it."""
+    for text, _, _ in reversed(parts):
+        if text and not unicodedata.combining(text[-1]):
+            return text
+    return ""
 
 
 def _direction_break(before: str, after: str) -> bool:
