@@ -24,8 +24,10 @@ The rules, MinerU 4.0.12's where it has them:
   to left.
 * Within a line, characters run left to right; a line of right-to-left text is put back into
   reading order by the Unicode bidirectional algorithm (:mod:`.bidi_order`).
-* A space goes where the PDF has one (unless the glyphs touch) or where the gap between
-  glyphs exceeds a quarter of the median glyph width. Smaller glyphs above/below the
+* A glyph drawn again over itself by another text object (fake bold) is read once.
+* A space goes where the PDF has one (unless the glyphs touch), where the gap between
+  glyphs exceeds a quarter of the median glyph width, and between a right-to-left letter
+  and a Latin one. Smaller glyphs above/below the
   baseline become ``<sup>``/``<sub>`` runs (MinerU writes the same tags).
 * Ligatures are expanded, PDFium's soft hyphen (U+0002) becomes ``-``, spacing accents drawn
   over a letter are composed with it, Arabic presentation forms become plain letters.
