@@ -251,3 +251,29 @@ def test_a_number_keeps_its_order_where_arabic_letters_follow_it():
         box = ((x0 - 2) / w, (y0 - 2) / h, (x1 + 2) / w, (y1 + 2) / h)
         assert text_for_blocks(page, [("text", box)], page.render().size) == [
             "5% آخرين محموله قابل تحويل"]
+
+
+def test_low_reads_a_page_without_the_characters_pdfium_cannot_map(tmp_path):
+    # IBM's Redpaper has a page whose sidebar font maps to nothing (18% of its characters):
+    # the page failed the checks as a whole and --effort low dropped all of it
+    from mineru_tui.convert import ConvertOptions, convert
+    from mineru_tui.document import to_markdown, to_middle_json
+    from tests.pdf_fixtures import UNMAPPED, Page, Text, text_lines, write_pdf
+
+    body = text_lines(["the text layer of this page carries every word of the paragraph",
+                       "so the low effort reads it even when a sidebar cannot be mapped"])
+    sidebar = [Text(400 + 20 * k, 500 - 14 * k, (UNMAPPED + " ") * 12, size=10) for k in range(3)]
+    path = write_pdf(tmp_path / "unmapped.pdf", [Page(items=body + sidebar)])
+    doc = convert(path, ConvertOptions(engine=None, effort="low"))
+    md = to_markdown(doc)
+    assert "carries every word of the paragraph so the low effort reads it" in md
+    assert UNMAPPED not in md
+    cut = [w for w in doc.warnings if "36 characters have no Unicode mapping and were left out" in w]
+    assert len(cut) == 1 and cut[0].startswith("content cut:")
+    assert to_middle_json(doc)["pdf_info"][0]["unmapped_left_out"] == 36
+    # a page whose mappable text alone is too little to go by still needs the model
+    few = [Text(72, 700, "a title"), *(Text(72 + 20 * k, 600 - 14 * k, (UNMAPPED + " ") * 30) for k in range(6))]
+    path = write_pdf(tmp_path / "mostly-unmapped.pdf", [Page(items=few), Page(items=body)])
+    doc = convert(path, ConvertOptions(engine=None, effort="low"))
+    assert any("page 1 was not read: the model is needed" in w for w in doc.warnings)
+    assert not any("left out" in w for w in doc.warnings)
