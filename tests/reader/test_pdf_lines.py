@@ -277,3 +277,21 @@ def test_low_reads_a_page_without_the_characters_pdfium_cannot_map(tmp_path):
     doc = convert(path, ConvertOptions(engine=None, effort="low"))
     assert any("page 1 was not read: the model is needed" in w for w in doc.warnings)
     assert not any("left out" in w for w in doc.warnings)
+
+
+def test_a_footnote_at_the_foot_of_the_page_is_not_a_running_footer(tmp_path):
+    # IBM's Redpaper: "¹ http://www.idtheftcenter.org" in the bottom tenth of the page was
+    # taken for a running title with its page number ("1 ...") and left out
+    from mineru_tui.convert import ConvertOptions, convert
+    from mineru_tui.document import to_markdown
+    from tests.pdf_fixtures import Page, Text, text_lines, write_pdf
+
+    body = text_lines(["The Identity Theft Resource Center reports that almost five thousand",
+                       "breaches have occurred since it began to track them"])
+    notes = [Text(72, 63, "1", size=6), Text(75.5, 60, " http://www.idtheftcenter.org", size=9)]
+    folio = [Text(300, 30, "Chapter one page 7", size=9)]  # a running footer still goes
+    path = write_pdf(tmp_path / "footnote.pdf", [Page(items=body + notes + folio),
+                                                 Page(items=body + [Text(300, 30, "Chapter one page 8", size=9)])])
+    md = to_markdown(convert(path, ConvertOptions(engine=None, effort="low")))
+    assert "http://www.idtheftcenter.org" in md
+    assert "Chapter one page" not in md
