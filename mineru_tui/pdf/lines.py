@@ -686,6 +686,7 @@ def _join(prev: str, nxt: str) -> str:
         return prev + nxt if is_cjk(first) else prev + " " + nxt
     if is_cjk(last) or is_cjk(first):
         return prev + nxt
-    if _URL_TAIL.search(prev) and not first.isspace() and not first.isupper():
+    if (_URL_TAIL.search(prev) and not first.isspace() and not first.isupper()
+            and not nxt.startswith(("<sup>", "<sub>"))):  # a footnote mark starts a new note
         return prev + nxt
     return prev + " " + nxt

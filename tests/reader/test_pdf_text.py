@@ -148,6 +148,9 @@ def test_ligature_code_points_are_expanded():
     (["pages 10-", "20"], "pages 10-20"),
     (["well-", "Known"], "well- Known"),          # capital after: not hyphenation
     (["see https://example.org/a/", "b/c"], "see https://example.org/a/b/c"),
+    # footnotes one under the other: the next one's mark does not continue the URL
+    (["<sup>1</sup> http://www.idtheftcenter.org", "<sup>2</sup> http://www.ponemon.org/"],
+     "<sup>1</sup> http://www.idtheftcenter.org <sup>2</sup> http://www.ponemon.org/"),
     (["中文", "文本"], "中文文本"),
     (["one", "", "two"], "one two"),
 ])
