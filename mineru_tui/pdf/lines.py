@@ -160,16 +160,18 @@ def drop_redrawn(chars: list[Char]) -> list[Char]:
             continue
         near = 0.07 * max(c.size, 1.0)
         x, y = c.origin
-        kx, ky = int(x // 2), int(y // 2)  # 2-pt cells: a repeat is in this or a next one
-        repeat = False
-        for i in (kx - 1, kx, kx + 1):
-            for j in (ky - 1, ky, ky + 1):
-                for o in seen.get((c.text, i, j), ()):
-                    if (o.text_object != c.text_object and o.direction == c.direction
-                            and abs(o.origin[0] - x) < near and abs(o.origin[1] - y) < near):
-                        repeat = True
-                        break
-        if not repeat:
+        # 4-pt cells: a repeat within 2 pt lies in this cell or the next one on the side of
+        # the cell's middle the character is on (all cells around for type over 28 pt)
+        fx, fy = x / 4, y / 4
+        kx, ky = int(fx // 1), int(fy // 1)
+        if near <= 2:
+            xs = (kx, kx + 1 if fx - kx >= 0.5 else kx - 1)
+            ys = (ky, ky + 1 if fy - ky >= 0.5 else ky - 1)
+        else:
+            xs, ys = (kx - 1, kx, kx + 1), (ky - 1, ky, ky + 1)
+        if not any(o.text_object != c.text_object and o.direction == c.direction
+                   and abs(o.origin[0] - x) < near and abs(o.origin[1] - y) < near
+                   for i in xs for j in ys for o in seen.get((c.text, i, j), ())):
             seen.setdefault((c.text, kx, ky), []).append(c)
             out.append(c)
     return out
@@ -526,7 +528,8 @@ def _line_text(row: list[_Glyph]) -> tuple[str, list[int], bool]:
             wide = gap > SPACE_GAP * width and not (
                 parts and _is_han_kana(parts[-1][0]) and _is_han_kana(g.char.text))
             if (space == "pdf" and gap > SPACE_TOUCH * width) or wide or (
-                    parts and _direction_break(_last_letter(parts), g.char.text)):
+                    parts and (g.char.text >= _RTL_FIRST or parts[-1][0] >= _RTL_FIRST)
+                    and _direction_break(_last_letter(parts), g.char.text)):
                 parts.append((" ", script if script and parts and parts[-1][1] == script else "",
                               -1))
         parts.append((g.char.text if not g.char.hyphen else "\x02", script, i))
@@ -597,6 +600,9 @@ def _marks_after_letters(parts: list[tuple[str, str, int]],
         out.append(p)
         out.extend(marks.get(p[2], ()))
     return out
+
+
+_RTL_FIRST = "\u0590"  # no right-to-left letter comes before Hebrew
 
 
 def _last_letter(parts: list[tuple[str, str, int]]) -> str:
