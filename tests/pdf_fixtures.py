@@ -12,8 +12,10 @@ import zlib
 from dataclasses import dataclass, field
 
 # Glyph names pdfium maps to code points, used through a font's /Differences.
-_DIFFERENCES = {1: "fi", 2: "fl", 3: "uniE001", 4: "uniE002", 5: "ffi"}
-FI, FL, PUA1, PUA2, FFI = (bytes([c]).decode("latin-1") for c in _DIFFERENCES)
+# "g40" is a name pdfium cannot map: the glyph's text is its code, with a map error (as in
+# fonts without a ToUnicode map that name their glyphs /g40, /g81...).
+_DIFFERENCES = {1: "fi", 2: "fl", 3: "uniE001", 4: "uniE002", 5: "ffi", 6: "g40"}
+FI, FL, PUA1, PUA2, FFI, UNMAPPED = (bytes([c]).decode("latin-1") for c in _DIFFERENCES)
 
 
 @dataclass

@@ -4,7 +4,9 @@ A PDF draws glyphs where they go on the page: an Arabic or Hebrew line is, left 
 its last word first. Reading it back needs the Unicode Bidirectional Algorithm (UAX #9) run
 backwards: the levels it gives a line's characters do not change when the line is reordered
 (its reordering rule L2 undoes itself for the levels 0-2 that text without explicit
-embeddings has), so applying the algorithm to the visual order gives the logical order.
+embeddings has), so applying the algorithm to the visual order gives the logical order —
+read from the right end of a right-to-left line, so that the rules that look back from a
+number to the letter before it see the letters that come before it in reading.
 
 This is the algorithm's implicit part for one line (rules W1-W7, N1-N2, I1-I2, L1-L2 and
 mirrored brackets), over ``unicodedata.bidirectional``. Explicit embeddings, overrides and
@@ -64,6 +66,38 @@ def logical_order(texts: list[str], rtl: bool | None = None) -> tuple[list[int],
     types = [bidi_class(t) for t in texts]
     if base == 0 and not any(t in ("R", "AL", "AN") for t in types):
         return list(range(n)), [False] * n
+    if base:
+        # The levels are resolved over the line read from its right end: that is its
+        # reading order but for the left-to-right runs inside, whose levels do not depend
+        # on which way they are read. The weak rules look back from a number to the strong
+        # letter before it (W2: after Arabic letters digits are Arabic numbers, which a
+        # hyphen does not join), and in reading order that letter is on the number's
+        # right: "2-5 استاندارد" is drawn "استاندارد 2-5", and read from the left its
+        # digits would follow Arabic letters and come out "5-2".
+        levels = _levels(types[::-1], texts[::-1], base)[::-1]
+    else:
+        levels = _levels(types, texts, base)
+    order = list(range(n))
+    top = max(levels, default=0)
+    lowest_odd = min((lv for lv in levels if lv % 2), default=top + 1)
+    for level in range(top, lowest_odd - 1, -1):  # L2
+        i = 0
+        while i < n:
+            if levels[order[i]] >= level:
+                j = i
+                while j < n and levels[order[j]] >= level:
+                    j += 1
+                order[i:j] = order[i:j][::-1]
+                i = j
+            else:
+                i += 1
+    return order, [lv % 2 == 1 for lv in levels]
+
+
+def _levels(types: list[str], texts: list[str], base: int) -> list[int]:
+    """The embedding level of each character of a line in (about) reading order: rules
+    W1-W7, N1-N2, I1-I2 and L1 of UAX #9, for a line without explicit embeddings."""
+    n = len(types)
     sos = "R" if base else "L"
     prev = sos
     for i, t in enumerate(types):  # W1: a mark takes its base's type
@@ -124,21 +158,7 @@ def logical_order(texts: list[str], rtl: bool | None = None) -> tuple[list[int],
             levels[i] = base
         else:
             break
-    order = list(range(n))
-    top = max(levels, default=0)
-    lowest_odd = min((lv for lv in levels if lv % 2), default=top + 1)
-    for level in range(top, lowest_odd - 1, -1):  # L2
-        i = 0
-        while i < n:
-            if levels[order[i]] >= level:
-                j = i
-                while j < n and levels[order[j]] >= level:
-                    j += 1
-                order[i:j] = order[i:j][::-1]
-                i = j
-            else:
-                i += 1
-    return order, [lv % 2 == 1 for lv in levels]
+    return levels
 
 
 def mirrored(text: str) -> str:

@@ -51,6 +51,9 @@ def _running_head(block) -> bool:
     from mineru_tui.document.model import plain_text
 
     text = plain_text(block).strip()
+    spans = block.lines[0].spans if block.lines else []
+    if spans and "superscript" in (spans[0].style or ()):
+        return False  # a footnote: its number is a raised mark ("¹ http://www.ponemon.org/")
     return (block.type == BlockType.TEXT and len(block.lines) == 1 and "\n" not in text
             and len(text.split()) <= 15 and bool(_HEAD_NUMBER.match(text)))
 

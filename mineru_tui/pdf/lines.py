@@ -24,8 +24,10 @@ The rules, MinerU 4.0.12's where it has them:
   to left.
 * Within a line, characters run left to right; a line of right-to-left text is put back into
   reading order by the Unicode bidirectional algorithm (:mod:`.bidi_order`).
-* A space goes where the PDF has one (unless the glyphs touch) or where the gap between
-  glyphs exceeds a quarter of the median glyph width. Smaller glyphs above/below the
+* A glyph drawn again over itself by another text object (fake bold) is read once.
+* A space goes where the PDF has one (unless the glyphs touch), where the gap between
+  glyphs exceeds a quarter of the median glyph width, and between a right-to-left letter
+  and a Latin one. Smaller glyphs above/below the
   baseline become ``<sup>``/``<sub>`` runs (MinerU writes the same tags).
 * Ligatures are expanded, PDFium's soft hyphen (U+0002) becomes ``-``, spacing accents drawn
   over a letter are composed with it, Arabic presentation forms become plain letters.
@@ -41,7 +43,7 @@ import statistics
 import unicodedata
 from dataclasses import dataclass
 
-from mineru_tui.pdf.bidi_order import is_rtl_char, logical_order, mirrored, rtl_base
+from mineru_tui.pdf.bidi_order import bidi_class, is_rtl_char, logical_order, mirrored, rtl_base
 from mineru_tui.pdf.chars import MAX_TILT, STANDARD_TOLERANCE, Box, Char
 
 LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
@@ -139,9 +141,45 @@ class _Glyph:
         return self.loose[3] - self.loose[1]
 
 
-def _glyphs(chars: list[Char], direction: int) -> list[_Glyph]:
+def drop_redrawn(chars: list[Char]) -> list[Char]:
+    """``chars`` without glyphs drawn again over themselves by another text object.
+
+    Fake bold is often made by drawing a run twice, a hair apart or at the very same spot;
+    PDFium drops a repeat only among the last few characters of one line, so a run redrawn
+    piece by piece later on the page ("SSpeciiffiies tthhatt" in IBM's Redpaper figures)
+    comes through doubled. A character is a repeat when an earlier one from another text
+    object has the same text and its origin lies within PDFium's own distance (0.07 of the
+    font size) across and along. Characters of one object (the letters of a ligature share
+    a box) are never repeats of each other.
+    """
+    seen: dict[tuple[str, int, int], list[Char]] = {}
     out = []
     for c in chars:
+        if c.text.isspace() or not c.text_object:
+            out.append(c)
+            continue
+        near = 0.07 * max(c.size, 1.0)
+        x, y = c.origin
+        # 4-pt cells: a repeat within 2 pt lies in this cell or the next one on the side of
+        # the cell's middle the character is on (all cells around for type over 28 pt)
+        fx, fy = x / 4, y / 4
+        kx, ky = int(fx // 1), int(fy // 1)
+        if near <= 2:
+            xs = (kx, kx + 1 if fx - kx >= 0.5 else kx - 1)
+            ys = (ky, ky + 1 if fy - ky >= 0.5 else ky - 1)
+        else:
+            xs, ys = (kx - 1, kx, kx + 1), (ky - 1, ky, ky + 1)
+        if not any(o.text_object != c.text_object and o.direction == c.direction
+                   and abs(o.origin[0] - x) < near and abs(o.origin[1] - y) < near
+                   for i in xs for j in ys for o in seen.get((c.text, i, j), ())):
+            seen.setdefault((c.text, kx, ky), []).append(c)
+            out.append(c)
+    return out
+
+
+def _glyphs(chars: list[Char], direction: int) -> list[_Glyph]:
+    out = []
+    for c in drop_redrawn(chars):
         if c.direction != direction or c.tilt > MAX_TILT:
             continue
         box, loose = upright(c.box, direction), upright(c.loose, direction)
@@ -460,6 +498,7 @@ def _line_text(row: list[_Glyph]) -> tuple[str, list[int], bool]:
     width = statistics.median(max(g.loose[2] - g.loose[0], 1e-3) for g in body)
     parts: list[tuple[str, str, int]] = []  # (text, script, index in row or -1 for a space)
     right = None  # right edge of the glyphs so far (an accent may end before its letter)
+    base_of: dict[int, int] = {}  # a combining mark's index in row -> its letter's
     space = ""  # "pdf" for a space in the file, "generated" for one PDFium added
     for i, g in enumerate(row):
         if g.char.text.isspace():
@@ -467,8 +506,10 @@ def _line_text(row: list[_Glyph]) -> tuple[str, list[int], bool]:
                 space = "generated" if g.char.generated else "pdf"
             continue
         if unicodedata.combining(g.char.text) and parts:
-            # a mark drawn over its letter (Arabic vowels, tanween): no space, no gap
+            # a mark drawn over its letter (Arabic vowels, tanween): no space, no gap; it
+            # goes with the letter it overlaps most, whichever side of it it was sorted to
             parts.append((g.char.text, parts[-1][1], i))
+            base_of[i] = _mark_base(row, i)
             continue
         s = g.height
         script = ""
@@ -486,7 +527,9 @@ def _line_text(row: list[_Glyph]) -> tuple[str, list[int], bool]:
             # (MinerU drops generated ones: justified CJK text is spaced out).
             wide = gap > SPACE_GAP * width and not (
                 parts and _is_han_kana(parts[-1][0]) and _is_han_kana(g.char.text))
-            if (space == "pdf" and gap > SPACE_TOUCH * width) or wide:
+            if (space == "pdf" and gap > SPACE_TOUCH * width) or wide or (
+                    parts and (g.char.text >= _RTL_FIRST or parts[-1][0] >= _RTL_FIRST)
+                    and _direction_break(_last_letter(parts), g.char.text)):
                 parts.append((" ", script if script and parts and parts[-1][1] == script else "",
                               -1))
         parts.append((g.char.text if not g.char.hyphen else "\x02", script, i))
@@ -501,7 +544,11 @@ def _line_text(row: list[_Glyph]) -> tuple[str, list[int], bool]:
         perm, odd = logical_order(texts, rtl)
         parts = [(mirrored(parts[k][0]) if odd[k] else parts[k][0], parts[k][1], parts[k][2])
                  for k in perm]
+        parts = _marks_after_letters(parts, base_of)
         order = [p[2] for p in parts if p[2] >= 0]
+    elif base_of:
+        parts = _marks_after_letters(parts, base_of)
+        order = [p[2] for p in _marks_after_letters([("", "", k) for k in order], base_of)]
     out, current = [], ""
     for text, script, _ in parts:
         if script != current:
@@ -514,6 +561,67 @@ def _line_text(row: list[_Glyph]) -> tuple[str, list[int], bool]:
     if current:
         out.append(f"</{current}>")
     return _clean("".join(out)).strip(), order, rtl
+
+
+def _mark_base(row: list[_Glyph], i: int) -> int:
+    """The letter a combining mark at ``row[i]`` is drawn on: of the letters just before and
+    just after it (left to right), the one its box overlaps more (the one before on a tie)."""
+    def letter(indices) -> int | None:
+        for j in indices:
+            t = row[j].char.text
+            if not t.isspace() and not unicodedata.combining(t):
+                return j
+        return None
+
+    mark = row[i].box
+    best, best_overlap = None, -1.0
+    for j in (letter(range(i - 1, -1, -1)), letter(range(i + 1, len(row)))):
+        if j is not None:
+            b = row[j].box
+            overlap = min(mark[2], b[2]) - max(mark[0], b[0])
+            if overlap > best_overlap:
+                best, best_overlap = j, overlap
+    return i - 1 if best is None else best
+
+
+def _marks_after_letters(parts: list[tuple[str, str, int]],
+                         base_of: dict[int, int]) -> list[tuple[str, str, int]]:
+    """Each combining mark right after the letter it is drawn on (a right-to-left run's
+    reordering, or a mark sorted left of its letter's middle, may have put it before)."""
+    present = {p[2] for p in parts}
+    marks: dict[int, list[tuple[str, str, int]]] = {}
+    for p in parts:
+        if p[2] in base_of and base_of[p[2]] in present:
+            marks.setdefault(base_of[p[2]], []).append(p)
+    out = []
+    for p in parts:
+        if p[2] in base_of and base_of[p[2]] in present:
+            continue
+        out.append(p)
+        out.extend(marks.get(p[2], ()))
+    return out
+
+
+_RTL_FIRST = "\u0590"  # no right-to-left letter comes before Hebrew
+
+
+def _last_letter(parts: list[tuple[str, str, int]]) -> str:
+    """The last character put in a line so far, looking past the marks drawn over it."""
+    for text, _, _ in reversed(parts):
+        if text and not unicodedata.combining(text[-1]):
+            return text
+    return ""
+
+
+def _direction_break(before: str, after: str) -> bool:
+    """A right-to-left letter drawn against a left-to-right one: two words, whatever the
+    gap. Arabic and Hebrew words hold no Latin letters, and Word sets the space between a
+    Latin word and the Arabic after it on the far side of the Latin run (none is drawn
+    between them: "R و Python من" comes out "Pythonمن" in PDFium's own text)."""
+    if not (before[-1:].isalpha() and after[:1].isalpha()):
+        return False
+    a, b = bidi_class(before[-1]), bidi_class(after[0])
+    return (a == "L" and b in ("R", "AL")) or (a in ("R", "AL") and b == "L")
 
 
 def _compose_accents(parts: list[tuple[str, str, int]], glyphs: list[_Glyph]) -> None:
@@ -584,6 +692,7 @@ def _join(prev: str, nxt: str) -> str:
         return prev + nxt if is_cjk(first) else prev + " " + nxt
     if is_cjk(last) or is_cjk(first):
         return prev + nxt
-    if _URL_TAIL.search(prev) and not first.isspace() and not first.isupper():
+    if (_URL_TAIL.search(prev) and not first.isspace() and not first.isupper()
+            and not nxt.startswith(("<sup>", "<sub>"))):  # a footnote mark starts a new note
         return prev + nxt
     return prev + " " + nxt

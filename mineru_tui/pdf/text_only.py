@@ -50,21 +50,28 @@ class _Para:
                 max(ln.box[2] for ln in self.lines), max(ln.box[3] for ln in self.lines))
 
 
-def text_only_page(page) -> list:
+def text_only_page(page, without_unmapped: bool = False) -> list:
     """The page's text blocks (``mineru_tui.document.Block``) in reading order, read from the
     text layer alone. Boxes are in display-frame points (origin top left), the frame of
     ``page.size_pt``. Raises :class:`NeedsModelError` for pages without a usable text layer;
-    a blank page (nothing drawn) has no blocks.
+    a blank page (nothing drawn) has no blocks. With ``without_unmapped``, the characters
+    PDFium cannot map to Unicode are left out first, and what remains is checked and read
+    (see :func:`unmapped_count`).
     """
     from mineru_tui.document import Block, BlockType, Line, table_block
     from mineru_tui.pdf.blocks_text import text_to_spans
 
     chars = page_chars(page)
+    if without_unmapped and chars is not None:
+        chars = [c for c in chars if not c.map_error]
     decision = classify_page(page, chars)
     if decision.blank:  # nothing drawn: an empty page, not one for the model
         return []
     if not decision.use_text_layer:
-        few = chars is not None and decision.reason.startswith("The text layer has only")
+        # a divider page's few characters are its text; a page's few that remain once its
+        # unmapped ones are left out are not enough to go by
+        few = (chars is not None and decision.reason.startswith("The text layer has only")
+               and not without_unmapped)
         if not (few and _image_share(page) < IMAGE_PAGE_SHARE):
             raise NeedsModelError(page.number, decision.reason)
     visible = [c for c in chars if c.visible]
@@ -130,6 +137,16 @@ def text_only_page(page) -> list:
 
 def _centre_in(c, box: Box) -> bool:
     return box[0] <= c.cx <= box[2] and box[1] <= c.cy <= box[3]
+
+
+def unmapped_count(page) -> int:
+    """How many of the page's characters PDFium cannot map to Unicode (a font without a
+    usable ToUnicode map: control codes in the text). A page with too many fails the text
+    layer checks as a whole; at ``--effort low`` the rest of it can still be read, without
+    them (:func:`text_only_page` with ``without_unmapped``), as MinerU's ``flash`` reads such
+    a page of a document it found to be text."""
+    chars = page_chars(page)
+    return sum(1 for c in chars or () if c.map_error and not c.text.isspace())
 
 
 def _image_share(page) -> float:

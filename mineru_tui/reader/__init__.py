@@ -153,16 +153,27 @@ def _text_layer_page(item, doc):
     """Effort ``low``: the PDF's own text in reading order, no model (marked as such)."""
     from mineru_tui.document import Page
     from mineru_tui.pdf import NeedsModelError, text_only_page
+    from mineru_tui.pdf.text_only import unmapped_count
     from mineru_tui.reader.mapping import set_extra
     from mineru_tui.reader.pipeline import PageFailed
 
     page = Page(item.ordinal, page_size=tuple(item.page_size))
     decision = item.decision or {}
+    left_out = 0
     try:
         page.para_blocks = list(text_only_page(item.pdf_page))
     except NeedsModelError as e:  # the page number is in the warning that names failed pages
-        reason = e.reason[:1].lower() + e.reason[1:]
-        raise PageFailed(f"the model is needed ({reason.rstrip('.')})") from None
+        # characters PDFium cannot map (a font without ToUnicode) fail the page as a whole;
+        # the rest of it is read when it passes the checks on its own, and the cut is said
+        left_out = unmapped_count(item.pdf_page)
+        try:
+            page.para_blocks = list(text_only_page(item.pdf_page, without_unmapped=True)) \
+                if left_out else []
+        except NeedsModelError:
+            page.para_blocks = []
+        if not page.para_blocks:
+            reason = e.reason[:1].lower() + e.reason[1:]
+            raise PageFailed(f"the model is needed ({reason.rstrip('.')})") from None
     if not page.para_blocks:  # characters, but none that read as text (a tilted watermark)
         raise PageFailed("the model is needed (its text layer gave no readable text)")
     for b in page.para_blocks:
@@ -170,6 +181,14 @@ def _text_layer_page(item, doc):
     set_extra(page, page_no=item.number, mode="text-layer", text_layer=decision)
     record = {"page_idx": item.ordinal, "page_no": item.number, "mode": "text-layer",
               "decision": decision, "page_size": list(item.page_size), "blocks": []}
+    if left_out:
+        from mineru_tui.errors import cut_warning
+
+        warning = (f"page {item.number}: {left_out} characters have no Unicode mapping and "
+                   "were left out (the model can read them)")
+        doc.warnings.append(cut_warning(warning))
+        set_extra(page, unmapped_left_out=left_out, warnings=[warning])
+        record.update(unmapped_left_out=left_out, warnings=[warning])
     return page, record
 
 

@@ -113,6 +113,13 @@ def test_a_line_of_one_column_never_bridges_two_lines_of_another():
     # a bracket pair around Arabic is drawn with the shapes that face the word
     ("(\u0645\u0644\u0627\u0639\u0644\u0627) \u0627\u0628\u062d\u0631\u0645",
      "\u0645\u0631\u062d\u0628\u0627 (\u0627\u0644\u0639\u0627\u0644\u0645)"),
+    # a number before Arabic words stays one number ("2-5 استاندارد"; read from the left its
+    # digits followed Arabic letters and came out "5-2")
+    ("\u062f\u0631\u0627\u062f\u0646\u0627\u062a\u0633\u0627 2-5",
+     "2-5 \u0627\u0633\u062a\u0627\u0646\u062f\u0627\u0631\u062f"),
+    # after Arabic letters digits are Arabic numbers, which a hyphen does not join (UAX #9
+    # draws "تلفن 021-1234" as "1234-021 نفلت")
+    ("1234-021 \u0646\u0641\u0644\u062a", "\u062a\u0644\u0641\u0646 021-1234"),
 ])
 def test_visual_order_back_to_logical(visual, logical):
     order, odd = logical_order(list(visual))
@@ -192,3 +199,99 @@ def test_columns_around_text_that_spans_them(tmp_path):
                      "Figure 1: a caption that spans both of the columns of this page", "Page 7"]
     pairs = {(ln.stretch, ln.column) for ln in lines if ln.stretch is not None}
     assert len(pairs) == 4 and {c for _, c in pairs} == {0, 1}
+
+
+def test_a_latin_word_against_arabic_letters_is_a_word_of_its_own():
+    # docling's right_to_left_01.pdf (Word): "R و Python من الأدوات" is drawn with no space
+    # between "Python" and "من" (the space sits on Python's far side), and the title's
+    # "وPython" touch; PDFium's own text runs them together ("Pythonمن")
+    text = " ".join(_low("docling__right_to_left_01.pdf"))
+    assert "البرمجة بلغة R و Python من الأدوات القوية" in text
+    assert "تحسين الإنتاجية وحل المشكلات من خلال البرمجة بلغة R و Python" in text
+    assert not re.search(r"[A-Za-z][\u0600-\u06ff]|[\u0600-\u06ff][A-Za-z]", text)
+    # the default effort's text blocks read the same characters the same way
+    block = _whole_page_block("docling__right_to_left_01.pdf")
+    assert "البرمجة بلغة R و Python من الأدوات القوية" in block
+    assert not re.search(r"[A-Za-z][\u0600-\u06ff]|[\u0600-\u06ff][A-Za-z]", block)
+
+
+def test_a_run_redrawn_over_itself_is_read_once(tmp_path):
+    # fake bold made by drawing a run again later in the page, past PDFium's own check
+    # (the last few characters of a line): IBM's Redpaper figures came out "SSpeciiffiies"
+    from tests.pdf_fixtures import FFI, Page, Text, write_pdf
+
+    others = [Text(72, 600 - 20 * k, f"Another line number {k}") for k in range(8)]
+    items = [Text(72, 700, "Specifies that the row permission"), Text(72, 680, "an " + FFI + "x"),
+             *others, Text(72.2, 700.1, "Specifies that the row"),  # a hair off
+             Text(72, 680, "an " + FFI + "x")]  # the very same spot
+    path = write_pdf(tmp_path / "redrawn.pdf", [Page(items=items)])
+    with open_pdf(path) as doc:
+        page = doc[0]
+        texts = [ln.text for ln in page_lines(page_chars(page))]
+        [block] = text_for_blocks(page, [("text", (0.0, 0.0, 1.0, 0.2))], page.render().size)
+        low = [b for b in text_only_page(page)]
+    assert texts[:2] == ["Specifies that the row permission", "an ffix"]  # the ligature's own letters stay
+    assert block == "Specifies that the row permission an ffix"
+    assert "".join(s.content for ln in low[0].lines for s in ln.spans).startswith(
+        "Specifies that the row permission an ffix")
+
+
+def test_a_number_keeps_its_order_where_arabic_letters_follow_it():
+    # docling's right_to_left_03.pdf: "5% آخرين محموله" (the last delivery, 5%) is drawn
+    # with the Persian on the number's left; read from the left, the digits seemed to follow
+    # Arabic letters (UAX #9's W2) and the percent sign came out in front ("%5")
+    lines = _lines("docling__right_to_left_03.pdf")
+    texts = [ln.text for ln in lines]
+    assert "5% آخرين محموله قابل تحويل" in texts and not any("%5" in t for t in texts)
+    # the default effort's text block over that table cell reads it the same way
+    x0, y0, x1, y1 = lines[texts.index("5% آخرين محموله قابل تحويل")].box
+    with open_pdf(CORPUS / "docling__right_to_left_03.pdf") as doc:
+        page = doc[0]
+        w, h = page.size_pt
+        box = ((x0 - 2) / w, (y0 - 2) / h, (x1 + 2) / w, (y1 + 2) / h)
+        assert text_for_blocks(page, [("text", box)], page.render().size) == [
+            "5% آخرين محموله قابل تحويل"]
+
+
+def test_low_reads_a_page_without_the_characters_pdfium_cannot_map(tmp_path):
+    # IBM's Redpaper has a page whose sidebar font maps to nothing (18% of its characters):
+    # the page failed the checks as a whole and --effort low dropped all of it
+    from mineru_tui.convert import ConvertOptions, convert
+    from mineru_tui.document import to_markdown, to_middle_json
+    from tests.pdf_fixtures import UNMAPPED, Page, Text, text_lines, write_pdf
+
+    body = text_lines(["the text layer of this page carries every word of the paragraph",
+                       "so the low effort reads it even when a sidebar cannot be mapped"])
+    sidebar = [Text(400 + 20 * k, 500 - 14 * k, (UNMAPPED + " ") * 12, size=10) for k in range(3)]
+    path = write_pdf(tmp_path / "unmapped.pdf", [Page(items=body + sidebar)])
+    doc = convert(path, ConvertOptions(engine=None, effort="low"))
+    md = to_markdown(doc)
+    assert "carries every word of the paragraph so the low effort reads it" in md
+    assert UNMAPPED not in md
+    cut = [w for w in doc.warnings if "36 characters have no Unicode mapping and were left out" in w]
+    assert len(cut) == 1 and cut[0].startswith("content cut:")
+    assert to_middle_json(doc)["pdf_info"][0]["unmapped_left_out"] == 36
+    # a page whose mappable text alone is too little to go by still needs the model
+    few = [Text(72, 700, "a title"), *(Text(72 + 20 * k, 600 - 14 * k, (UNMAPPED + " ") * 30) for k in range(6))]
+    path = write_pdf(tmp_path / "mostly-unmapped.pdf", [Page(items=few), Page(items=body)])
+    doc = convert(path, ConvertOptions(engine=None, effort="low"))
+    assert any("page 1 was not read: the model is needed" in w for w in doc.warnings)
+    assert not any("left out" in w for w in doc.warnings)
+
+
+def test_a_footnote_at_the_foot_of_the_page_is_not_a_running_footer(tmp_path):
+    # IBM's Redpaper: "¹ http://www.idtheftcenter.org" in the bottom tenth of the page was
+    # taken for a running title with its page number ("1 ...") and left out
+    from mineru_tui.convert import ConvertOptions, convert
+    from mineru_tui.document import to_markdown
+    from tests.pdf_fixtures import Page, Text, text_lines, write_pdf
+
+    body = text_lines(["The Identity Theft Resource Center reports that almost five thousand",
+                       "breaches have occurred since it began to track them"])
+    notes = [Text(72, 63, "1", size=6), Text(75.5, 60, " http://www.idtheftcenter.org", size=9)]
+    folio = [Text(300, 30, "Chapter one page 7", size=9)]  # a running footer still goes
+    path = write_pdf(tmp_path / "footnote.pdf", [Page(items=body + notes + folio),
+                                                 Page(items=body + [Text(300, 30, "Chapter one page 8", size=9)])])
+    md = to_markdown(convert(path, ConvertOptions(engine=None, effort="low")))
+    assert "http://www.idtheftcenter.org" in md
+    assert "Chapter one page" not in md

@@ -148,6 +148,9 @@ def test_ligature_code_points_are_expanded():
     (["pages 10-", "20"], "pages 10-20"),
     (["well-", "Known"], "well- Known"),          # capital after: not hyphenation
     (["see https://example.org/a/", "b/c"], "see https://example.org/a/b/c"),
+    # footnotes one under the other: the next one's mark does not continue the URL
+    (["<sup>1</sup> http://www.idtheftcenter.org", "<sup>2</sup> http://www.ponemon.org/"],
+     "<sup>1</sup> http://www.idtheftcenter.org <sup>2</sup> http://www.ponemon.org/"),
     (["中文", "文本"], "中文文本"),
     (["one", "", "two"], "one two"),
 ])
@@ -202,3 +205,24 @@ def test_a_vertical_page_reads_its_columns_right_to_left_and_its_page_number_as_
     chars += [_char(c, 130, 10 + 12 * i, 140, 20 + 12 * i, 4 + i) for i, c in enumerate("本です")]
     chars += [_char(c, 80 + 6 * i, 100, 85 + 6 * i, 108, 8 + i, size=8) for i, c in enumerate("12")]
     assert [ln.text for ln in page_lines(chars)] == ["縦書きの", "本です", "12"]
+
+
+def test_latin_drawn_against_arabic_is_a_word_of_its_own():
+    # "Py" drawn touching the Arabic "مَن" (its fatha drawn last, over the meem): no space in
+    # the file, none in the gap, yet two words, in reading order
+    chars = [_char("ن", 10, 10, 15, 20, 3), _char("م", 15, 10, 20, 20, 2),
+             _char("\u064e", 16, 10, 20, 20, 0), _char("P", 20, 10, 25, 20, 4),
+             _char("y", 25, 10, 30, 20, 5)]
+    assert build_lines(chars)[0].text == "Py مَن"
+    latin = [_char(c, 10 + 5 * i, 10, 15 + 5 * i, 20, i) for i, c in enumerate("Python")]
+    assert build_lines(latin)[0].text == "Python"  # touching letters of one script stay one word
+
+
+def test_a_combining_mark_goes_with_the_letter_it_is_drawn_on():
+    # an acute drawn over the "e", its middle left of the letter's: sorted before it, it
+    # used to land on the "n" ("ńe")
+    chars = [_char("n", 10, 10, 15, 20, 0), _char("e", 15, 10, 20, 20, 1),
+             _char("\u0301", 14.5, 10, 17, 20, 2), _char("t", 20, 10, 23, 20, 3)]
+    line = build_lines(chars)[0]
+    assert line.text == "ne\u0301t"
+    assert [c.text for c in line.chars] == ["n", "e", "\u0301", "t"]
