@@ -22,7 +22,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
-from md_metrics import counts, groundtruth_words, md_words, recall  # noqa: E402
+from md_metrics import counts, groundtruth_words, md_words, recall, words  # noqa: E402
+from odf_legacy_fair import (canonical_tables, headings, real_tables,  # noqa: E402
+                             strip_labels, without_passages)
 
 KINDS = [".odt", ".ods", ".odp", ".rtf", ".doc", ".xls", ".ppt"]
 # Structure measured against the groundtruth's own counts (Markdown groundtruth only):
@@ -69,19 +71,78 @@ for f in files:
 '''
 
 
-def ours(files: list[Path]) -> dict[str, dict]:
+def ours(files: list[Path]) -> tuple[dict[str, dict], dict[str, list[str]]]:
+    """Our Markdown of each file, and the passages each file's groundtruth leaves out on
+    purpose (speaker notes, sheet names: :func:`omitted`)."""
     from mineru_tui.convert import ConvertError, convert
     from mineru_tui.document import to_markdown
 
-    out = {}
+    out, passages = {}, {}
     for f in files:
         t = time.perf_counter()
         try:
-            md, err = to_markdown(convert(f), ""), ""
+            doc = convert(f)
+            md, err = to_markdown(doc, ""), ""
         except ConvertError as e:
-            md, err = None, e.reason
+            doc, md, err = None, None, e.reason
         out[f.name] = {"md": md, "error": err, "seconds": time.perf_counter() - t}
+        passages[f.name] = omitted(f, doc) if doc is not None else []
+    return out, passages
+
+
+def omitted(path: Path, doc) -> list[str]:
+    """Real content of the file that the groundtruths leave out: the speaker notes of a
+    presentation (each line) and the sheet names of a spreadsheet."""
+    from mineru_tui.document import BlockType
+
+    found = []
+    if path.suffix in (".ods", ".xls"):
+        found += [p.name for p in doc.pages if p.name]
+    for block in doc.iter_blocks():
+        if block.type == BlockType.NOTES:
+            found += ["".join(s.content for s in line.spans) for line in block.lines]
+    return found
+
+
+def fair_scores(gt: Path, md: str | None, passages: list[str]) -> dict:
+    """The same file scored under bench/odf_legacy_fair.py's rules (every tool alike):
+    recall and precision of canonical words, precision without the omitted passages, and
+    tables/headings counted the fair way (None where the groundtruth has none)."""
+    text = gt.read_text(encoding="utf-8")
+    if gt.suffix == ".md":
+        gtw = md_words(canonical_tables(strip_labels(text)))
+    else:
+        gtw = groundtruth_words(str(gt))
+    got = md_words(canonical_tables(strip_labels(md))) if md else []
+    kept = without_passages(got, [words(p) for p in passages])
+    out = {"recall": recall(gtw, got) if gtw else None,
+           "precision": (recall(got, gtw) if got else 0.0) if gtw else None,
+           "precision_kept": (recall(kept, gtw) if kept else 0.0) if gtw else None}
+    if gt.suffix == ".md":
+        for name, count in (("tables", real_tables), ("headings", headings)):
+            expected = count(text)
+            if expected:
+                out[name] = min(count(md) if md else 0, expected) / expected
     return out
+
+
+FAIR = ["recall", "precision", "precision_kept", "tables", "headings"]
+
+
+def fair_table(by_kind: dict, tools: list[str]) -> list[str]:
+    """The fair scores (bench/odf_legacy_fair.py) per format and tool, as Markdown lines."""
+    lines = ["Fair scores (the same canonical form for every tool and the groundtruth; "
+             "see bench/odf_legacy_fair.py):", "",
+             "| format | tool | gt recall | gt precision | precision without notes, sheet "
+             "names | tables | headings |", "|" + " --- |" * 7]
+    for kind in KINDS:
+        for tool in tools:
+            recs = [r for r in by_kind.get((kind, tool), []) if r["fair"]]
+            if not recs:
+                continue
+            cells = [kind[1:], tool] + [_mean([r["fair"].get(m) for r in recs]) for m in FAIR]
+            lines.append("| " + " | ".join(cells) + " |")
+    return lines
 
 
 def peer(tool: str, python: str, files: list[Path]) -> dict[str, dict] | str:
@@ -105,7 +166,8 @@ def main() -> None:
     ap.add_argument("--force", action="store_true", help="re-run peers even when cached")
     args = ap.parse_args()
     files = sorted(p for p in args.corpus.iterdir() if p.suffix in KINDS)
-    results = {"ours": ours(files)}
+    mine, passages = ours(files)
+    results = {"ours": mine}
     skipped = {}
     for spec in args.peer_python:
         tool, python = spec.split("=", 1)
@@ -147,7 +209,8 @@ def main() -> None:
                 "read": md is not None, "seconds": rec["seconds"],
                 "recall": recall(gtw, got) if gtw else None,
                 "precision": (recall(got, gtw) if got else 0.0) if gtw else None,
-                "struct": struct})
+                "struct": struct,
+                "fair": fair_scores(gt, md, passages.get(f.name, [])) if gt else {}})
             rows.append((f.name, tool, md is not None, rec["seconds"], rec.get("error", "")))
     tools = list(results)
     lines = ["| format | tool | read | gt recall | gt precision | " + " | ".join(STRUCT) +
@@ -163,7 +226,7 @@ def main() -> None:
             ms = [1000 * r["seconds"] for r in recs if r["seconds"] is not None]
             cells.append(f"{statistics.median(ms):.1f}" if ms else "—")
             lines.append("| " + " | ".join(cells) + " |")
-    lines.append("")
+    lines += [""] + fair_table(by_kind, tools) + [""]
     for tool in tools:
         secs = [r["seconds"] for r in results[tool].values() if r.get("seconds") is not None]
         lines.append(f"- {tool}: {len(files)} files in {sum(secs):.2f} s in one process "
