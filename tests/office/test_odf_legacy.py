@@ -275,6 +275,17 @@ def test_ppt_automatic_numbering():
     assert to_markdown(doc).count("4. This is a text placeholder that\n5. follows") == 1
 
 
+def test_ppt_character_formatting():
+    doc = convert(CORPUS / "poi__Single_Coloured_Page_With_Fonts_and_Alignments.ppt")
+    spans = [s for b in doc.iter_blocks() for line in b.lines for s in line.spans]
+    looks = {s.content.split(",")[0]: set(s.style) for s in spans}
+    assert looks == {"This is a title": set(), "This is the subtitle": {"bold"},
+                     "This bit is blue and italic": {"italic"},
+                     "This bit is red (normal)": set(), "This bit is underlined": {"underline"}}
+    assert "**This is the subtitle, in bold**\n\n*This bit is blue and italic*" in \
+        to_markdown(doc)
+
+
 def test_ppt_numbering_records_cut_anywhere_never_raise():
     import struct as st
 

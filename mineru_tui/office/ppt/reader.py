@@ -24,8 +24,8 @@ directories maps persist ids to record offsets; the document container's slide l
   ``ExObjList`` (through the allow-list).
 
 When the persist structures are missing or broken, every slide container met in the
-stream is read in stored order instead. Not read: character formatting. Encrypted
-presentations are refused.
+stream is read in stored order instead. Character runs give bold, italic, underline and
+super/subscript. Encrypted presentations are refused.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from pathlib import Path
 
 from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Page, Table,
                                  image_block, table_block, text_span, title_block)
+from mineru_tui.document.model import merge_spans
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.flow import Flow
 from mineru_tui.office.ole import ENCRYPTED, Ole
@@ -59,14 +60,17 @@ _NOTES_TYPE = 2
 
 
 class _Text(str):
-    """A text atom's text, with the links of its character ranges: (begin, end, url)."""
+    """A text atom's text, with the links of its character ranges: (begin, end, url), and
+    its character runs' formatting: (first character, styles)."""
 
     links: list
+    runs: list
 
 
 def _text_atom(text: str) -> _Text:
     t = _Text(text)
     t.links = []
+    t.runs = []
     return t
 
 
@@ -410,6 +414,7 @@ class _Reader:
                 flow.add(title_block([text_span(" ".join(key.split()))], 2))
                 continue
             links = getattr(text, "links", [])
+            runs = getattr(text, "runs", [])
             offset = 0
             counts: dict[int, int] = {}  # the running number at each depth
             for n, para in enumerate(text.split("\n")):
@@ -417,7 +422,7 @@ class _Reader:
                                          else (0, None, None))
                 if bullet is None:
                     bullet = kind in _BULLETED
-                spans = _linked(para, offset, links)
+                spans = _linked(para, offset, links, runs)
                 offset += len(para) + 1
                 if not para.strip():
                     continue
@@ -477,18 +482,30 @@ class _Reader:
         return doc
 
 
-def _linked(para: str, offset: int, links: list) -> list:
-    """The paragraph's spans, cut where links (character ranges of its text atom) start/end."""
+def _linked(para: str, offset: int, links: list, runs: list = ()) -> list:
+    """The paragraph's spans, cut where links (character ranges of its text atom) and
+    character runs (their bold, italic... ) start and end."""
     cuts = {0, len(para)}
     for begin, end, _ in links:
         cuts.update(min(max(x - offset, 0), len(para)) for x in (begin, end))
+    for start, _ in runs:
+        cuts.add(min(max(start - offset, 0), len(para)))
     points = sorted(cuts)
     spans = []
     for a, b in zip(points, points[1:]):
         target = next((url for begin, end, url in links
                        if begin <= offset + a and offset + b <= end), None)
-        spans.append(text_span(para[a:b], (), target))
-    return spans or [text_span(para)]
+        spans.append(text_span(para[a:b], _style_at(runs, offset + a), target))
+    return merge_spans(spans) or [text_span(para)]
+
+
+def _style_at(runs: list, char: int) -> frozenset:
+    style: frozenset = frozenset()
+    for start, look in runs:
+        if start > char:
+            break
+        style = look
+    return style
 
 
 def _paragraph_styles(data: bytes, b: int, e: int, text: str, nine: list | None = None
@@ -521,9 +538,11 @@ def _paragraph_styles(data: bytes, b: int, e: int, text: str, nine: list | None 
             0 if text[covered:covered + count].endswith("\n") else 1))
         out += [(min(level, 8), bullet)] * paragraphs
         covered += max(count, 1)
+    runs = _char_runs(data, pos, e, total)
+    if isinstance(text, _Text):
+        text.runs = [(start, look) for start, _, look in runs]
     if not nine:
         return [(level, bullet, None) for level, bullet in out]
-    runs = _pp9_runs(data, pos, e, total)
     starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
     styled = []
     for n, (level, bullet) in enumerate(out):
@@ -541,30 +560,40 @@ _CF_FIELDS = ((0x10000, 2), (0x200000, 2), (0x400000, 2), (0x800000, 2), (0x2000
               (0x4000000, 4))
 
 
-def _pp9_runs(data: bytes, pos: int, e: int, total: int) -> list[tuple[int, int]]:
-    """(first character, pp9rt) of each character run (the runs after the paragraph
-    runs of a StyleTextPropAtom); pp9rt is 0 where a run does not set it."""
+_CF_STYLES = ((0x1, "bold"), (0x2, "italic"), (0x4, "underline"))
+
+
+def _char_runs(data: bytes, pos: int, e: int, total: int) -> list[tuple[int, int, frozenset]]:
+    """(first character, pp9rt, styles) of each character run (the runs after the paragraph
+    runs of a StyleTextPropAtom); pp9rt is 0 where a run does not set it. Styles: bold,
+    italic, underline from the style word, super/subscript from the position."""
     runs = []
     covered = 0
     while covered < total and pos + 8 <= e and len(runs) < 10_000:
         count, masks = struct.unpack_from("<II", data, pos)
         pos += 8
-        pp9rt = 0
+        pp9rt, look = 0, set()
         if masks & 0xFFFF:
             if pos + 2 <= e:
-                pp9rt = (struct.unpack_from("<H", data, pos)[0] >> 10) & 0x0F
+                word = struct.unpack_from("<H", data, pos)[0]
+                pp9rt = (word >> 10) & 0x0F
+                look = {name for bit, name in _CF_STYLES if masks & word & bit}
             pos += 2
         for bits, size in _CF_FIELDS:
             if masks & bits:
+                if bits == 0x80000 and pos + 2 <= e:  # position: raised or lowered text
+                    shift = struct.unpack_from("<h", data, pos)[0]
+                    if shift:
+                        look.add("superscript" if shift > 0 else "subscript")
                 pos += size
-        runs.append((covered, pp9rt))
+        runs.append((covered, pp9rt, frozenset(look)))
         covered += max(count, 1)
     return runs
 
 
-def _pp9_at(runs: list[tuple[int, int]], char: int) -> int:
+def _pp9_at(runs: list[tuple[int, int, frozenset]], char: int) -> int:
     index = 0
-    for start, pp9rt in runs:
+    for start, pp9rt, _ in runs:
         if start > char:
             break
         index = pp9rt
