@@ -1,5 +1,5 @@
 """Markdown safety of the legacy readers' newer rules (PPT numbering and character runs,
-DOC text boxes and comments) with any text: real files from the corpus whose text is
+DOC text boxes and comments, XLS chart titles and series names) with any text: real files from the corpus whose text is
 replaced in place (same stream size, so the OLE container stays valid)."""
 
 from __future__ import annotations
@@ -61,3 +61,7 @@ def test_any_text_in_numbered_slides_text_boxes_and_comments(tmp_path, t):
         (b"Field in comment", _fit(t, 16, "cp1252")),
         (b"Field in text box", _fit(t, 17, "cp1252"))])
     assert_safe(convert(fields))
+    charts = _patched(tmp_path, "poi__WithThreeCharts.xls", "Workbook", [
+        ("Pie Chart Title Thingy".encode("utf-16-le"), _fit(t, 22, "utf-16-le")),
+        ("1st Column".encode("utf-16-le"), _fit(t[::-1], 10, "utf-16-le"))])
+    assert_safe(convert(charts))

@@ -275,6 +275,20 @@ def test_ppt_automatic_numbering():
     assert to_markdown(doc).count("4. This is a text placeholder that\n5. follows") == 1
 
 
+def test_xls_embedded_charts():
+    doc = convert(CORPUS / "poi__WithThreeCharts.xls")
+    charts = [(p.name, b) for p in doc.pages for b in p.para_blocks if b.sub_type == "chart"]
+    assert [name for name, _ in charts] == ["Sheet2", "Sheet2", "Sheet3"]
+    text = to_markdown(doc)
+    # series named in the chart, values read from the cells of the sheet they point at
+    assert "Line chart\n\n| 1st Column | 2nd Column |\n|---|---|\n| 1 | 10 |" in text
+    assert "Pie chart: Pie Chart Title Thingy\n\n| Series 1 |\n|---|\n| 10 |" in text
+    assert "Area chart: Sheet 3 Chart with Title\n\n| Squares | Base Numbers |\n|---|---|\n" \
+           "| 25 | 5 |" in text
+    # a chart on the third sheet of a workbook whose data is on that sheet
+    assert "Line chart\n\n| Series 1 |\n|---|\n| 100 |\n| 200 |" in md("xlrd__Formate.xls")
+
+
 def test_ppt_character_formatting():
     doc = convert(CORPUS / "poi__Single_Coloured_Page_With_Fonts_and_Alignments.ppt")
     spans = [s for b in doc.iter_blocks() for line in b.lines for s in line.spans]
