@@ -645,7 +645,7 @@ def _numbering9(data: bytes, b: int, e: int) -> list[tuple[int, int] | None]:
 def _marker(scheme: int, n: int) -> str:
     """An item's label in a TextAutoNumberScheme ("3.", "c)", "(iv)"); the East Asian and
     other schemes are written with digits."""
-    from mineru_tui.office.pptx.text import number_marker
+    from mineru_tui.office.numfmt import number_marker
 
     name = _SCHEMES[scheme] if 0 <= scheme < len(_SCHEMES) else "arabicPeriod"
     return number_marker(name, n)
