@@ -287,6 +287,13 @@ def test_xls_embedded_charts():
            "| 25 | 5 |" in text
     # a chart on the third sheet of a workbook whose data is on that sheet
     assert "Line chart\n\n| Series 1 |\n|---|\n| 100 |\n| 200 |" in md("xlrd__Formate.xls")
+    # chart sheets (which xlrd leaves out) are pages of their own, in the workbook's order
+    doc = convert(CORPUS / "poi__44010-TwoCharts.xls")
+    assert [p.name for p in doc.pages] == ["auto_1", "Graph1", "Graph2"]
+    scatter = to_markdown(doc).split("## Graph1\n\n")[1]
+    assert scatter.startswith("Scatter chart: taux\n\n|  | taux |\n|---|---|\n|  |  |\n"
+                              "| 4 | 46.4 |")
+    assert "## Graph2\n\nLine chart: TEST\n\n" in to_markdown(doc)
 
 
 def test_ppt_character_formatting():

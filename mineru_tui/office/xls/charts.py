@@ -7,8 +7,9 @@ first ``BAR``, ``LINE``, ``PIE``... record), the title (a ``TEXT`` block whose
 (a literal ``SERIESTEXT`` or a cell reference) and the cell ranges of its values and
 categories (``BRAI`` formulas: 3-D references through ``EXTERNSHEET``). The values are read
 from the workbook's cells, as shown, so a chart becomes the same ``sub_type="chart"``
-table (captioned "Column chart: Title") the .xlsx reader gives. Chart sheets (a chart as a
-sheet of its own) are not read.
+table (captioned "Column chart: Title") the .xlsx reader gives. A chart sheet (a chart as
+a sheet of its own, which xlrd leaves out) is a top-level chart substream, read the same
+way; the ``BOUNDSHEET`` records give every sheet's name, type and visibility in order.
 """
 
 from __future__ import annotations
@@ -35,6 +36,15 @@ class Series:
     name_ref: list = field(default_factory=list)  # [(extern index, r0, r1, c0, c1)]
     values: list = field(default_factory=list)
     categories: list = field(default_factory=list)
+
+
+@dataclass
+class SheetEntry:
+    """A ``BOUNDSHEET`` record: the sheet's name, whether it is hidden, whether a chart sheet."""
+
+    name: str
+    hidden: bool
+    chart: bool
 
 
 @dataclass
@@ -74,10 +84,12 @@ def _refs(formula: bytes) -> list[tuple[int, int, int, int, int]]:
     return out
 
 
-def read_charts(data: bytes) -> tuple[list[list[Chart]], list[int]]:
-    """The charts embedded in each sheet substream (in BOUNDSHEET order), and the sheet
-    (BOUNDSHEET index) of each EXTERNSHEET entry."""
+def read_charts(data: bytes) -> tuple[list[list[Chart]], list[int], list[SheetEntry]]:
+    """The charts of each sheet substream (in BOUNDSHEET order: a worksheet's embedded
+    charts, a chart sheet's own chart), the sheet (BOUNDSHEET index) of each EXTERNSHEET
+    entry, and the BOUNDSHEET records."""
     externs: list[int] = []
+    sheets: list[SheetEntry] = []
     per_sheet: list[list[Chart]] = []
     pos = count = depth = 0
     substream = -1
@@ -98,7 +110,7 @@ def read_charts(data: bytes) -> tuple[list[list[Chart]], list[int]]:
                 substream += 1
                 if substream > 0:
                     per_sheet.append([])
-            elif kind == 0x20 and substream > 0 and total < MAX_CHARTS:
+            if kind == 0x20 and substream > 0 and total < MAX_CHARTS:
                 chart, chart_depth, block, pending = Chart(), depth + 1, [], None
             depth += 1
             continue
@@ -108,6 +120,10 @@ def read_charts(data: bytes) -> tuple[list[list[Chart]], list[int]]:
                 total += 1
                 chart = None
             depth = max(0, depth - 1)
+            continue
+        if substream == 0 and rtype == _BOUNDSHEET and len(body) >= 8 and len(sheets) < 65536:
+            sheets.append(SheetEntry(_string(body, 7, body[6]), bool(body[4] & 0x03),
+                                     body[5] == 0x02))
             continue
         if substream == 0 and rtype == _EXTERNSHEET and len(body) >= 2:
             n = struct.unpack_from("<H", body, 0)[0]
@@ -155,7 +171,7 @@ def read_charts(data: bytes) -> tuple[list[list[Chart]], list[int]]:
                 got.name = text
         elif rtype == _OBJECTLINK and len(body) >= 2 and block and block[-1][0] == "text":
             block[-1][1]["link"] = struct.unpack_from("<H", body, 0)[0]
-    return per_sheet, externs
+    return per_sheet, externs, sheets
 
 
 def chart_block(chart: Chart, shown, sheet_of) -> Block | None:

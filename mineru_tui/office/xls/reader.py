@@ -70,16 +70,29 @@ def read_xls(path: str | Path) -> Document:
         pictures = []
         doc.warnings.append(f"pictures not read ({exc})")
     try:
-        charts, externs = _charts(path)
+        charts, externs, entries = _charts(path)
     except (InputError, struct.error, ValueError, IndexError) as exc:
-        charts, externs = [], []
+        charts, externs, entries = [], [], []
         doc.warnings.append(f"charts not read ({exc})")
     # pictures and charts come per BOUNDSHEET (chart sheets too); xlrd counts worksheets only
-    boundsheet = {x: i for i, x in enumerate(getattr(book, "_all_sheets_map", []) or [])
-                  if x is not None and x >= 0}
+    mapping = [x if isinstance(x, int) else -1 for x in getattr(book, "_all_sheets_map", []) or []]
+    boundsheet = {x: i for i, x in enumerate(mapping) if x >= 0}
+    order = [("sheet", i) for i in range(book.nsheets)]
+    if len(entries) == len(mapping) and any(e.chart for e in entries):  # chart sheets in place
+        order = [("sheet", mapping[i]) if mapping[i] >= 0 else ("chart", i)
+                 for i, e in enumerate(entries) if mapping[i] >= 0 or (e.chart and not e.hidden)]
     try:
         formats = _formats(book)
-        for index in range(book.nsheets):
+        for what, index in order:
+            if what == "chart":  # a chart sheet: a page of its own, as in .xlsx
+                blocks = [chart_block(chart, lambda sh, r, c: _shown(sh, r, c, book, formats),
+                                      lambda ixti: _extern_sheet(book, ixti, externs))
+                          for chart in (charts[index] if index < len(charts) else ())]
+                if any(blocks):
+                    name = entries[index].name
+                    doc.pages.append(Page(page_idx=len(doc.pages), name=name, para_blocks=[
+                        title_block([text_span(name)], 2)] + [b for b in blocks if b]))
+                continue
             try:
                 sheet = book.sheet_by_index(index)
             except Exception as exc:  # one damaged sheet
