@@ -13,6 +13,7 @@ JSON keeps the text as the document has it; its writer escapes these characters.
 from __future__ import annotations
 
 import dataclasses
+from enum import Enum
 
 from mineru_tui.console import document_text
 from mineru_tui.document.model import Block, Cell, Document, Line, Page, Span, Table
@@ -20,20 +21,48 @@ from mineru_tui.document.model import Block, Cell, Document, Line, Page, Span, T
 _MODEL = (Span, Line, Block, Cell, Table, Page)
 
 
+_FIELDS: dict[type, tuple[str, ...]] = {c: tuple(f.name for f in dataclasses.fields(c))
+                                         for c in _MODEL}  # each model class's fields
+_PLAIN = {int, float, bool, type(None), frozenset}  # nothing to clean (styles are names)
+_SIZED = (list, dict, str)
+
+
 def _clean(value):
+    """``value`` without control characters; the very object when it holds none (a big
+    sheet's ten thousand cells are walked, not copied)."""
+    kind = type(value)
+    if kind is str:
+        return document_text(value)
+    names = _FIELDS.get(kind)
+    if names is None and isinstance(value, _MODEL):  # a subclass of a model class
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value))
+    if names is not None:
+        changes = {}
+        for name in names:
+            old = getattr(value, name)
+            if type(old) in _PLAIN or (type(old) in _SIZED and not old):
+                continue
+            new = _clean(old)
+            if new is not old and new != old:
+                changes[name] = new
+        return dataclasses.replace(value, **changes) if changes else value
+    if kind in _PLAIN:
+        return value
+    if isinstance(value, Enum):  # a block type: fixed names
+        _PLAIN.add(kind)
+        return value
     if isinstance(value, str):
         return document_text(value)
     if isinstance(value, list):
-        return [_clean(v) for v in value]
-    if isinstance(value, _MODEL):
-        changes = {f.name: _clean(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        return dataclasses.replace(value, **changes)
+        out = [_clean(v) for v in value]
+        return value if all(a is b for a, b in zip(out, value)) else out
     if isinstance(value, dict):  # a block's or page's extra keys (a code block's language)
-        return {k: _clean(v) for k, v in value.items()}
+        out = {k: _clean(v) for k, v in value.items()}
+        return value if all(out[k] is v for k, v in value.items()) else out
     return value
 
 
 def without_controls(doc: Document) -> Document:
-    """A copy of ``doc`` whose text holds no control, DEL, C1 or bidi-override character
-    (the page's images and warnings are shared, not copied)."""
+    """``doc`` as its text holds no control, DEL, C1 or bidi-override character: a copy
+    where something was dropped, the parts that hold none shared (readers only read it)."""
     return dataclasses.replace(doc, pages=[_clean(p) for p in doc.pages])

@@ -676,3 +676,32 @@ def word_counter(n: int, fmt: str) -> str:
     if fmt in ("none", "bullet"):
         return ""
     return str(n)
+
+
+def _alpha(n: int) -> str:  # 1 -> a, 27 -> aa
+    out = ""
+    while n > 0:
+        n, rem = divmod(n - 1, 26)
+        out = chr(ord("a") + rem) + out
+    return out or "a"
+
+
+def number_marker(scheme: str, n: int) -> str:
+    """The marker text of item ``n`` in an ``a:buAutoNum`` scheme ("3.", "c)", "(iv)")."""
+    if scheme.startswith("alphaLc"):
+        body = _alpha(n)
+    elif scheme.startswith("alphaUc"):
+        body = _alpha(n).upper()
+    elif scheme.startswith("romanLc"):
+        body = roman(n)
+    elif scheme.startswith("romanUc"):
+        body = roman(n).upper()
+    else:  # arabic* and the East Asian / circled schemes: plain digits
+        body = str(n)
+    if scheme.endswith("ParenBoth"):
+        return f"({body})"
+    if scheme.endswith("ParenR"):
+        return f"{body})"
+    if scheme.endswith("Plain") or scheme.endswith("Minus"):
+        return f"{body}." if scheme.startswith("arabic") else body
+    return f"{body}."

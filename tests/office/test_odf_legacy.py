@@ -258,6 +258,95 @@ def test_ppt_slides_titles_and_notes():
         "This is a test title", "This is the title on page 2"]
 
 
+def test_ppt_automatic_numbering():
+    # numbered text boxes (a shape's ___PPT9 numbering entry) among bulleted ones
+    text = md("docling__legacy_sample.ppt")
+    assert "1. List item4\n2. List item5\n3. List item6" in text
+    assert "Maybe a list?\n\n1. List1\n2. List2\n3. List3" in text
+    assert "- I1\n- I2" in text and "- With foo\n- Bar" in text  # bullets stay bullets
+    # placeholders numbered from a start value, in other schemes (POI's numbers.ppt)
+    doc = convert(CORPUS / "poi__numbers.ppt")
+    first = [b for b in doc.pages[0].para_blocks if b.type == BlockType.LIST]
+    markers = [[i.marker for i in b.blocks] for b in first]
+    assert markers == [["4.", "5."], ["c)", "d)"]]  # arabic from 4; lower letters ) from 3
+    second = [[i.marker for i in b.blocks] for b in doc.pages[1].para_blocks
+              if b.type == BlockType.LIST]
+    assert second == [["9)"], ["C.", "D."]]
+    assert to_markdown(doc).count("4. This is a text placeholder that\n5. follows") == 1
+
+
+def test_xls_embedded_charts():
+    doc = convert(CORPUS / "poi__WithThreeCharts.xls")
+    charts = [(p.name, b) for p in doc.pages for b in p.para_blocks if b.sub_type == "chart"]
+    assert [name for name, _ in charts] == ["Sheet2", "Sheet2", "Sheet3"]
+    text = to_markdown(doc)
+    # series named in the chart, values read from the cells of the sheet they point at
+    assert "Line chart\n\n| 1st Column | 2nd Column |\n|---|---|\n| 1 | 10 |" in text
+    assert "Pie chart: Pie Chart Title Thingy\n\n| Series 1 |\n|---|\n| 10 |" in text
+    assert "Area chart: Sheet 3 Chart with Title\n\n| Squares | Base Numbers |\n|---|---|\n" \
+           "| 25 | 5 |" in text
+    # a chart on the third sheet of a workbook whose data is on that sheet
+    assert "Line chart\n\n| Series 1 |\n|---|\n| 100 |\n| 200 |" in md("xlrd__Formate.xls")
+    # chart sheets (which xlrd leaves out) are pages of their own, in the workbook's order
+    doc = convert(CORPUS / "poi__44010-TwoCharts.xls")
+    assert [p.name for p in doc.pages] == ["auto_1", "Graph1", "Graph2"]
+    scatter = to_markdown(doc).split("## Graph1\n\n")[1]
+    assert scatter.startswith("Scatter chart: taux\n\n|  | taux |\n|---|---|\n|  |  |\n"
+                              "| 4 | 46.4 |")
+    assert "## Graph2\n\nLine chart: TEST\n\n" in to_markdown(doc)
+
+
+def test_ppt_character_formatting():
+    doc = convert(CORPUS / "poi__Single_Coloured_Page_With_Fonts_and_Alignments.ppt")
+    spans = [s for b in doc.iter_blocks() for line in b.lines for s in line.spans]
+    looks = {s.content.split(",")[0]: set(s.style) for s in spans}
+    assert looks == {"This is a title": set(), "This is the subtitle": {"bold"},
+                     "This bit is blue and italic": {"italic"},
+                     "This bit is red (normal)": set(), "This bit is underlined": {"underline"}}
+    assert "**This is the subtitle, in bold**\n\n*This bit is blue and italic*" in \
+        to_markdown(doc)
+
+
+def test_ppt_numbering_records_cut_anywhere_never_raise():
+    import struct as st
+
+    import olefile
+
+    from mineru_tui.office.ppt.reader import _numbering9, _paragraph_styles
+    # the real StyleTextProp9Atom and StyleTextPropAtom of a numbered box, cut at every byte
+    with olefile.OleFileIO(str(CORPUS / "docling__legacy_sample.ppt")) as ole:
+        data = ole.openstream("PowerPoint Document").read()
+    nine = data.index(bytes.fromhex("ac0f1a000000")) + 6  # the atom with two entries
+    for cut in range(nine, nine + 26 + 1):
+        _numbering9(data, nine, cut)
+    assert _numbering9(data, nine, nine + 26) == [None, (3, 1)]
+    props = data.index(b"\xa1\x0f", data.index(b"Maybe a list?"))
+    length = st.unpack_from("<I", data, props + 2)[0]
+    text = "Maybe a list?\nList1\nList2\nList3"
+    for cut in range(props + 6, props + 6 + length + 1):
+        _paragraph_styles(data, props + 6, cut, text, [None, (3, 1)])
+    assert [n for _, _, n in _paragraph_styles(data, props + 6, props + 6 + length, text,
+                                               [None, (3, 1)])] == [None] + [(3, 1)] * 3
+
+
+def test_doc_text_boxes_and_comments():
+    # a document whose only text is in two text boxes of a drawing canvas
+    assert md("poi__Bug41898.doc") == "This is a line of text.\n\nすれはテキスト行です。\n"
+    # text boxes holding tables, read after the paragraph that anchors them
+    text = md("poi__Bug46817.doc")
+    assert text.index("INFORMACJA O WYBORZE") < text.index("| Gmina Cekcyn |") \
+        < text.index("| Nazwa wykonawcy |")
+    assert "| ul. Szkolna 2 | 89-511 |" in text
+    # a text box's field result, and a review comment with its author, at the end
+    doc = convert(CORPUS / "poi__test-fields.doc")
+    text = to_markdown(doc)
+    assert "19/11/2010 14:49:00\n\nField in text box: 2\n\nHere is a link" in text
+    asides = [b for b in doc.iter_blocks() if b.type == BlockType.ASIDE_TEXT]
+    assert [b.lines[0].spans[0].content for b in asides] == [
+        "Fridrich Strba: Field in comment: 19/11/2010"]
+    assert text.rstrip().endswith("Fridrich Strba: Field in comment: 19/11/2010")
+
+
 @pytest.mark.parametrize("streams,reason", [
     (["WordDocument", "1Table"], "not a readable Word 97-2003 document"),
     (["Workbook"], "not a readable Excel 97-2003 workbook"),

@@ -7,10 +7,13 @@ table flags, and the style sheet turns a style into a heading (the built-in "hea
 to "heading 9", "Title", or an outline level). Tables are rebuilt from the cell marks
 (``\\x07``) and row ends; fields keep their shown result (a ``HYPERLINK`` field becomes a
 link through the allow-list); footnotes and endnotes are read from their stories and
-referenced where their marks are.
+referenced where their marks are. Text boxes (floating shapes' text lives in a story of its
+own, ``PlcftxbxTxt``) are read where their shape is anchored (``PlcSpaMom``: the shape id
+the box's ``FTXBXS`` names), after the anchoring paragraph; review comments (the
+annotation story, ``PlcfandRef``/``PlcfandTxt``, authors from ``GrpXstAtnOwners``) become
+"Author: text" aside blocks at the end, as ODT comments do.
 
-Not read yet: character formatting (bold/italic), list numbers (items are bullets),
-merged cells, pictures. Word 6/95 files and encrypted files are refused with one line.
+Word 6/95 files give their text only; encrypted files are refused with one line.
 """
 
 from __future__ import annotations
@@ -20,10 +23,13 @@ import struct
 import re
 from pathlib import Path
 
-from mineru_tui.document import Cell, Document, Page, Span, Table, safe_url, table_block, text_span
+from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Page, Span, Table,
+                                 safe_url, table_block, text_span)
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.doc.fib import (CLX, PLCFBTECHPX, PLCFBTEPAPX, PLCFENDREF, PLCFENDTXT,
-                                       PLCFFNDREF, PLCFFNDTXT, STSHF, DGGINFO, Chpx, Papx, blob,
+                                       PLCFFNDREF, PLCFFNDTXT, STSHF, DGGINFO, PLCFANDREF,
+                                       PLCFANDTXT, ATNOWNERS, PLCFTXBXTXT, PLCSPAMOM, Chpx, Papx,
+                                       blob,
                                        nfc_format, picture, plc_cps, read_fib, read_lists,
                                        read_pieces, read_styles, stored_pictures, style_outline,
                                        text_of)
@@ -32,6 +38,7 @@ from mineru_tui.office.ole import ENCRYPTED, Ole
 
 MAX_TABLE_CELLS = 250_000
 MAX_CHARS = 50_000_000
+MAX_BOXES = 10_000  # text boxes and comments read (each a story range)
 _HYPERLINK = re.compile(r'HYPERLINK\s+(?:\\l\s+)?"([^"]*)"|HYPERLINK\s+(\S+)')
 
 
@@ -83,6 +90,9 @@ class _Reader:
         self.notes = 0
         self.counters = Counters()
         self.pictures: list = []  # picture blocks of the paragraph being read
+        self.boxes: dict[int, list[tuple[int, int]]] = {}  # anchor cp -> text box stories
+        self.queued: list[tuple[int, int]] = []  # boxes anchored in the paragraph being read
+        self.in_box = False
 
     def read(self) -> Document:
         fib = self.fib
@@ -110,9 +120,91 @@ class _Reader:
         self.refs: dict[int, tuple[int, int]] = {}  # cp of a note mark -> note text range
         self._notes(PLCFFNDREF, PLCFFNDTXT, ftn_start)
         self._notes(PLCFENDREF, PLCFENDTXT, edn_start)
+        txbx_start = edn_start + ccp["edn"]
+        try:
+            self._text_boxes(txbx_start, min(txbx_start + ccp["txbx"], len(text)))
+            comments = self._comments(ccp["text"] + ccp["ftn"] + ccp["hdd"] + ccp["mcr"],
+                                      ccp["atn"])
+        except (struct.error, ValueError, IndexError):  # damaged tables: the body still reads
+            self.boxes, comments = {}, []
         self._story(0, main_end)
-        self.doc.pages.append(Page(page_idx=0, para_blocks=self.flow.finish()))
+        for ranges in self.boxes.values():  # boxes whose anchor was not met: at the end
+            self.queued += ranges
+        self._emit_boxes()
+        self.doc.pages.append(Page(page_idx=0, para_blocks=self.flow.finish() + comments))
         return self.doc
+
+    def _text_boxes(self, start: int, end: int) -> None:
+        """Text box stories by the cp of their shape's anchor. A story names its shape
+        (``lid``); one whose shape is not anchored in the body (a box inside a group or a
+        canvas) goes with the first anchored shape that has no story of its own."""
+        plc = blob(self.fib, self.table, PLCFTXBXTXT)
+        n = (len(plc) - 4) // 26
+        if n <= 1:
+            return
+        cps = plc_cps(plc, 22)
+        anchors: dict[int, int] = {}  # spid -> anchor cp
+        spa = blob(self.fib, self.table, PLCSPAMOM)
+        m = (len(spa) - 4) // 30
+        for i, cp in enumerate(plc_cps(spa, 26)[:m]):
+            anchors.setdefault(struct.unpack_from("<i", spa, 4 * (m + 1) + 26 * i)[0], cp)
+        unplaced = []
+        for i in range(min(n - 1, MAX_BOXES)):  # the last entry is a placeholder
+            reusable = struct.unpack_from("<H", plc, 4 * (n + 1) + 22 * i + 8)[0]
+            lid = struct.unpack_from("<i", plc, 4 * (n + 1) + 22 * i + 14)[0]
+            a, b = start + cps[i], min(start + cps[i + 1], end)
+            if reusable or a >= b or not self.text[a:b].strip("\r\x07 \t"):
+                continue
+            if lid in anchors:
+                self.boxes.setdefault(anchors[lid], []).append((a, b))
+            else:
+                unplaced.append((a, b))
+        if unplaced:
+            free = [cp for spid, cp in sorted(anchors.items(), key=lambda x: x[1])
+                    if cp not in self.boxes]
+            key = free[0] if free else -1  # -1: never met, so written at the end
+            self.boxes.setdefault(key, []).extend(unplaced)
+
+    def _emit_boxes(self) -> None:
+        """The queued text boxes' stories, each read like body text (tables and lists too)."""
+        queued, self.queued = self.queued, []
+        if self.in_box:  # a box anchored inside a box: read once, at the outer level
+            return
+        self.in_box = True
+        try:
+            for a, b in queued:
+                self.flow.end_list()
+                self._story(a, b)
+                self.flow.end_list()
+        finally:
+            self.in_box = False
+
+    def _comments(self, start: int, length: int) -> list[Block]:
+        """Review comments as "Author: text" aside blocks (as ODT and .pptx comments are)."""
+        if not length:
+            return []
+        owners = []
+        grp = blob(self.fib, self.table, ATNOWNERS)
+        pos = 0
+        while pos + 2 <= len(grp) and len(owners) < MAX_BOXES:
+            cch = struct.unpack_from("<H", grp, pos)[0]
+            owners.append(grp[pos + 2:pos + 2 + 2 * cch].decode("utf-16-le", "replace"))
+            pos += 2 + 2 * cch
+        refs = blob(self.fib, self.table, PLCFANDREF)
+        n = (len(refs) - 4) // 34
+        txts = plc_cps(blob(self.fib, self.table, PLCFANDTXT), 0)
+        out = []
+        for i in range(min(n, len(txts) - 1, MAX_BOXES)):
+            ibst = struct.unpack_from("<H", refs, 4 * (n + 1) + 30 * i + 20)[0]
+            body = self.text[start + txts[i]:min(start + txts[i + 1], start + length)]
+            body = _strip_fields(body.replace("\x05", ""))
+            text = " ".join(p.strip() for p in re.split(r"[\r\x0b\x07]", body) if p.strip())
+            if not text:
+                continue
+            author = owners[ibst].strip() if ibst < len(owners) else ""
+            out.append(Block(BlockType.ASIDE_TEXT, lines=[Line([text_span(
+                f"{author}: {text}" if author else text)])]))
+        return out
 
     def _notes(self, ref_index: int, txt_index: int, story: int) -> None:
         refs = plc_cps(blob(self.fib, self.table, ref_index), 2)[:-1]
@@ -166,6 +258,9 @@ class _Reader:
                     look = cprops.style
                 if ch == "\x01" and cprops.special and cprops.pic is not None:
                     self._picture(cprops.pic)
+                    continue
+                if ch == "\x08" and cp in self.boxes and not self.in_box:
+                    self.queued += self.boxes.pop(cp)  # a text box: read after its paragraph
                     continue
                 if ch == "\x08" and cprops.special and self.floating:
                     from mineru_tui.document import image_block
@@ -221,6 +316,8 @@ class _Reader:
                 for b in self.pictures:
                     self.flow.add(b)
                 self.pictures = []
+                if self.queued:
+                    self._emit_boxes()
             elif ch == "\x0b":
                 flush()
                 spans.append(text_span(BREAK))

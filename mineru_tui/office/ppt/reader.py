@@ -16,12 +16,16 @@ directories maps persist ids to record offsets; the document container's slide l
 
 * tables: a group shape whose properties say it is a table; its cells (rectangles in the
   group) laid on the grid of their edges, merged cells kept;
+* automatic numbering: PowerPoint 2000's extension (a shape's ``___PPT9`` binary tag, or
+  the document's outline props for placeholder text) holds a ``StyleTextProp9Atom`` whose
+  entries say "numbered, in this scheme, from this number"; each paragraph points at its
+  entry through the ``pp9rt`` bits of its first character run (entry 0 when unset);
 * links: a text range's interactive info pointing at a hyperlink of the document's
   ``ExObjList`` (through the allow-list).
 
 When the persist structures are missing or broken, every slide container met in the
-stream is read in stored order instead. Not read: character formatting, automatic
-numbering (numbered items come out as bullets). Encrypted presentations are refused.
+stream is read in stored order instead. Character runs give bold, italic, underline and
+super/subscript. Encrypted presentations are refused.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from pathlib import Path
 
 from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Page, Table,
                                  image_block, table_block, text_span, title_block)
+from mineru_tui.document.model import merge_spans
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.flow import Flow
 from mineru_tui.office.ole import ENCRYPTED, Ole
@@ -47,6 +52,7 @@ _USER_EDIT, _PERSIST_DIR = 0x0FF5, 0x1772
 _CRYPT = 0x2F14
 _FOPT, _FBSE = 0xF00B, 0xF007
 _STYLE_PROPS = 0x0FA1
+_STYLE9, _BINARY_TAG_DATA, _OUTLINE9, _OUTLINE9_HEADER = 0x0FAC, 0x138B, 0x0FAE, 0x0FAF
 _TABLE = -1  # a (kind, text, styles) entry that is a table: styles holds the Table
 _BULLETED = (1, 7, 8)  # body placeholders: bulleted unless a paragraph says not
 _TITLE_TYPES = (0, 6)
@@ -54,14 +60,17 @@ _NOTES_TYPE = 2
 
 
 class _Text(str):
-    """A text atom's text, with the links of its character ranges: (begin, end, url)."""
+    """A text atom's text, with the links of its character ranges: (begin, end, url), and
+    its character runs' formatting: (first character, styles)."""
 
     links: list
+    runs: list
 
 
 def _text_atom(text: str) -> _Text:
     t = _Text(text)
     t.links = []
+    t.runs = []
     return t
 
 
@@ -93,6 +102,8 @@ class _Reader:
         self.blips: list[int] = []  # foDelay of each blip store entry (pib - 1)
         self.hyperlinks: dict[int, str] = {}  # ExHyperlink id -> target (allowed ones only)
         self._link: str | None = None  # the target of the interactive info just read
+        self._nine: list | None = None  # numbering entries of the shape being read
+        self.outline9: dict[tuple[int, int], list] = {}  # (slide id, text type) -> entries
 
     # -- records -------------------------------------------------------------------------
 
@@ -168,6 +179,8 @@ class _Reader:
                 self._blip_store(body, end)
             elif rtype == 0x0409 and container:  # ExObjList: hyperlink targets
                 self._hyperlinks(body, end)
+            elif rtype == 0x07D0 and container:  # DocInfoList: placeholder text's numbering
+                self._outline9(body, end, 0)
         notes: dict[int, list[str]] = {}
         for persist_id, _, _ in notes_refs:
             nh = self.header(table.get(persist_id, -1)) if persist_id in table else None
@@ -183,6 +196,20 @@ class _Reader:
             self._page(i, outline, boxes, images, notes.get(slide_id, []))
         return self._finish()
 
+    def _outline9(self, body: int, end: int, depth: int) -> None:
+        """Numbering of placeholder text: OutlineTextProps9 entries (slide id, text type,
+        StyleTextProp9Atom) under the document's ``___PPT9`` tag."""
+        if depth > MAX_DEPTH:
+            return
+        key = None
+        for rtype, _, b, e, container in self.records(body, end):
+            if rtype == _OUTLINE9_HEADER and e - b >= 8:
+                key = struct.unpack_from("<II", self.data, b)
+            elif rtype == _STYLE9 and key is not None:
+                self.outline9[key] = _numbering9(self.data, b, e)
+            elif container or rtype == _BINARY_TAG_DATA:
+                self._outline9(b, e, depth + 1)
+
     def _slide_list(self, body: int, end: int) -> list[tuple[int, int, list]]:
         """(persist id, slide id, [(text type, text)]) for each slide of a slide list."""
         out: list[tuple[int, int, list]] = []
@@ -197,7 +224,8 @@ class _Reader:
                 out[-1][2].append((kind, self._text(rtype, b, e), None))
             elif rtype == _STYLE_PROPS and out and out[-1][2]:
                 k, t, _ = out[-1][2][-1]
-                out[-1][2][-1] = (k, t, _paragraph_styles(self.data, b, e, t))
+                nine = self.outline9.get((out[-1][1], k))
+                out[-1][2][-1] = (k, t, _paragraph_styles(self.data, b, e, t, nine))
             elif out and out[-1][2]:
                 self._interactive(rtype, b, e, container, out[-1][2][-1][1])
         return out
@@ -240,8 +268,14 @@ class _Reader:
                 if table is not None:
                     out.append((_TABLE, "", table))
                     continue
+            if rtype == 0xF004 and container:  # a shape: its own numbering entries
+                self._nine = None
             if rtype in (0x0FF2, 0x0FDF) and out and out[-1][1] is not None:
                 self._interactive(rtype, b, e, container, out[-1][1])
+            elif rtype == _BINARY_TAG_DATA:  # a ___PPT9 tag's records: the numbering
+                for r2, _, b2, e2, _ in self.records(b, e):
+                    if r2 == _STYLE9:
+                        self._nine = _numbering9(self.data, b2, e2)
             elif container:
                 self._texts(b, e, depth + 1, out, images)
             elif rtype == _TEXT_HEADER and e - b >= 4:
@@ -251,7 +285,7 @@ class _Reader:
                 out.append((kind, self._text(rtype, b, e), None))
             elif rtype == _STYLE_PROPS and out and out[-1][1] is not None:
                 k, t, _ = out[-1]
-                out[-1] = (k, t, _paragraph_styles(self.data, b, e, t))
+                out[-1] = (k, t, _paragraph_styles(self.data, b, e, t, self._nine))
             elif rtype == _FOPT and images is not None:
                 pib = self._pib(b, e)
                 if pib:
@@ -380,18 +414,30 @@ class _Reader:
                 flow.add(title_block([text_span(" ".join(key.split()))], 2))
                 continue
             links = getattr(text, "links", [])
+            runs = getattr(text, "runs", [])
             offset = 0
+            counts: dict[int, int] = {}  # the running number at each depth
             for n, para in enumerate(text.split("\n")):
-                depth, bullet = styles[n] if styles and n < len(styles) else (0, None)
+                depth, bullet, number = (styles[n] if styles and n < len(styles)
+                                         else (0, None, None))
                 if bullet is None:
                     bullet = kind in _BULLETED
-                spans = _linked(para, offset, links)
+                spans = _linked(para, offset, links, runs)
                 offset += len(para) + 1
-                if para.strip():
-                    if bullet:
-                        flow.paragraph(spans, depth=depth, marker="-")
-                    else:
-                        flow.paragraph(spans)
+                if not para.strip():
+                    continue
+                for deeper in [d for d in counts if d > depth]:
+                    del counts[deeper]  # a shallower item restarts the deeper lists
+                if bullet and number is not None:
+                    scheme, start = number
+                    counts[depth] = max(counts.get(depth, 0) + 1, start)
+                    flow.paragraph(spans, depth=depth, marker=_marker(scheme, counts[depth]))
+                elif bullet:
+                    counts.pop(depth, None)
+                    flow.paragraph(spans, depth=depth, marker="-")
+                else:
+                    counts.clear()
+                    flow.paragraph(spans)
             flow.end_list()
         for pib in images:
             name = self._image(pib)
@@ -436,28 +482,37 @@ class _Reader:
         return doc
 
 
-def _linked(para: str, offset: int, links: list) -> list:
-    """The paragraph's spans, cut where links (character ranges of its text atom) start/end."""
+def _linked(para: str, offset: int, links: list, runs: list = ()) -> list:
+    """The paragraph's spans, cut where links (character ranges of its text atom) and
+    character runs (their bold, italic... ) start and end."""
     cuts = {0, len(para)}
     for begin, end, _ in links:
         cuts.update(min(max(x - offset, 0), len(para)) for x in (begin, end))
+    for start, _ in runs:
+        cuts.add(min(max(start - offset, 0), len(para)))
     points = sorted(cuts)
     spans = []
     for a, b in zip(points, points[1:]):
         target = next((url for begin, end, url in links
                        if begin <= offset + a and offset + b <= end), None)
-        spans.append(text_span(para[a:b], (), target))
-    return spans or [text_span(para)]
+        spans.append(text_span(para[a:b], _style_at(runs, offset + a), target))
+    return merge_spans(spans) or [text_span(para)]
 
 
-# TextPFException fields after the masks, in order: (mask bits, size in bytes)
-_PF_FIELDS = ((0x0F, 2), (0x80, 2), (0x10, 2), (0x40, 2), (0x20, 4), (0x800, 2), (0x1000, 2),
-              (0x2000, 2), (0x4000, 2), (0x100, 2), (0x400, 2), (0x8000, 2))
+def _style_at(runs: list, char: int) -> frozenset:
+    style: frozenset = frozenset()
+    for start, look in runs:
+        if start > char:
+            break
+        style = look
+    return style
 
 
-def _paragraph_styles(data: bytes, b: int, e: int, text: str) -> list[tuple[int, bool | None]]:
-    """(indent level, bulleted or None when not said) of each paragraph of ``text``, from
-    the paragraph runs of its StyleTextPropAtom."""
+def _paragraph_styles(data: bytes, b: int, e: int, text: str, nine: list | None = None
+                      ) -> list[tuple[int, bool | None, tuple[int, int] | None]]:
+    """(indent level, bulleted or None when not said, (scheme, start) when numbered) of each
+    paragraph of ``text``, from the paragraph runs of its StyleTextPropAtom and, with the
+    shape's numbering entries ``nine``, the ``pp9rt`` of each paragraph's first character."""
     out: list[tuple[int, bool | None]] = []
     total = len(text) + 1
     pos = b
@@ -483,4 +538,114 @@ def _paragraph_styles(data: bytes, b: int, e: int, text: str) -> list[tuple[int,
             0 if text[covered:covered + count].endswith("\n") else 1))
         out += [(min(level, 8), bullet)] * paragraphs
         covered += max(count, 1)
+    runs = _char_runs(data, pos, e, total)
+    if isinstance(text, _Text):
+        text.runs = [(start, look) for start, _, look in runs]
+    if not nine:
+        return [(level, bullet, None) for level, bullet in out]
+    starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+    styled = []
+    for n, (level, bullet) in enumerate(out):
+        index = _pp9_at(runs, starts[n]) if n < len(starts) else 0
+        styled.append((level, bullet, nine[index] if index < len(nine) else None))
+    return styled
+
+
+# TextPFException fields after the masks, in order: (mask bits, size in bytes)
+_PF_FIELDS = ((0x0F, 2), (0x80, 2), (0x10, 2), (0x40, 2), (0x20, 4), (0x800, 2), (0x1000, 2),
+              (0x2000, 2), (0x4000, 2), (0x100, 2), (0x400, 2), (0x8000, 2))
+# TextCFException fields after the masks and the style word: (mask bits, size in bytes)
+_CF_FIELDS = ((0x10000, 2), (0x200000, 2), (0x400000, 2), (0x800000, 2), (0x20000, 2),
+              (0x40000, 4), (0x80000, 2), (0x100000, 4), (0x1000000, 2), (0x2000000, 2),
+              (0x4000000, 4))
+
+
+_CF_STYLES = ((0x1, "bold"), (0x2, "italic"), (0x4, "underline"))
+
+
+def _char_runs(data: bytes, pos: int, e: int, total: int) -> list[tuple[int, int, frozenset]]:
+    """(first character, pp9rt, styles) of each character run (the runs after the paragraph
+    runs of a StyleTextPropAtom); pp9rt is 0 where a run does not set it. Styles: bold,
+    italic, underline from the style word, super/subscript from the position."""
+    runs = []
+    covered = 0
+    while covered < total and pos + 8 <= e and len(runs) < 10_000:
+        count, masks = struct.unpack_from("<II", data, pos)
+        pos += 8
+        pp9rt, look = 0, set()
+        if masks & 0xFFFF:
+            if pos + 2 <= e:
+                word = struct.unpack_from("<H", data, pos)[0]
+                pp9rt = (word >> 10) & 0x0F
+                look = {name for bit, name in _CF_STYLES if masks & word & bit}
+            pos += 2
+        for bits, size in _CF_FIELDS:
+            if masks & bits:
+                if bits == 0x80000 and pos + 2 <= e:  # position: raised or lowered text
+                    shift = struct.unpack_from("<h", data, pos)[0]
+                    if shift:
+                        look.add("superscript" if shift > 0 else "subscript")
+                pos += size
+        runs.append((covered, pp9rt, frozenset(look)))
+        covered += max(count, 1)
+    return runs
+
+
+def _pp9_at(runs: list[tuple[int, int, frozenset]], char: int) -> int:
+    index = 0
+    for start, pp9rt, _ in runs:
+        if start > char:
+            break
+        index = pp9rt
+    return index
+
+
+# TextAutoNumberScheme values ([MS-PPT] 2.13.36) as DrawingML's scheme names
+_SCHEMES = ("alphaLcPeriod", "alphaUcPeriod", "arabicParenR", "arabicPeriod",
+            "romanLcParenBoth", "romanLcParenR", "romanLcPeriod", "romanUcPeriod",
+            "alphaLcParenBoth", "alphaLcParenR", "alphaUcParenBoth", "alphaUcParenR",
+            "arabicParenBoth", "arabicPlain", "romanUcParenBoth", "romanUcParenR")
+
+
+def _numbering9(data: bytes, b: int, e: int) -> list[tuple[int, int] | None]:
+    """The entries of a StyleTextProp9Atom: (scheme, start number) where the entry says the
+    paragraph is automatically numbered, else None."""
+    out: list[tuple[int, int] | None] = []
+    pos = b
+    while pos + 4 <= e and len(out) < 10_000:
+        masks = struct.unpack_from("<I", data, pos)[0]  # TextPFException9
+        pos += 4
+        if masks & 0x00800000:  # bulletBlipRef
+            pos += 2
+        numbered = False
+        if masks & 0x02000000 and pos + 2 <= e:  # fBulletHasAutoNumber
+            numbered = struct.unpack_from("<H", data, pos)[0] != 0
+            pos += 2
+        scheme, start = 3, 1  # arabic with a period, from 1
+        if masks & 0x01000000 and pos + 4 <= e:
+            scheme, start = struct.unpack_from("<Hh", data, pos)
+            pos += 4
+        if pos + 4 > e:
+            out.append((scheme, max(start, 1)) if numbered else None)
+            break
+        cf_masks = struct.unpack_from("<I", data, pos)[0]  # TextCFException9
+        pos += 4 + (4 if cf_masks & 0x100000 else 0)
+        if pos + 4 <= e:  # TextSIException
+            si = struct.unpack_from("<I", data, pos)[0]
+            pos += 4
+            pos += 2 * sum(1 for bit in (0x1, 0x2, 0x4, 0x40) if si & bit)
+            if si & 0x20:
+                pos += 4
+            if si & 0x200 and pos + 4 <= e:
+                pos += 4 + 4 * struct.unpack_from("<I", data, pos)[0]
+        out.append((scheme, max(start, 1)) if numbered else None)
     return out
+
+
+def _marker(scheme: int, n: int) -> str:
+    """An item's label in a TextAutoNumberScheme ("3.", "c)", "(iv)"); the East Asian and
+    other schemes are written with digits."""
+    from mineru_tui.office.numfmt import number_marker
+
+    name = _SCHEMES[scheme] if 0 <= scheme < len(_SCHEMES) else "arabicPeriod"
+    return number_marker(name, n)

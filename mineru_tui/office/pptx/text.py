@@ -13,7 +13,7 @@ from typing import Callable
 
 from mineru_tui.document import (Block, BlockType, Line, Span, SpanType, equation_block,
                                  list_block, text_span)
-from mineru_tui.office.numfmt import roman
+from mineru_tui.office.numfmt import number_marker
 from mineru_tui.office.package import local
 from mineru_tui.office.names import NS, R_ID, q
 
@@ -198,35 +198,6 @@ def resolve_bullet(ppr, level: int, styles: list) -> Bullet:
         if found is not None:
             return found
     return Bullet("none")
-
-
-def _alpha(n: int) -> str:
-    out = ""
-    while n > 0:
-        n, rem = divmod(n - 1, 26)
-        out = chr(ord("a") + rem) + out
-    return out or "a"
-
-
-def number_marker(scheme: str, n: int) -> str:
-    """The marker text of item ``n`` in an ``a:buAutoNum`` scheme ("3.", "c)", "(iv)")."""
-    if scheme.startswith("alphaLc"):
-        body = _alpha(n)
-    elif scheme.startswith("alphaUc"):
-        body = _alpha(n).upper()
-    elif scheme.startswith("romanLc"):
-        body = roman(n)
-    elif scheme.startswith("romanUc"):
-        body = roman(n).upper()
-    else:  # arabic* and the East Asian / circled schemes: plain digits
-        body = str(n)
-    if scheme.endswith("ParenBoth"):
-        return f"({body})"
-    if scheme.endswith("ParenR"):
-        return f"{body})"
-    if scheme.endswith("Plain") or scheme.endswith("Minus"):
-        return f"{body}." if scheme.startswith("arabic") else body
-    return f"{body}."
 
 
 # ---------------------------------------------------------------------------------------

@@ -3,7 +3,9 @@
 xlrd (BSD, maintained for exactly this job: it reads only .xls since 2.0) decodes the
 BIFF records: cells with their cached values, the XF records that give each cell its
 number format, merged areas and hyperlinks; pictures come from the drawing records
-(:mod:`mineru_tui.office.xls.pictures`), placed after their sheet's tables. What a cell shows is then made by the same
+(:mod:`mineru_tui.office.xls.pictures`), placed after their sheet's tables, and so do the
+charts embedded in a sheet (:mod:`mineru_tui.office.xls.charts`: their data read from the
+cells their series name, as a ``sub_type="chart"`` table). What a cell shows is then made by the same
 number-format code as .xlsx (:mod:`mineru_tui.office.numfmt`), and the sheet goes through
 the Excel reader's table split (:func:`mineru_tui.office.xlsx.reader.sheet_items`), so an
 .xls and the .xlsx saved from it give the same Markdown.
@@ -24,6 +26,7 @@ from pathlib import Path
 from mineru_tui.document import Document, Page, image_block, safe_url, text_span, title_block
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.numfmt import format_general, format_number
+from mineru_tui.office.xls.charts import chart_block, read_charts
 from mineru_tui.office.xls.pictures import sheet_pictures
 from mineru_tui.office.xlsx.reader import sheet_items
 from mineru_tui.office.xlsx.sheet import MAX_CELLS, CellValue, SheetData
@@ -67,8 +70,29 @@ def read_xls(path: str | Path) -> Document:
         pictures = []
         doc.warnings.append(f"pictures not read ({exc})")
     try:
+        charts, externs, entries = _charts(path)
+    except (InputError, struct.error, ValueError, IndexError) as exc:
+        charts, externs, entries = [], [], []
+        doc.warnings.append(f"charts not read ({exc})")
+    # pictures and charts come per BOUNDSHEET (chart sheets too); xlrd counts worksheets only
+    mapping = [x if isinstance(x, int) else -1 for x in getattr(book, "_all_sheets_map", []) or []]
+    boundsheet = {x: i for i, x in enumerate(mapping) if x >= 0}
+    order = [("sheet", i) for i in range(book.nsheets)]
+    if len(entries) == len(mapping) and any(e.chart for e in entries):  # chart sheets in place
+        order = [("sheet", mapping[i]) if mapping[i] >= 0 else ("chart", i)
+                 for i, e in enumerate(entries) if mapping[i] >= 0 or (e.chart and not e.hidden)]
+    try:
         formats = _formats(book)
-        for index in range(book.nsheets):
+        for what, index in order:
+            if what == "chart":  # a chart sheet: a page of its own, as in .xlsx
+                blocks = [chart_block(chart, lambda sh, r, c: _shown(sh, r, c, book, formats),
+                                      lambda ixti: _extern_sheet(book, ixti, externs))
+                          for chart in (charts[index] if index < len(charts) else ())]
+                if any(blocks):
+                    name = entries[index].name
+                    doc.pages.append(Page(page_idx=len(doc.pages), name=name, para_blocks=[
+                        title_block([text_span(name)], 2)] + [b for b in blocks if b]))
+                continue
             try:
                 sheet = book.sheet_by_index(index)
             except Exception as exc:  # one damaged sheet
@@ -81,8 +105,14 @@ def read_xls(path: str | Path) -> Document:
             data = _sheet_data(sheet, book, formats, doc)
             for _, blocks in sheet_items(data, doc, sheet.name, {}):
                 page.para_blocks += blocks
-            for raw, ext in pictures[index] if index < len(pictures) else ():
+            bs = boundsheet.get(index, index)
+            for raw, ext in pictures[bs] if bs < len(pictures) else ():
                 page.para_blocks.append(image_block(doc.add_image(raw, ext)))
+            for chart in charts[bs] if bs < len(charts) else ():
+                block = chart_block(chart, lambda sh, r, c: _shown(sh, r, c, book, formats),
+                                    lambda ixti: _extern_sheet(book, ixti, externs))
+                if block is not None:
+                    page.para_blocks.append(block)
             doc.pages.append(page)
             book.unload_sheet(index)
     finally:
@@ -90,6 +120,61 @@ def read_xls(path: str | Path) -> Document:
     if not doc.pages:
         raise InputError("no readable worksheet in the workbook")
     return doc
+
+
+def _charts(path: str | Path) -> tuple[list, list[int]]:
+    from mineru_tui.office.ole import Ole
+
+    with Ole(path) as ole:
+        data = ole.stream("Workbook") or ole.stream("Book") or b""
+    return read_charts(data)
+
+
+def _extern_sheet(book, ixti: int, externs: list[int]):
+    """The xlrd sheet an EXTERNSHEET entry names in this workbook (None: another workbook,
+    a chart sheet, a damaged entry)."""
+    info = getattr(book, "_externsheet_info", None)
+    if info is not None:
+        if not 0 <= ixti < len(info):
+            return None
+        record, first, _ = info[ixti]
+        types = getattr(book, "_supbook_types", [])
+        if record < len(types) and types[record] != 1:  # 1: this workbook (SUPBOOK_INTERNAL)
+            return None
+    elif 0 <= ixti < len(externs):
+        first = externs[ixti]
+    else:
+        return None
+    mapping = getattr(book, "_all_sheets_map", []) or []
+    index = mapping[first] if 0 <= first < len(mapping) else -1
+    if index is None or index < 0:
+        return None
+    try:
+        return book.sheet_by_index(index)
+    except Exception:  # a damaged sheet: the chart loses that series
+        return None
+
+
+def _shown(sheet, r: int, c: int, book, formats: list[str | None]) -> str:
+    """What a cell shows (its cached value through its number format), "" when empty."""
+    import xlrd
+
+    if r >= sheet.nrows or c >= sheet.row_len(r):
+        return ""
+    cell = sheet.cell(r, c)
+    if cell.ctype in (xlrd.XL_CELL_NUMBER, xlrd.XL_CELL_DATE):
+        xf = sheet.cell_xf_index(r, c) if formats else None
+        code = formats[xf] if xf is not None and 0 <= xf < len(formats) else None
+        x = float(cell.value)
+        return (format_general(x) if not code or code.lower() == "general"
+                else format_number(x, code, bool(book.datemode)))
+    if cell.ctype == xlrd.XL_CELL_TEXT:
+        return cell.value.strip()
+    if cell.ctype == xlrd.XL_CELL_BOOLEAN:
+        return "TRUE" if cell.value else "FALSE"
+    if cell.ctype == xlrd.XL_CELL_ERROR:
+        return xlrd.error_text_from_code.get(cell.value, "#N/A")
+    return ""
 
 
 def _formats(book) -> list[str | None]:
