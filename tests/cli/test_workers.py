@@ -138,7 +138,21 @@ def test_ctrl_c_with_workers_exits_130_and_keeps_the_finished_pages(tmp_path, mo
     engine = ScriptedEngine(lambda r: Answer(layout_line(100, 100, 900, 300, "text") if r.prompt == LAYOUT
                                              else "a long answer " * 5))
     layouts = lambda: sum(1 for c in engine.calls if c[0].prompt == LAYOUT)  # noqa: E731
-    engine.on_token = lambda ev: layouts() == 4 and ev.n_generated == 3 and os.kill(os.getpid(), signal.SIGINT)
+    # Both files in flight before either goes on (the first two threads that stream wait for each
+    # other): on a loaded machine one worker could otherwise read a whole file before the other
+    # starts, and the interrupt at the 4th layout call would find a finished file.
+    both_started, first_two, seen_lock = threading.Barrier(2), set(), threading.Lock()
+
+    def on_token(ev):
+        with seen_lock:
+            wait = threading.get_ident() not in first_two and len(first_two) < 2
+            first_two.add(threading.get_ident()) if wait else None
+        if wait:
+            both_started.wait(timeout=120)
+        if layouts() == 4 and ev.n_generated == 3:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    engine.on_token = on_token
     previous = signal.getsignal(signal.SIGINT)
     assert interrupts.install()
     monkeypatch.setattr(interrupts, "_received", None)
