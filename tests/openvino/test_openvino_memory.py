@@ -78,18 +78,21 @@ def test_decoder_compile_settings():
     assert "INFERENCE_PRECISION_HINT" not in compile_config("default", "CPU")
     assert compile_config("default", "CPU", "decoder")["INFERENCE_PRECISION_HINT"] == "f32"
     assert "INFERENCE_PRECISION_HINT" not in compile_config("default", "CPU", "decoder", "bf16")
+    assert compile_config("default", "CPU", "decoder", "split") == compile_config("default", "CPU", "decoder")
     assert "INFERENCE_PRECISION_HINT" not in compile_config("default", "GPU", "decoder")
     with pytest.raises(ValueError, match="decoder_activations"):
         compile_config("default", "CPU", "decoder", "f8")
 
 
-@pytest.mark.parametrize("acts", ["int8", "bf16"])
+@pytest.mark.parametrize("acts", ["int8", "bf16", "split"])
 def test_both_decoder_activations_follow_numpy_on_the_tiny_model(acts, tmp_path, monkeypatch):
     monkeypatch.setenv("MINERU_TUI_CACHE", str(tmp_path / "cache"))
     model = open_openvino_model(str(tc.TINY_DIR), decoder_activations=acts)
     ref = load_model(tc.TINY_DIR).generate(str(tc.REF_PNG), "\nText Recognition:", max_new_tokens=4, stop_ids=[])
     got = model.generate(str(tc.REF_PNG), "\nText Recognition:", max_new_tokens=4, stop_ids=[])
     assert got.token_ids[:1] == ref.token_ids[:1]  # the first token's margin is large on this page
+    text = model.text
+    assert (text.prefill_request is not text.request) == (acts == "split")
 
 
 def test_unknown_decoder_activations_is_one_line():

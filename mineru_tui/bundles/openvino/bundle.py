@@ -214,6 +214,10 @@ def open_openvino_model(model: str | None, *, bundle: Path | None = None, precis
     if bundle is None:
         bundle = _cached_bundle(model, ck, precision, save, say)
     config, text_config = compile_config(precision, device), compile_config(precision, device, "decoder", decoder_activations)
+    # "split": prefill chunks in a bf16 compilation of the same decoder (only where it differs)
+    prefill_config = compile_config(precision, device, "decoder", "bf16")
+    split = decoder_activations == "split" and prefill_config != text_config
+    prefill_c = None
     c = core(compiled_cache_dir())
     if bundle is not None:
         man = check_openvino_bundle(bundle, ck, full=full_check)
@@ -222,17 +226,23 @@ def open_openvino_model(model: str | None, *, bundle: Path | None = None, precis
                               f"build one with `mineru-tui bundle build --target openvino --precision {precision}`")
         vision_c = c.compile_model(str(Path(bundle) / "vision.xml"), device, config)
         text_c = c.compile_model(str(Path(bundle) / "decoder.xml"), device, text_config)
+        if split:
+            prefill_c = c.compile_model(str(Path(bundle) / "decoder.xml"), device, prefill_config)
     else:
         from .text import build_text
         from .vision import build_vision
 
         say(f"openvino: no bundle for this model; building the graphs in memory ({wformat} weights) — "
             f"`mineru-tui bundle build --target openvino` makes later starts fast")
-        text_c = c.compile_model(build_text(ck.weights, ck.config.text, wformat), device, text_config)
+        graph = build_text(ck.weights, ck.config.text, wformat)
+        text_c = c.compile_model(graph, device, text_config)
+        if split:
+            prefill_c = c.compile_model(graph, device, prefill_config)
+        del graph
         vision_c = c.compile_model(build_vision(ck.weights, ck.config.vision, vision_weights_for(precision)),
                                    device, config)
     embed = np.asarray(ck.weights["model.embed_tokens.weight"])
-    vision, text = OVVision(vision_c, ck.config.vision), OVTextForward(text_c, ck.config.text, embed)
+    vision, text = OVVision(vision_c, ck.config.vision), OVTextForward(text_c, ck.config.text, embed, prefill_c)
     if bundle is not None:  # one model at a time: its first inference repacks the weights
         mapped = [compiled_cache_dir(), Path(bundle)]
         warm_up_vision(vision)
@@ -249,8 +259,9 @@ def warm_up_vision(vision: OVVision) -> None:
 
 
 def warm_up_text(text: OVTextForward) -> None:
-    """One decode step of one token over an empty one-slot cache."""
+    """A two-token prefill chunk and a one-token decode step over an empty cache."""
     c = text.config
-    cache = text.new_cache(1, 1)
-    text.step(np.zeros((1, 1, c.hidden_size), np.float32), np.ones((1, 1, c.head_dim), np.float32),
-              np.zeros((1, 1, c.head_dim), np.float32), np.zeros((1, 1, 1), np.float32), 0, cache)
+    cache = text.new_cache(1, 3)
+    for S, pos in ((2, 0), (1, 2)):
+        text.step(np.zeros((1, S, c.hidden_size), np.float32), np.ones((1, S, c.head_dim), np.float32),
+                  np.zeros((1, S, c.head_dim), np.float32), np.zeros((1, S, pos + S), np.float32), pos, cache)

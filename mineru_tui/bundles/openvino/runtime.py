@@ -50,7 +50,7 @@ def vision_weights_for(precision: str) -> str:
     return WEIGHT_FORMATS[precision][1]
 
 
-DECODER_ACTIVATIONS = ("int8", "bf16")
+DECODER_ACTIVATIONS = ("int8", "bf16", "split")
 
 
 def compile_config(precision: str, device: str, part: str = "vision", decoder_activations: str = "int8") -> dict[str, str]:
@@ -62,11 +62,13 @@ def compile_config(precision: str, device: str, part: str = "vision", decoder_ac
     int8-weight matmul (its dynamic quantization) and runs int8 × int8 kernels, which at one
     token reads the weights faster than expanding them to bf16 (decode ≈ 1.2× faster); prefill
     chunks are ≈ 1.6× slower than in bf16 (docs/openvino.md, "Decode"). ``"bf16"`` keeps the
-    device default for the decoder too."""
+    device default for the decoder too; ``"split"`` compiles the decoder twice (≈ 0.5 GB more
+    memory), bf16 for prefill chunks and int8 activations for decode steps (this function then
+    gives the decode side's settings)."""
     if decoder_activations not in DECODER_ACTIVATIONS:
         raise ValueError(f"unknown decoder_activations {decoder_activations!r} (one of {', '.join(DECODER_ACTIVATIONS)})")
     cfg: dict[str, str] = {}
-    if precision == "f32" or (part == "decoder" and device == "CPU" and decoder_activations == "int8"):
+    if precision == "f32" or (part == "decoder" and device == "CPU" and decoder_activations != "bf16"):
         cfg["INFERENCE_PRECISION_HINT"] = "f32"
     threads = os.environ.get("MINERU_TUI_THREADS")
     if device == "CPU" and threads and threads.isdigit() and int(threads) > 0:
@@ -139,9 +141,11 @@ class OVTextForward:
     """``TextForward`` over the decoder model: one call per prefill chunk or decode step (all
     rows of the batch together); the cache is the host's ``KVCache`` (f32)."""
 
-    def __init__(self, compiled, cfg: TextConfig, embed_VH: np.ndarray):
+    def __init__(self, compiled, cfg: TextConfig, embed_VH: np.ndarray, prefill_compiled=None):
         self.config = cfg
         self.request = compiled.create_infer_request()
+        # prefill chunks (S > 1) may run in a second compilation of the same decoder
+        self.prefill_request = self.request if prefill_compiled is None else prefill_compiled.create_infer_request()
         self.embed_VH = embed_VH
         self._lock = threading.Lock()
 
@@ -186,7 +190,7 @@ class OVTextForward:
             feeds[f"past_k{i}"] = np.ascontiguousarray(cache.k[i, :, :, :P])
             feeds[f"past_v{i}"] = np.ascontiguousarray(cache.v[i, :, :, :P])
         with self._lock:
-            res = self.request.infer(feeds, share_inputs=True)
+            res = (self.prefill_request if S > 1 else self.request).infer(feeds, share_inputs=True)
             cache.k[:, :, :, write_pos:write_pos + S] = res["present_k"]
             cache.v[:, :, :, write_pos:write_pos + S] = res["present_v"]
             out = None if logits == "none" else np.array(res["logits"], np.float32)
