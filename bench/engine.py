@@ -231,8 +231,9 @@ def run(ckpt: Path, args) -> dict:
     if args.engine == "openvino":  # the bundle in the cache folder when built, else graphs in memory
         from mineru_tui.bundles.openvino.bundle import open_openvino_model
 
-        model = open_openvino_model(str(ckpt), precision=args.precision, progress=lambda s: print(s, file=sys.stderr))
-        res["precision"] = args.precision
+        model = open_openvino_model(str(ckpt), precision=args.precision, progress=lambda s: print(s, file=sys.stderr),
+                                    decoder_activations=args.decoder_activations)
+        res["precision"], res["decoder_activations"] = args.precision, args.decoder_activations
     else:
         model = load_model(ckpt)
     res["load_s"] = time.perf_counter() - t
@@ -353,6 +354,8 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the built checkpoint for the next run")
     ap.add_argument("--engine", choices=("numpy", "openvino"), default="numpy", help="the engine measured")
     ap.add_argument("--precision", default="default", help="openvino: default (int8 + bf16 where available) or f32")
+    ap.add_argument("--decoder-activations", default="int8", choices=("int8", "bf16", "split"),
+                    help="openvino: the decoder's activations (the engine's decoder_activations)")
     ap.add_argument("--fresh-weights", action="store_true",
                     help="build the checkpoint with new random values per tensor (real logit margins)")
     ap.add_argument("--build-only", action="store_true", help="only build the checkpoint (kept), then stop")
@@ -382,7 +385,7 @@ def main() -> None:
         return
     cmd = [sys.executable, __file__, "--_child", "--ckpt", str(args.ckpt), "--new-tokens", str(args.new_tokens),
            "--context", str(args.context), "--steps", str(args.steps), "--engine", args.engine,
-           "--precision", args.precision] + (["--skip-layout"] if args.skip_layout else []) + (["--loop-check"] if args.loop_check else [])  # fmt: skip
+           "--precision", args.precision, "--decoder-activations", args.decoder_activations] + (["--skip-layout"] if args.skip_layout else []) + (["--loop-check"] if args.loop_check else [])  # fmt: skip
     hf_python = args.hf_python
     if hf_python is None:
         try:

@@ -26,7 +26,8 @@ import numpy as np
 from ..errors import BundleError
 from ..locations import cache_root, default_bundle_dir
 from ..manifest import check_built_for, checkpoint_identity, file_digest
-from .runtime import OVTextForward, OVVision, compile_config, core, vision_weights_for, weights_for
+from .runtime import (OVTextForward, OVVision, compile_config, core, release_mapped_files, vision_weights_for,
+                      weights_for)
 
 FORMAT = "mineru-tui-openvino-bundle"
 FORMAT_VERSION = 1
@@ -193,13 +194,14 @@ def _cached_bundle(model, ck, precision: str, save: bool, say) -> Path | None:
 
 
 def open_openvino_model(model: str | None, *, bundle: Path | None = None, precision: str = "default",
-                        device: str = "CPU", full_check: bool = False, save: bool = False, progress=None):
+                        device: str = "CPU", full_check: bool = False, save: bool = False, progress=None,
+                        decoder_activations: str = "int8"):
     """A ``reader``-style ``Model`` (numpy engine host side) whose forward passes run in OpenVINO.
 
     ``bundle``: an IR bundle to load (checked against the checkpoint); None: the cache folder's
     bundle for this model and precision when it is usable, else — with ``save`` — one is built
     there first (once per checkpoint; a stale one is replaced), else the graphs are built in
-    memory.
+    memory. ``decoder_activations``: see ``runtime.compile_config``.
     """
     from mineru_tui.engines.numpy.checkpoint import load_checkpoint, resolve_model
     from mineru_tui.engines.numpy.model import Model
@@ -211,7 +213,11 @@ def open_openvino_model(model: str | None, *, bundle: Path | None = None, precis
     wformat = weights_for(precision)
     if bundle is None:
         bundle = _cached_bundle(model, ck, precision, save, say)
-    config = compile_config(precision, device)
+    config, text_config = compile_config(precision, device), compile_config(precision, device, "decoder", decoder_activations)
+    # "split": prefill chunks in a bf16 compilation of the same decoder (only where it differs)
+    prefill_config = compile_config(precision, device, "decoder", "bf16")
+    split = decoder_activations == "split" and prefill_config != text_config
+    prefill_c = None
     c = core(compiled_cache_dir())
     if bundle is not None:
         man = check_openvino_bundle(bundle, ck, full=full_check)
@@ -219,16 +225,43 @@ def open_openvino_model(model: str | None, *, bundle: Path | None = None, precis
             raise BundleError(f"{bundle}: an {man.weights} bundle, precision {precision} needs {wformat} weights; "
                               f"build one with `mineru-tui bundle build --target openvino --precision {precision}`")
         vision_c = c.compile_model(str(Path(bundle) / "vision.xml"), device, config)
-        text_c = c.compile_model(str(Path(bundle) / "decoder.xml"), device, config)
+        text_c = c.compile_model(str(Path(bundle) / "decoder.xml"), device, text_config)
+        if split:
+            prefill_c = c.compile_model(str(Path(bundle) / "decoder.xml"), device, prefill_config)
     else:
         from .text import build_text
         from .vision import build_vision
 
         say(f"openvino: no bundle for this model; building the graphs in memory ({wformat} weights) — "
             f"`mineru-tui bundle build --target openvino` makes later starts fast")
-        text_c = c.compile_model(build_text(ck.weights, ck.config.text, wformat), device, config)
+        graph = build_text(ck.weights, ck.config.text, wformat)
+        text_c = c.compile_model(graph, device, text_config)
+        if split:
+            prefill_c = c.compile_model(graph, device, prefill_config)
+        del graph
         vision_c = c.compile_model(build_vision(ck.weights, ck.config.vision, vision_weights_for(precision)),
                                    device, config)
     embed = np.asarray(ck.weights["model.embed_tokens.weight"])
-    return Model(ck, Tokenizer.from_dir(model_dir), vision=OVVision(vision_c, ck.config.vision),
-                 text=OVTextForward(text_c, ck.config.text, embed))
+    vision, text = OVVision(vision_c, ck.config.vision), OVTextForward(text_c, ck.config.text, embed, prefill_c)
+    if bundle is not None:  # one model at a time: its first inference repacks the weights
+        mapped = [compiled_cache_dir(), Path(bundle)]
+        warm_up_vision(vision)
+        release_mapped_files(mapped)
+        warm_up_text(text)
+        release_mapped_files(mapped)
+    return Model(ck, Tokenizer.from_dir(model_dir), vision=vision, text=text)
+
+
+def warm_up_vision(vision: OVVision) -> None:
+    """One 2×2-patch image through the vision model (its weights are repacked on first use)."""
+    m = vision.cfg.spatial_merge_size
+    vision(np.zeros((m * m, vision.cfg.patch_dim), np.float32), [(1, m, m)])
+
+
+def warm_up_text(text: OVTextForward) -> None:
+    """A two-token prefill chunk and a one-token decode step over an empty cache."""
+    c = text.config
+    cache = text.new_cache(1, 3)
+    for S, pos in ((2, 0), (1, 2)):
+        text.step(np.zeros((1, S, c.hidden_size), np.float32), np.ones((1, S, c.head_dim), np.float32),
+                  np.zeros((1, S, c.head_dim), np.float32), np.zeros((1, S, pos + S), np.float32), pos, cache)
