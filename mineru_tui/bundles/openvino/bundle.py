@@ -29,7 +29,7 @@ from ..manifest import check_built_for, checkpoint_identity, file_digest
 from .runtime import OVTextForward, OVVision, compile_config, core, vision_weights_for, weights_for
 
 FORMAT = "mineru-tui-openvino-bundle"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: vision cos/sin in the padded batch order (RoPE fusion)
 MANIFEST = "manifest.json"
 FILES = ("vision.xml", "vision.bin", "decoder.xml", "decoder.bin")
 
