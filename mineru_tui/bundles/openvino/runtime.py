@@ -125,8 +125,9 @@ class OVVision:
             rows = np.concatenate([np.arange(images[i][0], images[i][0] + sum(images[i][1])) for i in call])
             sizes = [n for i in call for n in images[i][1]]
             gather, scatter, mask = batch_layout(sizes)
-            feeds = {"pixel_values": px[rows], "cos": cos[rows], "sin": sin[rows], "gather_idx": gather,
-                     "scatter_idx": scatter, "key_mask": mask}
+            # the rotary tables go in the padded batch's row order (the graph applies them there)
+            feeds = {"pixel_values": px[rows], "cos": cos[rows][gather], "sin": sin[rows][gather],
+                     "gather_idx": gather, "scatter_idx": scatter, "key_mask": mask}
             with self._lock:
                 emb = np.array(self.request.infer(feeds)["image_embeds"], np.float32)
             at = 0

@@ -3,15 +3,24 @@
 Inputs (every dimension dynamic, so one model serves every image size and any number of images):
 
 * ``pixel_values [N, 1176]`` f32 — the patches of one or more images, concatenated;
-* ``cos``, ``sin [N, head_dim]`` f32 — the 2-D rotary tables (host: ``rope.vision_cos_sin``);
 * ``gather_idx [B·Lmax]`` i64, ``scatter_idx [N]`` i64, ``key_mask [B, 1, 1, Lmax]`` f32 — the
   images as a padded batch for attention: row ``b·Lmax + j`` is patch ``gather_idx`` (padding
   points anywhere and is masked by ``key_mask`` = −1e30), and ``scatter_idx`` takes each patch's
   row back. Attention is therefore full inside an image and absent across images (the
-  ``cu_seqlens`` semantics of the numpy tower), at B·Lmax² rather than N² cost.
+  ``cu_seqlens`` semantics of the numpy tower), at B·Lmax² rather than N² cost;
+* ``cos``, ``sin [B·Lmax, head_dim]`` f32 — the 2-D rotary tables (host: ``rope.vision_cos_sin``),
+  already in the padded batch's row order (the host gathers them once per call).
 
 Output ``image_embeds [N/4, 896]`` in the order of ``<|image_pad|>`` tokens. Everything else
 (LayerNorm, the linears, quick-GELU, the merger's exact GELU) is the numpy tower's arithmetic.
+
+The attention part of a block is written in the shapes the CPU plugin fuses (checked in its
+runtime graph, ``PERF_COUNT``): one Gather of the fused qkv rows into the padded batch, a
+VariadicSplit into q/k/v ``[B, Lmax, H, D]`` and a Transpose to ``[B, H, Lmax, D]``; the rotary
+``x·cos + concat(−x₂, x₁)·sin`` on that rank-4 layout becomes one ``RoPE`` node per tensor (the
+Split/Negative/Concat/Multiply/Add chain of a rank-3 layout stays ten separate nodes), and
+``ScaledDotProductAttention`` becomes one fused attention kernel (a snippets ``Subgraph``: tiled
+matmul–softmax–matmul, no Lmax² score matrix in memory).
 """
 
 from __future__ import annotations
@@ -21,9 +30,18 @@ from collections.abc import Mapping
 import numpy as np
 
 from mineru_tui.engines.numpy.config import VisionConfig
-from .ops import const, i64, layer_norm, linear, opset, rotate
+from .ops import const, i64, layer_norm, linear, opset
 
 INPUTS = ("pixel_values", "cos", "sin", "gather_idx", "scatter_idx", "key_mask")
+
+
+def rope_bhld(x, cos, sin, half: int):
+    """x·cos + rotate_half(x)·sin for x ``[B, H, L, D]`` and cos/sin ``[B, 1, L, D]``, in the form
+    OpenVINO's RoPE fusion recognises (VariadicSplit, Multiply by −1, Concat on the last axis)."""
+    op = opset()
+    x1, x2 = op.variadic_split(x, const(np.int64(3)), i64(half, half)).outputs()
+    rot = op.concat([op.multiply(x2, const(np.float32(-1.0))), x1], -1)
+    return op.add(op.multiply(x, cos), op.multiply(rot, sin))
 
 
 def build_vision(weights: Mapping[str, np.ndarray], cfg: VisionConfig, wformat: str, prefix: str = "visual."):
@@ -46,30 +64,26 @@ def build_vision(weights: Mapping[str, np.ndarray], cfg: VisionConfig, wformat: 
     params = [px, cos, sin, gather_idx, scatter_idx, key_mask]
 
     # [B, Lmax] of the padded batch, from the mask's shape
-    mshape = op.shape_of(key_mask, "i64")
-    B_L = op.gather(mshape, i64(0, 3), const(np.int64(0)))
-    cos_N1D = op.unsqueeze(cos, i64(1))
-    sin_N1D = op.unsqueeze(sin, i64(1))
+    B_L = op.gather(op.shape_of(key_mask, "i64"), i64(0, 3), const(np.int64(0)))
+    B_1_L_D = op.concat([op.gather(B_L, i64(0), const(np.int64(0))), i64(1),
+                         op.gather(B_L, i64(1), const(np.int64(0))), i64(D)], 0)
+    cos4 = op.reshape(cos, B_1_L_D, False)  # [B, 1, Lmax, D]
+    sin4 = op.reshape(sin, B_1_L_D, False)
+    B_L_3H_D = op.concat([B_L, i64(3 * H, D)], 0)
     zero = const(np.int64(0))
-
-    def padded(t_NHD):
-        """[N, H, D] → [B, H, Lmax, D] (the images as a padded batch)."""
-        g = op.gather(t_NHD, gather_idx, zero)
-        g = op.reshape(g, op.concat([B_L, i64(H, D)], 0), False)
-        return op.transpose(g, i64(0, 2, 1, 3))
+    to_bhld = i64(0, 2, 1, 3)
 
     x = linear(px, w("patch_embed.proj.weight").reshape(E, -1), None, wformat)  # Conv3d == matmul
     scale = const(np.float32(D**-0.5))
     for i in range(cfg.depth):
         p = f"blocks.{i}."
         h = layer_norm(x, w(p + "norm1.weight"), w(p + "norm1.bias"), eps)
-        qkv = linear(h, w(p + "attn.qkv.weight"), w(p + "attn.qkv.bias"), wformat)
-        qkv = op.reshape(qkv, i64(0, 3, H, D), True)
-        q, k, v = (op.squeeze(t, i64(1)) for t in op.split(qkv, const(np.int64(1)), 3).outputs())
-        q = rotate(q, cos_N1D, sin_N1D, D // 2)
-        k = rotate(k, cos_N1D, sin_N1D, D // 2)
-        a = op.scaled_dot_product_attention(padded(q), padded(k), padded(v), key_mask, scale, causal=False)
-        a = op.reshape(op.transpose(a, i64(0, 2, 1, 3)), i64(-1, E), False)  # [B·Lmax, E]
+        qkv = linear(h, w(p + "attn.qkv.weight"), w(p + "attn.qkv.bias"), wformat)  # [N, 3E]
+        qkv = op.reshape(op.gather(qkv, gather_idx, zero), B_L_3H_D, False)  # [B, Lmax, 3H, D]
+        q, k, v = (op.transpose(t, to_bhld) for t in op.variadic_split(qkv, i64(2), i64(H, H, H)).outputs())
+        q, k = rope_bhld(q, cos4, sin4, D // 2), rope_bhld(k, cos4, sin4, D // 2)
+        a = op.scaled_dot_product_attention(q, k, v, key_mask, scale, causal=False)  # [B, H, Lmax, D]
+        a = op.reshape(op.transpose(a, to_bhld), i64(-1, E), False)  # [B·Lmax, E]
         a = op.gather(a, scatter_idx, zero)  # back to the N patches, in order
         x = op.add(x, linear(a, w(p + "attn.proj.weight"), w(p + "attn.proj.bias"), wformat))
         h = layer_norm(x, w(p + "norm2.weight"), w(p + "norm2.bias"), eps)

@@ -1,0 +1,111 @@
+"""The vision stage alone: the 1036x1036 layout image (5,476 patches, 1,369 tokens) through one
+engine's vision tower, best of a few rounds, beside its compute bound; for OpenVINO also the
+kernels its CPU plugin picked (``PERF_COUNT``), seconds per kind of layer.
+
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/vision_stage.py \\
+        --ckpt CKPT --engine openvino [--extra precision=f32] [--rounds 3] [--json out.json]
+
+A CPU without AMX can be emulated on one with it by capping oneDNN inside OpenVINO:
+``ONEDNN_MAX_CPU_ISA=AVX2`` (or ``AVX512_CORE``, ``AVX512_CORE_VNNI``, ``AVX512_CORE_BF16``) in
+the environment. The kernel names printed (``brgemm_avx2_f32`` …) show whether the cap took effect.
+It is an emulation: the plugin still sees the real CPU's features when it chooses precisions
+(so use ``--extra precision=f32`` under an AVX2 cap: bf16 and int8-weight kernels are refused
+there), and caches, clocks and memory stay this machine's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def layout_inputs(ckpt: Path):
+    """(pixel_values, grids) of the layout image of bench/pages.py's page, as the engine makes them."""
+    from bench.pages import page_image
+    from mineru_tui.engines.numpy.config import load_preprocessor_config
+    from mineru_tui.engines.numpy.preprocess import preprocess_image
+    from mineru_tui.reader import protocol
+
+    img = preprocess_image(protocol.layout_request(page_image(), None).image, load_preprocessor_config(ckpt))
+    return img.pixel_values, [img.grid_thw]
+
+
+def kernels(bundle: Path, config: dict, px, grids, cfg) -> list[tuple[str, str, int, float]]:
+    """(layer type, kernel, count, seconds) of one profiled vision call of the bundle's IR."""
+    import openvino as ov
+
+    from mineru_tui.bundles.openvino.runtime import OVVision
+
+    compiled = ov.Core().compile_model(str(bundle / "vision.xml"), "CPU", {**config, "PERF_COUNT": True})
+    vis = OVVision(compiled, cfg)
+    vis(px, grids)
+    secs, count = collections.Counter(), collections.Counter()
+    for p in vis.request.profiling_info:
+        secs[(p.node_type, p.exec_type)] += p.real_time.total_seconds()
+        count[(p.node_type, p.exec_type)] += 1
+    return [(t, k, count[(t, k)], round(s, 3)) for (t, k), s in secs.most_common() if s > 0.001]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ckpt", type=Path, required=True)
+    ap.add_argument("--engine", choices=("numpy", "openvino"), default="openvino")
+    ap.add_argument("--extra", action="append", default=[], metavar="KEY=VALUE", help="an engine option")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--no-kernels", action="store_true", help="openvino: skip the profiled call")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    if not (args.ckpt / "config.json").is_file():
+        sys.exit(f"bench/vision_stage.py: no checkpoint at {args.ckpt}")
+    import bench.compute_bound as cb
+    from mineru_tui.engines import EngineOptions, open_engine
+    from mineru_tui.engines.numpy.config import load_model_config, load_preprocessor_config
+
+    extra = tuple(tuple(kv.split("=", 1)) for kv in args.extra)
+    engine = open_engine(EngineOptions(engine=args.engine, model=str(args.ckpt), extra=extra))
+    vision = engine.model.vision
+    px, grids = layout_inputs(args.ckpt)
+    times = []
+    for _ in range(args.rounds):
+        t = time.perf_counter()
+        vision(px, grids)
+        times.append(time.perf_counter() - t)
+        print(f"vision call: {times[-1]:.2f} s", flush=True)
+    res = {"engine": args.engine, "extra": dict(extra), "onednn_max_cpu_isa": os.environ.get("ONEDNN_MAX_CPU_ISA"),
+           "patches": int(px.shape[0]), "vision_s": [round(t, 2) for t in times], "best_s": round(min(times), 2),
+           "peak_rss_gib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)}
+    cfg = load_model_config(args.ckpt)
+    flops = cb.vision_flops([cb.image_patches((1036, 1036), load_preprocessor_config(args.ckpt))], cfg.vision)
+    if args.engine == "numpy":
+        precision, peak = "f32", cb.numpy_peak()
+    else:
+        precision = cb.openvino_precision(dict(extra))
+        peak = cb.openvino_peak(precision)
+    res.update(flops_tera=round(flops / 1e12, 2), precision=precision, peak_tflops=round(peak / 1e12, 3),
+               bound_s=round(flops / peak, 2))
+    if args.engine == "openvino" and not args.no_kernels:
+        from mineru_tui.bundles.openvino.bundle import openvino_bundle_dir
+        from mineru_tui.bundles.openvino.runtime import compile_config
+
+        prec = dict(extra).get("precision", "default")
+        res["kernels"] = kernels(openvino_bundle_dir(str(args.ckpt), prec), compile_config(prec, "CPU"),
+                                 px, grids, cfg.vision)
+    engine.close()
+    print(json.dumps(res, indent=1))
+    print(f"{args.engine} {dict(extra)} ISA cap {res['onednn_max_cpu_isa']}: best {res['best_s']} s, bound "
+          f"{res['bound_s']} s ({res['flops_tera']} TFLOP at {res['peak_tflops']} TFLOP/s {precision})")
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
