@@ -28,6 +28,7 @@ stays in our process group, so Ctrl-C in a terminal reaches it too.
 from __future__ import annotations
 
 import atexit
+import functools
 import importlib.util
 import os
 import queue
@@ -113,13 +114,15 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _die_with_parent() -> None:  # runs in the child between fork and exec (Linux only)
+def _die_with_parent(parent: int) -> None:  # runs in the child between fork and exec (Linux only)
     try:
         import ctypes
 
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except Exception:  # noqa: BLE001 - best effort; close()/atexit still stop it
-        pass
+        return
+    if os.getppid() != parent:  # the parent died before prctl: no signal will ever come
+        os._exit(1)
 
 
 _spawner: queue.Queue | None = None
@@ -176,7 +179,8 @@ class LlamaServer:
         args += extra_args or []
         self.proc = _spawn(
             args, stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT,
-            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+            preexec_fn=functools.partial(_die_with_parent, os.getpid())
+            if sys.platform.startswith("linux") else None)
         atexit.register(self.stop)
 
     @property
