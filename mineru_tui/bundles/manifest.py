@@ -51,28 +51,13 @@ class Manifest:
     format_version: int = FORMAT_VERSION
 
     def write(self, bundle: Path) -> None:
-        tmp = bundle / (MANIFEST + ".tmp")
-        tmp.write_text(json.dumps(asdict(self), indent=1, sort_keys=True) + "\n")
-        os.replace(tmp, bundle / MANIFEST)
+        write_manifest(bundle, asdict(self))
 
     @classmethod
     def read(cls, bundle: Path) -> Manifest:
         path = Path(bundle) / MANIFEST
-        if not Path(bundle).is_dir():
-            raise BundleError(f"{bundle}: no such bundle directory (build one with `mineru-tui bundle build`)")
-        try:
-            raw = json.loads(path.read_text())
-        except FileNotFoundError:
-            raise BundleError(f"{bundle}: not a bundle (no {MANIFEST}); build one with `mineru-tui bundle build`") from None
-        except (OSError, ValueError) as e:
-            raise BundleError(f"{path}: unreadable manifest ({e}); rebuild the bundle") from None
-        except RecursionError:
-            raise BundleError(f"{path}: unreadable manifest (nested too deeply); rebuild the bundle") from None
-        if not isinstance(raw, dict) or raw.get("format") != FORMAT:
-            raise BundleError(f"{path}: not a mineru-tui Core ML bundle manifest")
-        if raw.get("format_version") != FORMAT_VERSION:
-            raise BundleError(f"{bundle}: bundle format {raw.get('format_version')}, this mineru-tui reads "
-                              f"{FORMAT_VERSION}; rebuild it with `mineru-tui bundle build`")
+        raw = read_manifest_json(bundle, FORMAT, FORMAT_VERSION, kind="Core ML",
+                                 build="mineru-tui bundle build")
         try:
             man = cls(**raw)
         except TypeError as e:
@@ -81,6 +66,38 @@ class Manifest:
         if wrong:
             raise BundleError(f"{path}: malformed manifest ({wrong}); rebuild the bundle")
         return man
+
+
+def write_manifest(bundle: Path, fields: dict) -> None:
+    """``manifest.json`` written whole or not at all (a temporary file renamed over it)."""
+    tmp = Path(bundle) / (MANIFEST + ".tmp")
+    tmp.write_text(json.dumps(fields, indent=1, sort_keys=True) + "\n")
+    os.replace(tmp, Path(bundle) / MANIFEST)
+
+
+def read_manifest_json(bundle: Path, fmt: str, version: int, *, kind: str, build: str) -> dict:
+    """A bundle's ``manifest.json`` as a JSON object of format ``fmt`` and ``version``, else
+    BundleError (one line naming ``build``, the command that makes one): shared by the Core ML
+    and OpenVINO bundles, whose manifests differ only in their fields."""
+    bundle = Path(bundle)
+    path = bundle / MANIFEST
+    if not bundle.is_dir():
+        raise BundleError(f"{bundle}: no such bundle directory (build one with `{build}`)")
+    try:
+        raw = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise BundleError(f"{bundle}: not a bundle (no {MANIFEST}); build one with `{build}`") from None
+    except (OSError, ValueError) as e:
+        raise BundleError(f"{path}: unreadable manifest ({e}); rebuild the bundle") from None
+    except RecursionError:
+        raise BundleError(f"{path}: unreadable manifest (nested too deeply); rebuild the bundle") from None
+    if not isinstance(raw, dict) or raw.get("format") != fmt:
+        raise BundleError(f"{path}: not a mineru-tui {kind} bundle manifest")
+    if raw.get("format_version") != version:
+        label = "" if kind == "Core ML" else f"{kind} "  # the Core ML bundle came first: plain "bundle"
+        raise BundleError(f"{bundle}: {label}bundle format {raw.get('format_version')}, this mineru-tui reads "
+                          f"{version}; rebuild it with `{build}`")
+    return raw
 
 
 _INT_FIELDS = ("context", "prefill_chunk", "hidden_size", "head_dim", "layers", "kv_heads",

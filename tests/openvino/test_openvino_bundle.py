@@ -149,3 +149,22 @@ def test_a_bundle_of_an_older_format_is_rebuilt_by_the_engine_and_refused_when_n
         assert len(done.results[0].token_ids) == 3
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize("text, message", [
+    ("{", "unreadable manifest"),
+    ('{"format": "mineru-tui-openvino-bundle", "x": ' + "[" * 100_000 + "]" * 100_000 + "}",
+     "nested too deeply"),
+    ('{"format": "mineru-tui-coreml-bundle", "format_version": 1}', "not a mineru-tui OpenVINO bundle manifest"),
+    ('{"format": "mineru-tui-openvino-bundle", "format_version": 1}', "OpenVINO bundle format 1"),
+], ids=["truncated", "nested", "core-ml", "old-format"])
+def test_a_bad_manifest_is_one_line(tmp_path, text, message):
+    # the reader is the Core ML bundles' (bundles.manifest.read_manifest_json): a manifest nested
+    # past the JSON parser's depth used to escape the OpenVINO reader as a RecursionError
+    from mineru_tui.bundles.errors import BundleError
+    from mineru_tui.bundles.openvino.bundle import read_manifest
+
+    (tmp_path / "manifest.json").write_text(text)
+    with pytest.raises(BundleError, match=message) as e:
+        read_manifest(tmp_path)
+    assert "\n" not in str(e.value)

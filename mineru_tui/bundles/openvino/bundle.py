@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import BundleError
 from ..locations import cache_root, default_bundle_dir
-from ..manifest import check_built_for, checkpoint_identity, file_digest
+from ..manifest import check_built_for, checkpoint_identity, file_digest, read_manifest_json, write_manifest
 from .runtime import (OVTextForward, OVVision, compile_config, core, release_mapped_files, vision_weights_for,
                       weights_for)
 
@@ -65,9 +65,7 @@ class OVManifest:
     format_version: int = FORMAT_VERSION
 
     def write(self, bundle: Path) -> None:
-        tmp = bundle / (MANIFEST + ".tmp")
-        tmp.write_text(json.dumps(asdict(self), indent=1, sort_keys=True) + "\n")
-        os.replace(tmp, bundle / MANIFEST)
+        write_manifest(bundle, asdict(self))
 
 
 def is_openvino_bundle(bundle: Path) -> bool:
@@ -81,19 +79,8 @@ def is_openvino_bundle(bundle: Path) -> bool:
 
 def read_manifest(bundle: Path) -> OVManifest:
     bundle = Path(bundle)
-    if not bundle.is_dir():
-        raise BundleError(f"{bundle}: no such bundle directory (build one with `mineru-tui bundle build --target openvino`)")
-    try:
-        raw = json.loads((bundle / MANIFEST).read_text())
-    except FileNotFoundError:
-        raise BundleError(f"{bundle}: not a bundle (no {MANIFEST}); build one with `mineru-tui bundle build --target openvino`") from None
-    except (OSError, ValueError) as e:
-        raise BundleError(f"{bundle / MANIFEST}: unreadable manifest ({e}); rebuild the bundle") from None
-    if not isinstance(raw, dict) or raw.get("format") != FORMAT:
-        raise BundleError(f"{bundle / MANIFEST}: not a mineru-tui OpenVINO bundle manifest")
-    if raw.get("format_version") != FORMAT_VERSION:
-        raise BundleError(f"{bundle}: OpenVINO bundle format {raw.get('format_version')}, this mineru-tui reads "
-                          f"{FORMAT_VERSION}; rebuild it with `mineru-tui bundle build --target openvino`")
+    raw = read_manifest_json(bundle, FORMAT, FORMAT_VERSION, kind="OpenVINO",
+                             build="mineru-tui bundle build --target openvino")
     try:
         return OVManifest(**raw)
     except TypeError as e:
