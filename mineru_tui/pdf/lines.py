@@ -361,16 +361,21 @@ def _split_row(row: list[_Glyph], split_gap: float) -> list[list[_Glyph]]:
     return [p for p in pieces if any(not g.char.text.isspace() for g in p)]
 
 
-def _rows(glyphs: list[_Glyph]) -> list[list[_Glyph]]:
-    """Glyphs sorted by baseline grouped where their cores (baseline bands) overlap."""
+def _overlap(lo: float, hi: float, ext: list[float]) -> float:
+    """How much [lo, hi] and ``ext`` overlap, as a share of the shorter of the two."""
+    return (min(hi, ext[1]) - max(lo, ext[0])) / max(min(hi - lo, ext[1] - ext[0]), 1e-6)
+
+
+def _group_overlapping(glyphs, extent) -> list[tuple[list[_Glyph], list[float]]]:
+    """Glyphs, in the order given, each joined to the recent group whose extent (``extent(g)``
+    gives a glyph's (lo, hi)) it overlaps most beyond LINE_OVERLAP, else starting a group;
+    each group with its extent."""
     groups: list[tuple[list[_Glyph], list[float]]] = []
     for g in glyphs:
-        lo, hi = g.top, g.bottom
+        lo, hi = extent(g)
         best, best_score = None, LINE_OVERLAP
         for members, ext in groups[-4:]:  # only recent groups can still overlap
-            inter = min(hi, ext[1]) - max(lo, ext[0])
-            smaller = max(min(hi - lo, ext[1] - ext[0]), 1e-6)
-            score = inter / smaller
+            score = _overlap(lo, hi, ext)
             if score > best_score:
                 best, best_score = (members, ext), score
         if best is None:
@@ -378,14 +383,18 @@ def _rows(glyphs: list[_Glyph]) -> list[list[_Glyph]]:
         else:
             best[0].append(g)
             best[1][0], best[1][1] = min(best[1][0], lo), max(best[1][1], hi)
+    return groups
+
+
+def _rows(glyphs: list[_Glyph]) -> list[list[_Glyph]]:
+    """Glyphs sorted by baseline grouped where their cores (baseline bands) overlap."""
+    groups = _group_overlapping(glyphs, lambda g: (g.top, g.bottom))
     # a raised glyph met before its line (a numerator, a footnote mark) may have started a
     # group of its own that the line then passed by: such groups join the line they overlap
     merged: list[tuple[list[_Glyph], list[float]]] = []
     for members, ext in sorted(groups, key=lambda m: m[1][1]):
         for other in reversed(merged[-4:]):
-            inter = min(ext[1], other[1][1]) - max(ext[0], other[1][0])
-            smaller = max(min(ext[1] - ext[0], other[1][1] - other[1][0]), 1e-6)
-            if inter / smaller > LINE_OVERLAP:
+            if _overlap(ext[0], ext[1], other[1]) > LINE_OVERLAP:
                 other[0].extend(members)
                 other[1][0], other[1][1] = min(other[1][0], ext[0]), max(other[1][1], ext[1])
                 break
@@ -427,21 +436,8 @@ def _join_scripts(rows: list[list[_Glyph]]) -> list[list[_Glyph]]:
 
 def _cluster_x(glyphs: list[_Glyph]) -> list[list[_Glyph]]:
     """Glyphs sorted by x grouped where their horizontal extents overlap (columns)."""
-    groups: list[tuple[list[_Glyph], list[float]]] = []
-    for g in sorted(glyphs, key=lambda g: (g.box[0], g.box[1])):
-        lo, hi = g.box[0], g.box[2]
-        best, best_score = None, LINE_OVERLAP
-        for members, ext in groups[-4:]:
-            inter = min(hi, ext[1]) - max(lo, ext[0])
-            score = inter / max(min(hi - lo, ext[1] - ext[0]), 1e-6)
-            if score > best_score:
-                best, best_score = (members, ext), score
-        if best is None:
-            groups.append(([g], [lo, hi]))
-        else:
-            best[0].append(g)
-            best[1][0], best[1][1] = min(best[1][0], lo), max(best[1][1], hi)
-    return [m for m, _ in groups]
+    ordered = sorted(glyphs, key=lambda g: (g.box[0], g.box[1]))
+    return [m for m, _ in _group_overlapping(ordered, lambda g: (g.box[0], g.box[2]))]
 
 
 def _is_vertical(glyphs: list[_Glyph]) -> bool:
