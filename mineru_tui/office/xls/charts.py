@@ -18,11 +18,11 @@ import struct
 from dataclasses import dataclass, field
 
 from mineru_tui.document import Block, Cell, Table, table_block, text_block, text_span
+from mineru_tui.office.xls.biff import BOF, EOF, records
 
-MAX_RECORDS = 2_000_000
 MAX_CHARTS = 1_000
 MAX_VALUES = 100_000  # cells read per chart
-_BOF, _EOF, _EXTERNSHEET, _BOUNDSHEET = 0x0809, 0x000A, 0x0017, 0x0085
+_EXTERNSHEET, _BOUNDSHEET = 0x0017, 0x0085
 _SERIES, _BRAI, _SERIESTEXT, _TEXT, _OBJECTLINK = 0x1003, 0x1051, 0x100D, 0x1025, 0x1027
 _BEGIN, _END = 0x1033, 0x1034
 _KINDS = {0x1018: "Line", 0x1019: "Pie", 0x101A: "Area", 0x101B: "Scatter",
@@ -91,7 +91,7 @@ def read_charts(data: bytes) -> tuple[list[list[Chart]], list[int], list[SheetEn
     externs: list[int] = []
     sheets: list[SheetEntry] = []
     per_sheet: list[list[Chart]] = []
-    pos = count = depth = 0
+    depth = 0
     substream = -1
     chart: Chart | None = None
     chart_depth = 0
@@ -99,12 +99,8 @@ def read_charts(data: bytes) -> tuple[list[list[Chart]], list[int], list[SheetEn
     pending: str | None = None  # the record BEGIN will open
     ai_name = False  # the last BRAI was a series name given as text
     total = 0
-    while pos + 4 <= len(data) and count < MAX_RECORDS:
-        rtype, size = struct.unpack_from("<HH", data, pos)
-        body = data[pos + 4:pos + 4 + size]
-        pos += 4 + size
-        count += 1
-        if rtype == _BOF:
+    for rtype, body in records(data):
+        if rtype == BOF:
             kind = struct.unpack_from("<H", body, 2)[0] if len(body) >= 4 else 0
             if depth == 0:
                 substream += 1
@@ -114,7 +110,7 @@ def read_charts(data: bytes) -> tuple[list[list[Chart]], list[int], list[SheetEn
                 chart, chart_depth, block, pending = Chart(), depth + 1, [], None
             depth += 1
             continue
-        if rtype == _EOF:
+        if rtype == EOF:
             if chart is not None and depth == chart_depth:
                 per_sheet[-1].append(chart)
                 total += 1

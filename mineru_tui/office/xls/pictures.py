@@ -11,8 +11,8 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-MAX_RECORDS = 2_000_000
-_BOF, _EOF, _CONTINUE = 0x0809, 0x000A, 0x003C
+from mineru_tui.office.xls.biff import BOF, CONTINUE, EOF, MAX_RECORDS, records
+
 _DRAWING_GROUP, _DRAWING = 0x00EB, 0x00EC
 
 
@@ -25,22 +25,18 @@ def sheet_pictures(path: str | Path) -> list[list[tuple[bytes, str]]]:
         data = ole.stream("Workbook") or ole.stream("Book") or b""
     group = bytearray()
     sheets: list[bytearray] = []
-    pos, count, depth, substream, prev = 0, 0, 0, -1, None
-    while pos + 4 <= len(data) and count < MAX_RECORDS:
-        rtype, size = struct.unpack_from("<HH", data, pos)
-        body = data[pos + 4:pos + 4 + size]
-        pos += 4 + size
-        count += 1
-        if rtype == _BOF:
+    depth, substream, prev = 0, -1, None
+    for rtype, body in records(data):
+        if rtype == BOF:
             if depth == 0:
                 substream += 1
                 if substream > 0:
                     sheets.append(bytearray())
             depth += 1
-        elif rtype == _EOF:
+        elif rtype == EOF:
             depth = max(0, depth - 1)
         elif substream == 0 and (rtype == _DRAWING_GROUP
-                                 or rtype == _CONTINUE and prev == _DRAWING_GROUP):
+                                 or rtype == CONTINUE and prev == _DRAWING_GROUP):
             group += body
             prev = _DRAWING_GROUP  # a CONTINUE after it still belongs to the group
             continue
