@@ -22,7 +22,7 @@ bundle_app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-from mineru_tui.cli.options import model_option  # noqa: E402  (Typer only)
+from mineru_tui.cli.options import Precision, model_option  # noqa: E402  (Typer only)
 from mineru_tui.engines.defaults import DEFAULT_MODEL  # noqa: E402  (imports nothing)
 
 BUILD_HELP = """Convert a checkpoint to a Core ML bundle (no torch needed; runs on Linux too).
@@ -68,11 +68,6 @@ class Weights(str, Enum):
 class Target(str, Enum):
     coreml = "coreml"
     openvino = "openvino"
-
-
-class Precision(str, Enum):
-    default = "default"
-    f32 = "f32"
 
 
 class Backend(str, Enum):

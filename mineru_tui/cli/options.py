@@ -20,6 +20,13 @@ class Format(str, Enum):
     json = "json"
 
 
+class Precision(str, Enum):
+    """The openvino engine's precisions (``bundle build --target openvino`` builds one of each)."""
+
+    default = "default"
+    f32 = "f32"
+
+
 class EngineName(str, Enum):
     auto = "auto"
     numpy = "numpy"
@@ -121,7 +128,7 @@ def engine_fields(engine: EngineName, model: Optional[str], server_url: List[str
                   concurrency: int, device: Optional[str] = None,
                   precision: Optional[str] = None) -> dict:
     """The ``EngineOptions`` fields the engine options give (``parse`` and ``watch`` alike)."""
-    if precision not in (None, "default", "f32"):
+    if precision is not None and precision not in {p.value for p in Precision}:
         raise typer.BadParameter("choose default or f32", param_hint="--precision")
     if device is not None and device.upper().split(".")[0] not in ("CPU", "GPU", "NPU"):
         raise typer.BadParameter("choose CPU, GPU or NPU", param_hint="--device")
