@@ -179,6 +179,37 @@ def test_moves_and_growth_of_the_cache_keep_every_answer(model, image, monkeypat
     assert any(shift == 0 and new > old for shift, old, new in moves)  # grown
 
 
+class GrowingForward(CountingForward):
+    """An engine that asks for a cache grown a few slots at a time (``cache_growth``), recording
+    each decode step's empty slots (the slots beyond what the step's mask covers)."""
+
+    cache_growth = 3
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.empty: list[int] = []
+        self.sizes: set[int] = set()
+
+    def step(self, inputs_embeds, cos, sin, mask, write_pos, cache, logits="last", capture=None):
+        if inputs_embeds.shape[1] == 1:
+            self.empty.append(cache.ctx - mask.shape[-1])
+            self.sizes.add(cache.ctx)
+        return super().step(inputs_embeds, cos, sin, mask, write_pos, cache, logits, capture)
+
+
+def test_cache_growth_keeps_the_cache_close_to_what_is_filled(model, image):
+    """``text.cache_growth``: the cache starts that many slots beyond the prompts and grows by that
+    many (not to room for the longest answer, not doubling); every answer stays what it is."""
+    items = _items(image)
+    growing = GrowingForward(model.checkpoint.weights, model.config.text)
+    m = Model(model.checkpoint, model.tokenizer, vision=model.vision, text=growing)
+    alone = _alone(model, items, [])
+    events = list(m.stream_batch(items, sampling=KNOBS, max_new_tokens=CAPS, stop_ids=[], max_batch=3))
+    assert _per_sequence(events) == alone
+    assert growing.empty and max(growing.empty) < GrowingForward.cache_growth  # never more room than that
+    assert len(growing.sizes) > 3  # it really grew, several times
+
+
 def test_fixed_shape_engine_rows_join_only_where_they_fit(model, image):
     fixed = FixedShapeForward(model.checkpoint.weights, model.config.text)
     m = Model(model.checkpoint, model.tokenizer, vision=model.vision, text=fixed)

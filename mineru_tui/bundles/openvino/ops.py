@@ -76,10 +76,11 @@ def rms_norm(x, w, eps: float):
     return op.multiply(op.multiply(x, inv), const(np.asarray(w, np.float32)))
 
 
-def rotate(x, cos, sin, half: int):
-    """x·cos + rotate_half(x)·sin over the last axis (rotate_half(x) = [−x₂, x₁]); cos/sin
-    broadcast against x."""
+def rope_fusable(x, cos, sin, half: int):
+    """x·cos + rotate_half(x)·sin for x ``[B, H, S, D]`` and cos/sin ``[B, 1, S, D]``, in the form
+    OpenVINO's RoPE fusion recognises (VariadicSplit, Multiply by −1, Concat on the last axis):
+    the CPU plugin runs it as one ``RoPE`` node."""
     op = opset()
-    x1, x2 = op.split(x, const(np.int64(-1)), 2).outputs()
-    rot = op.concat([op.negative(x2), x1], -1)
+    x1, x2 = op.variadic_split(x, const(np.int64(3)), i64(half, half)).outputs()
+    rot = op.concat([op.multiply(x2, const(np.float32(-1.0))), x1], -1)
     return op.add(op.multiply(x, cos), op.multiply(rot, sin))

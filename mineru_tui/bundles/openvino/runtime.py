@@ -140,7 +140,17 @@ class OVVision:
 
 class OVTextForward:
     """``TextForward`` over the decoder model: one call per prefill chunk or decode step (all
-    rows of the batch together); the cache is the host's ``KVCache`` (f32)."""
+    rows of the batch together); the cache is the host's ``KVCache`` (f32).
+
+    A decode step reads every slot of the cache it is given (a contiguous view, zero-copy), so
+    the host grows the cache ``cache_growth`` slots at a time (``generate.py``) instead of
+    allocating room for a whole answer up front: a step reads few empty slots. The cache's
+    per-layer views stay bound to the infer request between steps (re-bound only when the
+    cache's memory changes: a new, grown or moved cache, another row count)."""
+
+    # slots allocated ahead: growing copies the cache (≈ 10 ms at batch 1 and 1500 slots) once
+    # per this many steps, and every empty slot costs each step a little attention
+    cache_growth = 128
 
     def __init__(self, compiled, cfg: TextConfig, embed_VH: np.ndarray, prefill_compiled=None):
         self.config = cfg
@@ -149,6 +159,7 @@ class OVTextForward:
         self.prefill_request = self.request if prefill_compiled is None else prefill_compiled.create_infer_request()
         self.embed_VH = embed_VH
         self._lock = threading.Lock()
+        self._bound: dict[int, dict[str, tuple]] = {}  # per request: input -> (address, shape) bound
 
     def new_cache(self, batch: int, ctx: int) -> KVCache:
         c = self.config
@@ -157,6 +168,24 @@ class OVTextForward:
     def embed(self, input_ids_BS: np.ndarray) -> np.ndarray:
         """Token embeddings [B, S, H] from the checkpoint (exact; a copy the host may modify)."""
         return self.embed_VH[np.asarray(input_ids_BS)].astype(np.float32, copy=True)
+
+    def _bind(self, request, name: str, array: np.ndarray, keep: bool = False) -> np.ndarray:
+        """Give ``request`` the input ``name`` without copying; returns the array bound, which the
+        caller keeps alive until the inference is over (the request holds only its address).
+        ``keep``: ``array`` is a view of memory that outlives the call (the cache): the call is
+        skipped when that exact memory and shape is bound already. The request may hold the
+        address of memory freed since, but never uses it: before every inference each input is
+        either bound anew or found at the address of an array the caller holds."""
+        import openvino as ov
+
+        bound = self._bound.setdefault(id(request), {})
+        if not array.flags.c_contiguous:
+            array, keep = np.ascontiguousarray(array), False
+        key = (array.__array_interface__["data"][0], array.shape) if keep else None
+        if key is None or bound.get(name) != key:
+            request.set_tensor(name, ov.Tensor(array, shared_memory=True))
+            bound[name] = key
+        return array
 
     def step(self, inputs_embeds_BSH, cos_BSD, sin_BSD, mask_BST, write_pos: int, cache: KVCache,
              logits: LogitsWhich = "last"):
@@ -168,12 +197,14 @@ class OVTextForward:
         mask = np.maximum(np.asarray(mask_BST, np.float32), MASK_MIN)
         # a prefill chunk reads only the T slots its mask covers (a copy of those: its attention
         # then costs what the context holds, not the cache's room); a decode step reads the
-        # whole cache in place (copying it every step would cost more than the empty slots)
+        # whole cache in place (the host keeps it only a little larger than what is filled)
         P = T if S > 1 and T < C else C
-        mask_past = np.full((B, 1, 1, S, P), MASK_MIN, np.float32)
-        mask_past[:, 0, 0, :, :T] = mask
-        mask_past[:, 0, 0, :, write_pos:write_pos + S] = MASK_MIN  # this chunk's slots: the "new" part
-        mask_new = np.ascontiguousarray(mask[:, None, None, :, write_pos:write_pos + S])
+        # the P past slots (this chunk's own slots masked there: they are the "new" part), then
+        # the chunk's S tokens
+        full = np.full((B, 1, 1, S, P + S), MASK_MIN, np.float32)
+        full[:, 0, 0, :, :T] = mask
+        full[:, 0, 0, :, write_pos:write_pos + S] = MASK_MIN
+        full[:, 0, 0, :, P:] = mask[:, :, write_pos:write_pos + S]
         if isinstance(logits, int) and not isinstance(logits, bool):
             rows = [logits]
         elif logits == "all":
@@ -184,17 +215,19 @@ class OVTextForward:
             "embeds": np.ascontiguousarray(inputs_embeds_BSH, np.float32),
             "cos": np.ascontiguousarray(cos_BSD, np.float32),
             "sin": np.ascontiguousarray(sin_BSD, np.float32),
-            "mask_past": mask_past, "mask_new": mask_new,
+            "mask": full,
             "logit_index": np.array(rows, np.int64),
         }
-        for i in range(self.config.num_hidden_layers):  # a view when whole and contiguous
-            feeds[f"past_k{i}"] = np.ascontiguousarray(cache.k[i, :, :, :P])
-            feeds[f"past_v{i}"] = np.ascontiguousarray(cache.v[i, :, :, :P])
+        request = self.prefill_request if S > 1 else self.request
         with self._lock:
-            res = (self.prefill_request if S > 1 else self.request).infer(feeds, share_inputs=True)
-            cache.k[:, :, :, write_pos:write_pos + S] = res["present_k"]
-            cache.v[:, :, :, write_pos:write_pos + S] = res["present_v"]
-            out = None if logits == "none" else np.array(res["logits"], np.float32)
+            alive = [self._bind(request, name, array) for name, array in feeds.items()]
+            for i in range(self.config.num_hidden_layers):  # views of the cache, bound in place
+                alive.append(self._bind(request, f"past_k{i}", cache.k[i, :, :, :P], keep=True))
+                alive.append(self._bind(request, f"past_v{i}", cache.v[i, :, :, :P], keep=True))
+            request.infer()
+            cache.k[:, :, :, write_pos:write_pos + S] = request.get_tensor("present_k").data
+            cache.v[:, :, :, write_pos:write_pos + S] = request.get_tensor("present_v").data
+            out = None if logits == "none" else np.array(request.get_tensor("logits").data, np.float32)
         return out
 
 

@@ -27,7 +27,12 @@ function) its own ``vision`` callable (``VisionTower``'s call) and ``text`` (a `
 ``rows(n)`` (views whose writes land in the cache), ``move_row(src, dst)`` and ``grown(ctx)``;
 ``moved(shift, ctx)`` is optional. A fixed-shape engine sets ``text.fixed_chunk`` (padded prefill
 chunks) and/or ``text.max_context`` (a cache that never grows): its cache is never moved, and
-a row joins a running batch only where its whole answer fits, else when the batch drains.
+a row joins a running batch only where its whole answer fits, else when the batch drains. An
+engine whose decode step reads every slot of the cache (empty ones too) sets
+``text.cache_growth``: the cache then starts with that many slots beyond the prompt and, when
+full, is remade with that many beyond the step's (instead of up to ``INITIAL_DECODE_SLOTS``
+and doubling; rows moving left shrink it too), so a step reads fewer than ``cache_growth``
+empty slots; remaking copies the cache, once every ``cache_growth`` steps.
 Nothing here depends on how the forward passes compute.
 """
 
@@ -209,6 +214,7 @@ class _Generation:
         # attends them) and a fixed cache length it cannot grow
         self.fixed_chunk = getattr(text, "fixed_chunk", None)
         self.max_context = getattr(text, "max_context", None)
+        self.growth = getattr(text, "cache_growth", None)  # slots allocated ahead at a time
         self.chunk = int(self.fixed_chunk or prefill_chunk)
         self.seqs = self._sequences(requests, new_detokenizer, max_new_tokens, params)
         self.max_batch = max(1, min(int(max_batch or len(requests)), len(requests)))
@@ -475,7 +481,8 @@ class _Generation:
             group.append(s)
             self.waiting.pop(0)
         if group and self.cache is None:
-            ctx = self.max_context or (self.slot + max(min(max(s.limit for s in self.seqs), INITIAL_DECODE_SLOTS),
+            ahead = int(self.growth or INITIAL_DECODE_SLOTS)
+            ctx = self.max_context or (self.slot + max(min(max(s.limit for s in self.seqs), ahead),
                                                        self.chunk - 1 if self.fixed_chunk else 0))
             self.cache = self.text.new_cache(self.max_batch, int(ctx))
         return group
@@ -520,7 +527,10 @@ class _Generation:
         low = min(r.start for r in rows) if self._can_move() else 0
         need -= low
         cap = max(r.start + self._span(r) for r in rows) - low  # what the rows can still use
-        new_ctx = ctx if need <= ctx else max(need, min(2 * ctx, cap))
+        if self.growth:  # room for this step and growth − 1 more (the cache shrinks when rows move left)
+            new_ctx = max(need, min(need - 1 + int(self.growth), cap))
+        else:
+            new_ctx = ctx if need <= ctx else max(need, min(2 * ctx, cap))
         if low:
             self._move(-low, new_ctx)
         else:
