@@ -13,10 +13,11 @@ Use a checkpoint with fresh random values per tensor (``bench/engine.py --fresh-
 tensor, which makes near-ties everywhere.
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/openvino_agreement.py \\
-        --ckpt CKPT [-n 16] [--precisions f32,default,default:bf16] [--json out.json]
+        --ckpt CKPT [-n 16] [--precisions f32,default,default:bf16,int4] [--json out.json]
 
 (``default:bf16``: the default precision with the decoder's activations in bf16, the engine's
-``decoder_activations=bf16``; ``default`` quantizes them to int8 at the decoder's matmuls.)
+``decoder_activations=bf16``; ``default`` quantizes them to int8 at the decoder's matmuls;
+``int4``: the decoder's layers in group-wise int4.)
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ def main() -> None:
     args = ap.parse_args()
 
     from mineru_tui.bundles.openvino.bundle import open_openvino_model
+    from mineru_tui.bundles.openvino.runtime import weights_for
     from mineru_tui.bundles.verify import _Forced, _Recorder, compare
     from mineru_tui.engines.numpy import load_model
 
@@ -91,7 +93,7 @@ def main() -> None:
             model.text = forced
             model.generate(image, prompt, **knobs)
             model.text = inner
-            rep = compare(ref_logits, forced.logits, "f32" if precision == "f32" else "int8")
+            rep = compare(ref_logits, forced.logits, weights_for(precision))
             row.update(first_diff=rep.first_diff, equal=rep.equal, steps=rep.steps,
                        max_logit_diff=rep.max_logit_diff, detail=rep.detail)
             rows.append(row)

@@ -98,7 +98,7 @@ def build(
                                 help="Vision patch buckets (multiples of 4; 5476 = the 1036x1036 layout page)."),
     target: Target = typer.Option(Target.coreml, "--target", help="coreml or openvino."),
     precision: Precision = typer.Option(Precision.default, "--precision",
-                                        help="openvino: default (int8 weights) or f32."),
+                                        help="openvino: default (int8 weights), f32 or int4 (int4 decoder layers)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress lines."),
 ) -> None:
     if target is Target.openvino:

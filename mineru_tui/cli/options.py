@@ -25,6 +25,10 @@ class Precision(str, Enum):
 
     default = "default"
     f32 = "f32"
+    int4 = "int4"
+
+
+PRECISION_CHOICES = "|".join(p.value for p in Precision)
 
 
 class EngineName(str, Enum):
@@ -113,9 +117,10 @@ def device_option():
 
 def precision_option():
     """``--precision``, as ``parse`` and ``watch`` take it (the openvino engine's arithmetic)."""
-    return typer.Option(None, "--precision", metavar="default|f32",
+    return typer.Option(None, "--precision", metavar=PRECISION_CHOICES,
                         help="--engine openvino: default (int8 weights, bf16 where the CPU has "
-                             "it) or f32 (the numpy engine's tokens, slower).")
+                             "it), f32 (the numpy engine's tokens, slower) or int4 (the decoder's "
+                             "layers in int4: faster decode, less exact).")
 
 
 def check_max_new_tokens(value: Optional[int], flag: str = "--max-new-tokens") -> None:
@@ -129,7 +134,7 @@ def engine_fields(engine: EngineName, model: Optional[str], server_url: List[str
                   precision: Optional[str] = None) -> dict:
     """The ``EngineOptions`` fields the engine options give (``parse`` and ``watch`` alike)."""
     if precision is not None and precision not in {p.value for p in Precision}:
-        raise typer.BadParameter("choose default or f32", param_hint="--precision")
+        raise typer.BadParameter(f"choose one of {', '.join(p.value for p in Precision)}", param_hint="--precision")
     if device is not None and device.upper().split(".")[0] not in ("CPU", "GPU", "NPU"):
         raise typer.BadParameter("choose CPU, GPU or NPU", param_hint="--device")
     extra = tuple((k, v) for k, v in (("device", device and device.upper()), ("precision", precision)) if v)

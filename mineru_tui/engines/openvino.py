@@ -6,7 +6,8 @@ built from the checkpoint (``bundles/openvino/``). Linear weights are int8 per o
 activations bf16 where the CPU has it (AMX / AVX-512-BF16), f32 elsewhere; ``precision=f32``
 runs f32 weights and f32 arithmetic (the numpy engine's tokens).
 
-Options (``EngineOptions.extra``): ``precision`` (default | f32), ``device`` (CPU; GPU and NPU
+Options (``EngineOptions.extra``): ``precision`` (default | f32 | int4: the decoder's layers
+group-wise int4, faster decode, less exact), ``device`` (CPU; GPU and NPU
 are OpenVINO's Intel devices, untested here), ``bundle`` (an IR bundle folder; default the cache
 folder's bundle of the model and precision, built there on first use), ``max_batch``,
 ``decoder_activations`` (int8: the default, the decoder's activations quantized to int8 at its
@@ -47,10 +48,12 @@ def open_engine(options: EngineOptions) -> OpenVINOEngine:
     if not installed():
         raise EngineError("the openvino engine needs the openvino package (pip install openvino); "
                           "or use --engine numpy")
+    from mineru_tui.bundles.openvino.runtime import PRECISIONS
+
     extra = dict(options.extra)
     precision = extra.get("precision", "default")
-    if precision not in ("default", "f32"):
-        raise EngineError(f"openvino engine: unknown precision {precision!r} (default or f32)")
+    if precision not in PRECISIONS:
+        raise EngineError(f"openvino engine: unknown precision {precision!r} ({', '.join(PRECISIONS)})")
     device = extra.get("device", "CPU").upper()
     if device.split(".")[0] not in DEVICES:
         raise EngineError(f"openvino engine: unknown device {device!r} (CPU, GPU or NPU)")

@@ -4,14 +4,17 @@ decoder graphs: constants, linear layers with f32 or int8 weights, norms, rotary
 int8 weights follow the pattern OpenVINO's CPU plugin runs natively as a compressed-weight
 fully-connected layer: ``Constant(int8 [out, in]) → Convert(f32) → Multiply(scale [out, 1])``
 feeding ``MatMul(x, W, transpose_b=True)``; the int8 stays in memory and is expanded inside the
-kernel. Scales are per output channel (symmetric: ``max |w| / 127``).
+kernel. Scales are per output channel (symmetric: ``max |w| / 127``). int4 weights are
+group-wise, the same pattern with a Reshape: ``Constant(i4 [out, in/128, 128]) → Convert →
+Multiply(scale [out, in/128, 1]) → Reshape([out, in])`` (symmetric: ``max |w| / 7`` per group).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-WEIGHTS = ("f32", "f16", "int8")
+WEIGHTS = ("f32", "f16", "int8", "int4")
+INT4_GROUP = 128  # input channels per int4 scale
 
 
 def opset():
@@ -41,6 +44,26 @@ def quantize_int8(w_NK: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return q, scale
 
 
+def quantize_int4(w_NK: np.ndarray, group: int = INT4_GROUP) -> tuple[np.ndarray, np.ndarray]:
+    """Symmetric group-wise int4: (q [N, K/g, g] int8 holding −8…7, scale [N, K/g, 1] f32) with
+    g = ``group`` input channels per scale (one group per row when K is not a multiple),
+    w ≈ q · scale. Scales are max |w| / 7 of each group."""
+    w = np.asarray(w_NK, np.float32)
+    N, K = w.shape
+    g = group if K % group == 0 else K
+    wg = w.reshape(N, K // g, g)
+    amax = np.max(np.abs(wg), axis=2, keepdims=True)
+    scale = np.where(amax > 0, amax / np.float32(7), np.float32(1)).astype(np.float32)
+    q = np.clip(np.rint(wg / scale), -8, 7).astype(np.int8)
+    return q, scale
+
+
+def ov_type(name: str):
+    import openvino as ov
+
+    return getattr(ov.Type, name)
+
+
 def weight(w_NK: np.ndarray, weights: str):
     """The weight node of a linear layer ([out, in], used with transpose_b)."""
     op = opset()
@@ -51,6 +74,11 @@ def weight(w_NK: np.ndarray, weights: str):
     if weights == "int8":
         q, scale = quantize_int8(w_NK)
         return op.multiply(op.convert(const(q), "f32"), const(scale))
+    if weights == "int4":
+        q, scale = quantize_int4(w_NK)
+        N, K = w_NK.shape
+        w = op.multiply(op.convert(op.constant(q, ov_type("i4")), "f32"), const(scale))
+        return w if q.shape == (N, K) else op.reshape(w, i64(N, K), False)
     raise ValueError(f"unknown weight format {weights!r} (one of {', '.join(WEIGHTS)})")
 
 

@@ -24,7 +24,6 @@ from mineru_tui.engines.numpy.rope import vision_cos_sin
 from .vision import batch_layout
 
 MASK_MIN = np.float32(-1e30)  # −inf in the host's masks (finite: no inf − inf anywhere)
-PRECISIONS = ("default", "f32")
 # Attention in a vision call is padded to the largest image of the call; images join a call
 # while the padded attention costs at most this much more than attention image by image.
 PAD_COST = 1.3
@@ -33,8 +32,11 @@ PAD_COST = 1.3
 CALL_PATCHES = 4096
 
 
-# Linear-weight formats per precision: (decoder, vision tower).
-WEIGHT_FORMATS = {"default": ("int8", "int8"), "f32": ("f32", "f32")}
+# Linear-weight formats per precision: (decoder, vision tower). The precisions are those of
+# ``cli.options.Precision`` (a test keeps the two equal; the CLI does not import this module).
+# int4: the decoder's layers group-wise int4 (its lm_head stays int8), the vision tower int8.
+WEIGHT_FORMATS = {"default": ("int8", "int8"), "f32": ("f32", "f32"), "int4": ("int4", "int8")}
+PRECISIONS = tuple(WEIGHT_FORMATS)
 
 
 def weights_for(precision: str) -> str:

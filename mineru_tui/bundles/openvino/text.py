@@ -31,7 +31,7 @@ from .ops import const, i64, linear, opset, rms_norm, rope_fusable, weight
 
 
 def build_text(weights: Mapping[str, np.ndarray], cfg: TextConfig, wformat: str, cache_type: str = "f32"):
-    """The ``openvino.Model`` of the decoder with ``wformat`` linear weights (f32 | int8)."""
+    """The ``openvino.Model`` of the decoder with ``wformat`` linear weights (f32 | int8 | int4)."""
     import openvino as ov
 
     op = opset()
@@ -100,7 +100,9 @@ def build_text(weights: Mapping[str, np.ndarray], cfg: TextConfig, wformat: str,
     x = op.gather(x, logit_index, const(np.int64(1)))  # only the rows asked for reach lm_head
     h = rms_norm(x, w("model.norm.weight"), eps)
     head = w("lm_head.weight") if "lm_head.weight" in weights else w("model.embed_tokens.weight")
-    logits = op.matmul(h, weight(head, wformat), False, True)
+    # int4 layers keep an int8 lm_head: its 136 M weights decide the token, and in int4 it would
+    # be the largest error of the step
+    logits = op.matmul(h, weight(head, "int8" if wformat == "int4" else wformat), False, True)
     present_k = op.concat(new_k, 0)
     present_v = op.concat(new_v, 0)
     for node, name in ((logits, "logits"), (present_k, "present_k"), (present_v, "present_v")):

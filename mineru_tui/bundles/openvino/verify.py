@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..verify import DEFAULT_PROMPT, DEFAULT_TOKENS, VerifyReport, teacher_forced
 from .bundle import check_openvino_bundle, open_openvino_model
-from .runtime import OVTextForward
+from .runtime import WEIGHT_FORMATS, OVTextForward
 
 
 def verify_openvino_bundle(bundle, model, *, image=None, prompt: str = DEFAULT_PROMPT,
@@ -19,7 +19,7 @@ def verify_openvino_bundle(bundle, model, *, image=None, prompt: str = DEFAULT_P
     from mineru_tui.engines.numpy.model import load_model
 
     man = check_openvino_bundle(bundle, load_checkpoint(resolve_model(model)), full=True)
-    precision = "f32" if man.weights == "f32" else "default"
+    precision = next(p for p, (dec, _) in WEIGHT_FORMATS.items() if dec == man.weights)
     bundled = open_openvino_model(model, bundle=bundle, precision=precision, device=device)
     assert isinstance(bundled.text, OVTextForward)
     return teacher_forced(load_model(model), bundled, man.weights, "openvino bundle", image=image,
