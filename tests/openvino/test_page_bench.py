@@ -53,3 +53,16 @@ def test_llama_cpp_without_its_gguf_is_one_line():
     r = subprocess.run([sys.executable, "bench/pages.py", "--ckpt", str(tc.TINY_DIR), "--engines", "llama-cpp"],
                        cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode != 0 and "needs --gguf" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_the_decode_step_bench_runs_from_a_clone(tmp_path):
+    out = tmp_path / "decode.json"
+    env = dict(os.environ, MINERU_TUI_CACHE=str(tmp_path / "cache"), HF_HUB_OFFLINE="1")
+    r = subprocess.run([sys.executable, "bench/decode_step.py", "--ckpt", str(tc.TINY_DIR), "--context", "30",
+                        "--rounds", "1", "--tokens", "3", "--json", str(out)],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    res = json.loads(out.read_text())
+    assert len(res["bare_ms_tight"]) == len(res["bare_ms_room1024"]) == 1 and res["bare_ms_tight"][0] > 0
+    assert res["generate_tokens_per_s"] > 0 and res["generate_prompt_tokens"] > 30
+    assert Path(res["code"]) == ROOT / "mineru_tui"  # this checkout's engine was measured
