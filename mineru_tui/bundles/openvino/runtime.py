@@ -21,11 +21,15 @@ import numpy as np
 from mineru_tui.engines.numpy.config import TextConfig, VisionConfig
 from mineru_tui.engines.numpy.decoder import KVCache, LogitsWhich
 from mineru_tui.engines.numpy.rope import vision_cos_sin
+from .vision import batch_layout
 
 MASK_MIN = np.float32(-1e30)  # −inf in the host's masks (finite: no inf − inf anywhere)
 PRECISIONS = ("default", "f32")
-# Patches per vision call of several images (bounds a call's activation memory; a single larger
-# image still runs alone in one call).
+# Attention in a vision call of images of different sizes is padded to the largest; images join
+# a call while the padded attention costs at most this much more than attention image by image.
+PAD_COST = 1.3
+# Padded rows (B·Lmax) per vision call: bounds the activation memory of a call of several crops
+# (a single larger image still runs alone in one call).
 CALL_PATCHES = 4096
 
 # Linear-weight formats per precision: (decoder, vision tower).
@@ -71,18 +75,18 @@ def compile_config(precision: str, device: str, part: str = "vision", decoder_ac
     return cfg
 
 
-def vision_calls(sizes: Sequence[int], frames: Sequence[int] | None = None) -> list[list[int]]:
-    """Group image indices into vision calls: images whose frames have the same number of
-    patches (``sizes``; ``frames`` per image, default 1) share a call — a batch of equal-length
-    sequences, so attention needs no padding and no mask —, largest first, while the call stays
-    within CALL_PATCHES patches."""
-    frames = [1] * len(sizes) if frames is None else list(frames)
-    order = sorted(range(len(sizes)), key=lambda i: (-sizes[i], i))
+def vision_calls(sizes: Sequence[int]) -> list[list[int]]:
+    """Group segment indices into vision calls: biggest first, a segment joins the current call
+    while padding every segment of the call to the largest costs ≤ PAD_COST × the exact
+    attention (B·Lmax² vs Σ n²) and the call stays within CALL_PATCHES padded rows."""
+    order = sorted(range(len(sizes)), key=lambda i: -sizes[i])
     calls: list[list[int]] = []
     for i in order:
         if calls:
             cur = calls[-1]
-            if sizes[cur[0]] == sizes[i] and (sum(frames[j] for j in cur) + frames[i]) * sizes[i] <= CALL_PATCHES:
+            lmax = sizes[cur[0]]
+            exact = sum(sizes[j] ** 2 for j in cur) + sizes[i] ** 2
+            if (len(cur) + 1) * lmax**2 <= PAD_COST * exact and (len(cur) + 1) * lmax <= CALL_PATCHES:
                 cur.append(i)
                 continue
         calls.append([i])
@@ -92,8 +96,9 @@ def vision_calls(sizes: Sequence[int], frames: Sequence[int] | None = None) -> l
 class OVVision:
     """``VisionTower``-compatible: ``(pixel_values [N,1176], grid_thws, check=None) → embeds``.
 
-    Several images of one size per call (a batch of equal-length sequences): each image, each
-    frame, attends only to itself."""
+    Several images per call: attention is block-diagonal (each image, each frame, attends only
+    to itself) — a batch of equal sequences without a mask when the call's frames have one size,
+    else the padded batch with a key mask (the vision model has both parts, one empty per call)."""
 
     def __init__(self, compiled, cfg: VisionConfig):
         self.cfg = cfg  # the host reads cfg.spatial_merge_size
@@ -105,25 +110,38 @@ class OVVision:
         grids = [tuple(int(v) for v in g) for g in grid_thws]
         px = np.ascontiguousarray(pixel_values_NK, np.float32)
         cos, sin = vision_cos_sin(grids, self.cfg.head_dim, self.cfg.rope_theta, self.cfg.spatial_merge_size)
-        # an image's frames attend each to itself (the numpy tower's cu_seqlens): each is one
-        # sequence of the call's batch
-        starts = np.cumsum([0] + [t * h * w for t, h, w in grids])
-        if starts[-1] != px.shape[0]:
-            raise ValueError(f"pixel_values has {px.shape[0]} rows, the grids need {starts[-1]}")
+        # segments: one per image frame, in row order; an image's frames stay in one call
+        images, start = [], 0
+        for t, h, w in grids:
+            images.append((start, [h * w] * t))
+            start += t * h * w
+        if start != px.shape[0]:
+            raise ValueError(f"pixel_values has {px.shape[0]} rows, the grids need {start}")
         m2 = self.cfg.spatial_merge_size**2
-        out: list[np.ndarray | None] = [None] * len(grids)
-        for call in vision_calls([h * w for _, h, w in grids], [t for t, _, _ in grids]):
+        D = cos.shape[-1]
+        out: list[np.ndarray | None] = [None] * len(images)
+        for call in vision_calls([sum(segs) for _, segs in images]):
             if check is not None:
                 check()
-            rows = np.concatenate([np.arange(starts[i], starts[i + 1]) for i in call])
-            L = grids[call[0]][1] * grids[call[0]][2]
-            shape = (len(rows) // L, L, cos.shape[-1])  # [B, L, D]: B frames of L patches
-            feeds = {"pixel_values": px[rows], "cos": cos[rows].reshape(shape), "sin": sin[rows].reshape(shape)}
+            rows = np.concatenate([np.arange(images[i][0], images[i][0] + sum(images[i][1])) for i in call])
+            sizes = [n for i in call for n in images[i][1]]
+            c, s = cos[rows], sin[rows]
+            if len(set(sizes)) == 1:  # segments of one size: a batch of equal sequences, no mask
+                feeds = {"cos": c.reshape(len(sizes), sizes[0], D), "sin": s.reshape(len(sizes), sizes[0], D),
+                         "cos_padded": np.zeros((0, D), np.float32), "sin_padded": np.zeros((0, D), np.float32),
+                         "gather_idx": np.zeros(0, np.int64), "scatter_idx": np.zeros(0, np.int64),
+                         "key_mask": np.zeros((0, 1, 1, 0), np.float32)}
+            else:  # the padded batch; the rotary tables in its row order
+                gather, scatter, mask = batch_layout(sizes)
+                feeds = {"cos": np.zeros((0, 0, D), np.float32), "sin": np.zeros((0, 0, D), np.float32),
+                         "cos_padded": c[gather], "sin_padded": s[gather],
+                         "gather_idx": gather, "scatter_idx": scatter, "key_mask": mask}
+            feeds["pixel_values"] = px[rows]
             with self._lock:
                 emb = np.array(self.request.infer(feeds)["image_embeds"], np.float32)
             at = 0
             for i in call:
-                n = (starts[i + 1] - starts[i]) // m2
+                n = sum(images[i][1]) // m2
                 out[i] = emb[at:at + n]
                 at += n
         return np.concatenate(out, axis=0)  # type: ignore[arg-type]

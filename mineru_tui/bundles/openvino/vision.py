@@ -33,7 +33,7 @@ import numpy as np
 from mineru_tui.engines.numpy.config import VisionConfig
 from .ops import const, i64, layer_norm, linear, opset
 
-INPUTS = ("pixel_values", "cos", "sin")
+INPUTS = ("pixel_values", "cos", "sin", "cos_padded", "sin_padded", "gather_idx", "scatter_idx", "key_mask")
 
 
 def rope_bhld(x, cos, sin, half: int):
@@ -59,27 +59,44 @@ def build_vision(weights: Mapping[str, np.ndarray], cfg: VisionConfig, wformat: 
     px = op.parameter([-1, cfg.patch_dim], ov.Type.f32, name="pixel_values")
     cos = op.parameter([-1, -1, D], ov.Type.f32, name="cos")
     sin = op.parameter([-1, -1, D], ov.Type.f32, name="sin")
-    params = [px, cos, sin]
+    cos_p = op.parameter([-1, D], ov.Type.f32, name="cos_padded")
+    sin_p = op.parameter([-1, D], ov.Type.f32, name="sin_padded")
+    gather_idx = op.parameter([-1], ov.Type.i64, name="gather_idx")
+    scatter_idx = op.parameter([-1], ov.Type.i64, name="scatter_idx")
+    key_mask = op.parameter([-1, 1, 1, -1], ov.Type.f32, name="key_mask")
+    params = [px, cos, sin, cos_p, sin_p, gather_idx, scatter_idx, key_mask]
 
-    # [B, L] of the call's images, from the rotary table's shape
     zero = const(np.int64(0))
+    to_bhld = i64(0, 2, 1, 3)
+    scale = const(np.float32(D**-0.5))
+    # the equal part: [B, L] from the rotary table's shape, its B·L rows first
     B_L = op.gather(op.shape_of(cos, "i64"), i64(0, 1), zero)
+    n_equal = op.reduce_prod(B_L, i64(0), True)
     cos4, sin4 = op.unsqueeze(cos, i64(1)), op.unsqueeze(sin, i64(1))  # [B, 1, L, D]
     B_L_3H_D = op.concat([B_L, i64(3 * H, D)], 0)
     no_mask = const(np.zeros((1, 1, 1, 1), np.float32))  # a constant: the fused kernel adds nothing
-    to_bhld = i64(0, 2, 1, 3)
+    # the padded part: [Bp, Lmax] from the mask's shape
+    Bp_L = op.gather(op.shape_of(key_mask, "i64"), i64(0, 3), zero)
+    Bp_1_L_D = op.concat([op.gather(Bp_L, i64(0), zero), i64(1), op.gather(Bp_L, i64(1), zero), i64(D)], 0)
+    cos_p4, sin_p4 = op.reshape(cos_p, Bp_1_L_D, False), op.reshape(sin_p, Bp_1_L_D, False)  # [Bp, 1, Lmax, D]
+    Bp_L_3H_D = op.concat([Bp_L, i64(3 * H, D)], 0)
+
+    def attention(qkv, shape, c, s, mask):  # qkv rows in [B, L] order → [B·L, E]
+        qkv = op.reshape(qkv, shape, False)  # [B, L, 3H, D]
+        q, k, v = (op.transpose(t, to_bhld) for t in op.variadic_split(qkv, i64(2), i64(H, H, H)).outputs())
+        q, k = rope_bhld(q, c, s, D // 2), rope_bhld(k, c, s, D // 2)
+        a = op.scaled_dot_product_attention(q, k, v, mask, scale, causal=False)  # [B, H, L, D]
+        return op.reshape(op.transpose(a, to_bhld), i64(-1, E), False)
 
     x = linear(px, w("patch_embed.proj.weight").reshape(E, -1), None, wformat)  # Conv3d == matmul
-    scale = const(np.float32(D**-0.5))
     for i in range(cfg.depth):
         p = f"blocks.{i}."
         h = layer_norm(x, w(p + "norm1.weight"), w(p + "norm1.bias"), eps)
         qkv = linear(h, w(p + "attn.qkv.weight"), w(p + "attn.qkv.bias"), wformat)  # [N, 3E]
-        qkv = op.reshape(qkv, B_L_3H_D, False)  # [B, L, 3H, D]
-        q, k, v = (op.transpose(t, to_bhld) for t in op.variadic_split(qkv, i64(2), i64(H, H, H)).outputs())
-        q, k = rope_bhld(q, cos4, sin4, D // 2), rope_bhld(k, cos4, sin4, D // 2)
-        a = op.scaled_dot_product_attention(q, k, v, no_mask, scale, causal=False)  # [B, H, L, D]
-        a = op.reshape(op.transpose(a, to_bhld), i64(-1, E), False)  # [N, E], the patches in order
+        equal = op.variadic_split(qkv, zero, op.concat([n_equal, i64(-1)], 0)).output(0)
+        a_equal = attention(equal, B_L_3H_D, cos4, sin4, no_mask)
+        a_padded = attention(op.gather(qkv, gather_idx, zero), Bp_L_3H_D, cos_p4, sin_p4, key_mask)
+        a = op.concat([a_equal, op.gather(a_padded, scatter_idx, zero)], 0)  # [N, E], the patches in order
         x = op.add(x, linear(a, w(p + "attn.proj.weight"), w(p + "attn.proj.bias"), wformat))
         h = layer_norm(x, w(p + "norm2.weight"), w(p + "norm2.bias"), eps)
         h = linear(h, w(p + "mlp.fc1.weight"), w(p + "mlp.fc1.bias"), wformat)
@@ -93,3 +110,19 @@ def build_vision(weights: Mapping[str, np.ndarray], cfg: VisionConfig, wformat: 
     out.output(0).get_tensor().set_names({"image_embeds"})
     return ov.Model([out], params, "mineru_vision")
 
+
+
+def batch_layout(sizes: list[int], offset: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(gather_idx, scatter_idx, key_mask) for images of ``sizes`` patches, concatenated from row
+    ``offset`` of the call: the padded part of a vision call."""
+    B, L = len(sizes), max(sizes)
+    gather = np.zeros((B, L), np.int64)
+    mask = np.full((B, 1, 1, L), np.float32(-1e30), np.float32)
+    scatter = np.empty(sum(sizes), np.int64)
+    start = 0
+    for b, n in enumerate(sizes):
+        gather[b, :n] = offset + np.arange(start, start + n)
+        mask[b, 0, 0, :n] = 0
+        scatter[start:start + n] = b * L + np.arange(n)
+        start += n
+    return gather.reshape(-1), scatter, mask
