@@ -93,7 +93,7 @@ def build_vision(weights: Mapping[str, np.ndarray], cfg: VisionConfig, wformat: 
         p = f"blocks.{i}."
         h = layer_norm(x, w(p + "norm1.weight"), w(p + "norm1.bias"), eps)
         qkv = linear(h, w(p + "attn.qkv.weight"), w(p + "attn.qkv.bias"), wformat)  # [N, 3E]
-        equal = op.variadic_split(qkv, zero, op.concat([n_equal, i64(-1)], 0)).output(0)
+        equal = op.slice(qkv, i64(0), n_equal, i64(1), i64(0))  # rows [0, B·L): all or none
         a_equal = attention(equal, B_L_3H_D, cos4, sin4, no_mask)
         a_padded = attention(op.gather(qkv, gather_idx, zero), Bp_L_3H_D, cos_p4, sin_p4, key_mask)
         a = op.concat([a_equal, op.gather(a_padded, scatter_idx, zero)], 0)  # [N, E], the patches in order
