@@ -1,18 +1,23 @@
 """The vision tower (32 ViT blocks + PatchMerger) as an OpenVINO model, built from the checkpoint.
 
-Inputs (every dimension dynamic, so one model serves every image size and any number of images
-of one size):
+Inputs (every dimension dynamic, so one model serves every image size and any number of images):
 
-* ``pixel_values [N, 1176]`` f32 — the patches of B images (or frames) of L patches each,
-  concatenated (N = B·L);
-* ``cos``, ``sin [B, L, head_dim]`` f32 — the 2-D rotary tables (host: ``rope.vision_cos_sin``);
-  their shape also gives the graph B and L.
+* ``pixel_values [N, 1176]`` f32 — the patches of one or more images, concatenated;
+* the call's images (frames) for attention, in one of two forms — the host fills one and gives
+  the other empty inputs (zero rows):
+
+  - **equal**: B frames of L patches each (N = B·L): ``cos``, ``sin [B, L, head_dim]`` f32, the
+    2-D rotary tables (host: ``rope.vision_cos_sin``), whose shape gives the graph B and L.
+    Nothing is padded, so attention has no mask (the fused kernel is ≈ 7 % faster without one);
+  - **padded**: frames of different sizes as a padded batch: ``gather_idx [B·Lmax]`` i64 (row
+    ``b·Lmax + j`` is patch ``gather_idx``; padding points anywhere and is masked),
+    ``scatter_idx [N]`` i64 (each patch's row back), ``key_mask [B, 1, 1, Lmax]`` f32 (−1e30 on
+    padding), ``cos_padded``, ``sin_padded [B·Lmax, head_dim]`` in the padded batch's row order.
 
 Output ``image_embeds [N/4, 896]`` in the order of ``<|image_pad|>`` tokens. Attention is full
-inside an image and absent across images (the ``cu_seqlens`` semantics of the numpy tower): the
-B images are a batch of equal-length sequences, so nothing is padded and attention needs no mask.
-The host groups images of one size into a call (``runtime.vision_calls``). Everything else
-(LayerNorm, the linears, quick-GELU, the merger's exact GELU) is the numpy tower's arithmetic.
+inside an image and absent across images (the ``cu_seqlens`` semantics of the numpy tower).
+Everything else (LayerNorm, the linears, quick-GELU, the merger's exact GELU) is the numpy
+tower's arithmetic.
 
 The attention part of a block is written in the shapes the CPU plugin fuses (checked in its
 runtime graph, ``PERF_COUNT``): the fused qkv rows reshaped to ``[B, L, 3H, D]``, a VariadicSplit
@@ -20,8 +25,7 @@ into q/k/v and a Transpose to ``[B, H, L, D]``; the rotary ``x·cos + concat(−
 rank-4 layout becomes one ``RoPE`` node per tensor (the Split/Negative/Concat/Multiply/Add chain of
 a rank-3 layout stays ten separate nodes), and ``ScaledDotProductAttention`` becomes one fused
 attention kernel (a snippets ``Subgraph``: tiled matmul–softmax–matmul on AMX where the CPU has
-it, no L² score matrix in memory). Without a mask input that kernel is ≈ 7 % faster on the
-layout image than with one (docs/openvino.md, "The vision tower").
+it, no L² score matrix in memory; docs/openvino.md, "The attention kernel").
 """
 
 from __future__ import annotations
