@@ -3,7 +3,10 @@ engine's vision tower, best of a few rounds, beside its compute bound; for OpenV
 kernels its CPU plugin picked (``PERF_COUNT``), seconds per kind of layer.
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/vision_stage.py \\
-        --ckpt CKPT --engine openvino [--extra precision=f32] [--rounds 3] [--json out.json]
+        --ckpt CKPT --engine openvino [--extra precision=f32] [--rounds 3] [--crops] [--json out.json]
+
+``--crops`` also times the 17 block crops of ``bench/pages.py``'s page (10,436 patches) through one
+vision call per round, grouped as the engine groups them, after the layout image's rounds.
 
 A CPU without AMX can be emulated on one with it by capping oneDNN inside OpenVINO:
 ``ONEDNN_MAX_CPU_ISA=AVX2`` (or ``AVX512_CORE``, ``AVX512_CORE_VNNI``, ``AVX512_CORE_BF16``) in
@@ -39,6 +42,21 @@ def layout_inputs(ckpt: Path):
     return img.pixel_values, [img.grid_thw]
 
 
+def crop_inputs(ckpt: Path):
+    """(pixel_values, grids) of the block crops of bench/pages.py's page, as the page reader makes them."""
+    import numpy as np
+
+    from bench.pages import layout_answer, page_image
+    from mineru_tui.engines.numpy.config import load_preprocessor_config
+    from mineru_tui.engines.numpy.preprocess import preprocess_image
+    from mineru_tui.reader import protocol
+
+    requests, _ = protocol.block_requests(page_image(), protocol.parse_layout(layout_answer()), False, None)
+    cfg = load_preprocessor_config(ckpt)
+    imgs = [preprocess_image(r.image, cfg) for r in requests]
+    return np.concatenate([i.pixel_values for i in imgs]), [i.grid_thw for i in imgs]
+
+
 def kernels(bundle: Path, config: dict, px, grids, cfg) -> list[tuple[str, str, int, float]]:
     """(layer type, kernel, count, seconds) of one profiled vision call of the bundle's IR."""
     import openvino as ov
@@ -61,6 +79,7 @@ def main() -> None:
     ap.add_argument("--engine", choices=("numpy", "openvino"), default="openvino")
     ap.add_argument("--extra", action="append", default=[], metavar="KEY=VALUE", help="an engine option")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--crops", action="store_true", help="also time the page's block crops")
     ap.add_argument("--no-kernels", action="store_true", help="openvino: skip the profiled call")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
@@ -83,6 +102,17 @@ def main() -> None:
     res = {"engine": args.engine, "extra": dict(extra), "onednn_max_cpu_isa": os.environ.get("ONEDNN_MAX_CPU_ISA"),
            "patches": int(px.shape[0]), "vision_s": [round(t, 2) for t in times], "best_s": round(min(times), 2),
            "peak_rss_gib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)}
+    if args.crops:
+        cpx, cgrids = crop_inputs(args.ckpt)
+        ctimes = []
+        for _ in range(args.rounds):
+            t = time.perf_counter()
+            vision(cpx, cgrids)
+            ctimes.append(time.perf_counter() - t)
+            print(f"crops call ({len(cgrids)} images, {cpx.shape[0]} patches): {ctimes[-1]:.2f} s", flush=True)
+        res.update(crops=len(cgrids), crop_patches=int(cpx.shape[0]), crops_s=[round(t, 2) for t in ctimes],
+                   crops_best_s=round(min(ctimes), 2))
+        res["peak_rss_gib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)
     cfg = load_model_config(args.ckpt)
     flops = cb.vision_flops([cb.image_patches((1036, 1036), load_preprocessor_config(args.ckpt))], cfg.vision)
     if args.engine == "numpy":

@@ -144,12 +144,14 @@ def test_engine_options_errors_are_one_line():
     assert "\n" not in str(e.value)
 
 
-def test_vision_images_of_different_sizes_padded_into_one_call():
-    """Two images of 600 and 576 patches share one call (padded to 600 rows, the shorter one's
-    keys masked, its rotary tables gathered into the padded order): numpy's per-image result."""
-    grids = [(1, 20, 30), (1, 24, 24)]
+def test_vision_equal_and_padded_calls_are_numpys():
+    """Two images of 600 and 576 patches share one call (the padded part: the shorter one's keys
+    masked); three frames of 576 patches (two images, one with two frames) the equal part (no
+    mask); then one image alone: numpy's per-frame attention each time."""
     assert vision_calls([600, 576]) == [[0, 1]]
-    px = np.random.default_rng(0).standard_normal((1176, 1176)).astype(np.float32)
-    ref = numpy_model().vision(px, grids)
-    got = ov_model("f32").vision(px, grids)
-    np.testing.assert_allclose(got, ref, atol=1e-4, rtol=1e-4)
+    rng = np.random.default_rng(0)
+    for grids in ([(1, 20, 30), (1, 24, 24)], [(2, 24, 24), (1, 24, 24)], [(1, 20, 30)]):
+        px = rng.standard_normal((sum(t * h * w for t, h, w in grids), 1176)).astype(np.float32)
+        ref = numpy_model().vision(px, grids)
+        got = ov_model("f32").vision(px, grids)
+        np.testing.assert_allclose(got, ref, atol=1e-4, rtol=1e-4)

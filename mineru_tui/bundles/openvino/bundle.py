@@ -30,7 +30,7 @@ from .runtime import (OVTextForward, OVVision, compile_config, core, release_map
                       weights_for)
 
 FORMAT = "mineru-tui-openvino-bundle"
-FORMAT_VERSION = 3  # 2: vision cos/sin in the padded batch order (RoPE fusion); 3: the decoder's one mask input
+FORMAT_VERSION = 3  # 2: vision cos/sin in the padded batch order (RoPE fusion); 3: the decoder's one mask input, the vision tower's unpadded, unmasked part
 MANIFEST = "manifest.json"
 FILES = ("vision.xml", "vision.bin", "decoder.xml", "decoder.bin")
 

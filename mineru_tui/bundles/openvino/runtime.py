@@ -24,8 +24,8 @@ from mineru_tui.engines.numpy.rope import vision_cos_sin
 from .vision import batch_layout
 
 MASK_MIN = np.float32(-1e30)  # −inf in the host's masks (finite: no inf − inf anywhere)
-# Attention in a vision call is padded to the largest image of the call; images join a call
-# while the padded attention costs at most this much more than attention image by image.
+# Attention in a vision call of images of different sizes is padded to the largest; images join
+# a call while the padded attention costs at most this much more than attention image by image.
 PAD_COST = 1.3
 # Padded rows (B·Lmax) per vision call: bounds the activation memory of a call of several crops
 # (a single larger image still runs alone in one call).
@@ -100,7 +100,8 @@ class OVVision:
     """``VisionTower``-compatible: ``(pixel_values [N,1176], grid_thws, check=None) → embeds``.
 
     Several images per call: attention is block-diagonal (each image, each frame, attends only
-    to itself), through the padded-batch inputs of the vision model."""
+    to itself) — a batch of equal sequences without a mask when the call's frames have one size,
+    else the padded batch with a key mask (the vision model has both parts, one empty per call)."""
 
     def __init__(self, compiled, cfg: VisionConfig):
         self.cfg = cfg  # the host reads cfg.spatial_merge_size
@@ -120,16 +121,25 @@ class OVVision:
         if start != px.shape[0]:
             raise ValueError(f"pixel_values has {px.shape[0]} rows, the grids need {start}")
         m2 = self.cfg.spatial_merge_size**2
+        D = cos.shape[-1]
         out: list[np.ndarray | None] = [None] * len(images)
         for call in vision_calls([sum(segs) for _, segs in images]):
             if check is not None:
                 check()
             rows = np.concatenate([np.arange(images[i][0], images[i][0] + sum(images[i][1])) for i in call])
             sizes = [n for i in call for n in images[i][1]]
-            gather, scatter, mask = batch_layout(sizes)
-            # the rotary tables go in the padded batch's row order (the graph applies them there)
-            feeds = {"pixel_values": px[rows], "cos": cos[rows][gather], "sin": sin[rows][gather],
-                     "gather_idx": gather, "scatter_idx": scatter, "key_mask": mask}
+            c, s = cos[rows], sin[rows]
+            if len(set(sizes)) == 1:  # segments of one size: a batch of equal sequences, no mask
+                feeds = {"cos": c.reshape(len(sizes), sizes[0], D), "sin": s.reshape(len(sizes), sizes[0], D),
+                         "cos_padded": np.zeros((0, D), np.float32), "sin_padded": np.zeros((0, D), np.float32),
+                         "gather_idx": np.zeros(0, np.int64), "scatter_idx": np.zeros(0, np.int64),
+                         "key_mask": np.zeros((0, 1, 1, 0), np.float32)}
+            else:  # the padded batch; the rotary tables in its row order
+                gather, scatter, mask = batch_layout(sizes)
+                feeds = {"cos": np.zeros((0, 0, D), np.float32), "sin": np.zeros((0, 0, D), np.float32),
+                         "cos_padded": c[gather], "sin_padded": s[gather],
+                         "gather_idx": gather, "scatter_idx": scatter, "key_mask": mask}
+            feeds["pixel_values"] = px[rows]
             with self._lock:
                 emb = np.array(self.request.infer(feeds)["image_embeds"], np.float32)
             at = 0
