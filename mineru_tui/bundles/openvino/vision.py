@@ -35,18 +35,9 @@ from collections.abc import Mapping
 import numpy as np
 
 from mineru_tui.engines.numpy.config import VisionConfig
-from .ops import const, i64, layer_norm, linear, opset
+from .ops import const, i64, layer_norm, linear, opset, rope_fusable
 
 INPUTS = ("pixel_values", "cos", "sin", "cos_padded", "sin_padded", "gather_idx", "scatter_idx", "key_mask")
-
-
-def rope_bhld(x, cos, sin, half: int):
-    """x·cos + rotate_half(x)·sin for x ``[B, H, L, D]`` and cos/sin ``[B, 1, L, D]``, in the form
-    OpenVINO's RoPE fusion recognises (VariadicSplit, Multiply by −1, Concat on the last axis)."""
-    op = opset()
-    x1, x2 = op.variadic_split(x, const(np.int64(3)), i64(half, half)).outputs()
-    rot = op.concat([op.multiply(x2, const(np.float32(-1.0))), x1], -1)
-    return op.add(op.multiply(x, cos), op.multiply(rot, sin))
 
 
 def build_vision(weights: Mapping[str, np.ndarray], cfg: VisionConfig, wformat: str, prefix: str = "visual."):
@@ -88,7 +79,7 @@ def build_vision(weights: Mapping[str, np.ndarray], cfg: VisionConfig, wformat: 
     def attention(qkv, shape, c, s, mask):  # qkv rows in [B, L] order → [B·L, E]
         qkv = op.reshape(qkv, shape, False)  # [B, L, 3H, D]
         q, k, v = (op.transpose(t, to_bhld) for t in op.variadic_split(qkv, i64(2), i64(H, H, H)).outputs())
-        q, k = rope_bhld(q, c, s, D // 2), rope_bhld(k, c, s, D // 2)
+        q, k = rope_fusable(q, c, s, D // 2), rope_fusable(k, c, s, D // 2)
         a = op.scaled_dot_product_attention(q, k, v, mask, scale, causal=False)  # [B, H, L, D]
         return op.reshape(op.transpose(a, to_bhld), i64(-1, E), False)
 
