@@ -16,38 +16,29 @@ Run it from another checkout (``PYTHONPATH=OTHER``) for a before/after in the sa
 from __future__ import annotations
 
 import argparse
+import functools
+import importlib.util
 import json
 import sys
-import time
 from pathlib import Path
-
-import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def bare_ms(model, context: int, room: int, steps: int = 40) -> float:
-    """Median ms of ``steps`` decode steps at ``context`` cached tokens, ``room`` empty slots."""
-    from mineru_tui.engines.numpy.rope import mrope_cos_sin
-    from mineru_tui.engines.numpy.sampling import LogitsProcessor, SamplingParams, greedy
+@functools.cache
+def _engine_bench():
+    """This checkout's ``bench/engine.py``, even when ``PYTHONPATH`` names another checkout for
+    the engine's code (whose ``bench`` package may be older)."""
+    spec = importlib.util.spec_from_file_location("bench_engine_here", REPO / "bench" / "engine.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
-    text, tc = model.text, model.config.text
-    cache = text.new_cache(1, context + room)
-    rng = np.random.default_rng(1)
-    cache.k[:, :, :, :context] = rng.standard_normal((1, 1, 1, context, tc.head_dim), dtype=np.float32)
-    cache.v[:, :, :, :context] = rng.standard_normal((1, 1, 1, context, tc.head_dim), dtype=np.float32)
-    proc = LogitsProcessor(SamplingParams(), 1, tc.vocab_size)
-    tokens, times = rng.integers(0, 3000, 1), []
-    for s in range(steps):
-        t = time.perf_counter()
-        slot = context + s
-        cos, sin = mrope_cos_sin(np.full(1, slot), tc.head_dim, tc.rope_theta, tc.mrope_section)
-        logits = text.step(text.embed(tokens[:, None]), cos[:, None], sin[:, None],
-                           np.zeros((1, 1, slot + 1), np.float32), slot, cache)
-        tokens = greedy(proc(logits[:, -1]))
-        proc.append(tokens)
-        times.append(time.perf_counter() - t)
-    return round(1e3 * float(np.median(times[2:])), 2)
+
+def bare_ms(model, context: int, room: int, steps: int = 40) -> float:
+    """Median ms of ``steps`` decode steps at batch 1, ``context`` cached tokens and ``room``
+    empty slots (``bench/engine.py``'s decode rows)."""
+    return round(_engine_bench().decode_steps(model, 1, context, steps, room)["ms_per_step_median"], 2)
 
 
 def main() -> None:

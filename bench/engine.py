@@ -183,14 +183,15 @@ def blas_info() -> list[dict]:
         return [{"note": "threadpoolctl not installed"}]
 
 
-def decode_steps(model, batch: int, context: int, steps: int) -> dict:
-    """Time ``steps`` decode steps of ``batch`` rows at ``context`` cached tokens (random cache)."""
+def decode_steps(model, batch: int, context: int, steps: int, room: int = 0) -> dict:
+    """Time ``steps`` decode steps of ``batch`` rows at ``context`` cached tokens (random cache),
+    in a cache with ``room`` slots beyond the context (at least ``steps``)."""
     from mineru_tui.engines.numpy.rope import mrope_cos_sin
     from mineru_tui.engines.numpy.sampling import LogitsProcessor, SamplingParams, greedy
 
     tc = model.config.text
     text = model.text
-    cache = text.new_cache(batch, context + steps)
+    cache = text.new_cache(batch, context + max(steps, room))
     rng = np.random.default_rng(1)
     cache.k[:, :, :, :context] = rng.standard_normal((1, 1, 1, context, tc.head_dim), dtype=np.float32)
     cache.v[:, :, :, :context] = rng.standard_normal((1, 1, 1, context, tc.head_dim), dtype=np.float32)

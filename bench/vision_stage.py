@@ -57,6 +57,17 @@ def crop_inputs(ckpt: Path):
     return np.concatenate([i.pixel_values for i in imgs]), [i.grid_thw for i in imgs]
 
 
+def timed_calls(vision, px, grids, rounds: int, label: str) -> list[float]:
+    """Seconds of ``rounds`` calls of ``vision`` on (px, grids), each printed as it ends."""
+    times = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        vision(px, grids)
+        times.append(time.perf_counter() - t)
+        print(f"{label}: {times[-1]:.2f} s", flush=True)
+    return times
+
+
 def kernels(bundle: Path, config: dict, px, grids, cfg) -> list[tuple[str, str, int, float]]:
     """(layer type, kernel, count, seconds) of one profiled vision call of the bundle's IR."""
     import openvino as ov
@@ -93,23 +104,13 @@ def main() -> None:
     engine = open_engine(EngineOptions(engine=args.engine, model=str(args.ckpt), extra=extra))
     vision = engine.model.vision
     px, grids = layout_inputs(args.ckpt)
-    times = []
-    for _ in range(args.rounds):
-        t = time.perf_counter()
-        vision(px, grids)
-        times.append(time.perf_counter() - t)
-        print(f"vision call: {times[-1]:.2f} s", flush=True)
+    times = timed_calls(vision, px, grids, args.rounds, "vision call")
     res = {"engine": args.engine, "extra": dict(extra), "onednn_max_cpu_isa": os.environ.get("ONEDNN_MAX_CPU_ISA"),
            "patches": int(px.shape[0]), "vision_s": [round(t, 2) for t in times], "best_s": round(min(times), 2),
            "peak_rss_gib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)}
     if args.crops:
         cpx, cgrids = crop_inputs(args.ckpt)
-        ctimes = []
-        for _ in range(args.rounds):
-            t = time.perf_counter()
-            vision(cpx, cgrids)
-            ctimes.append(time.perf_counter() - t)
-            print(f"crops call ({len(cgrids)} images, {cpx.shape[0]} patches): {ctimes[-1]:.2f} s", flush=True)
+        ctimes = timed_calls(vision, cpx, cgrids, args.rounds, f"crops call ({len(cgrids)} images, {cpx.shape[0]} patches)")
         res.update(crops=len(cgrids), crop_patches=int(cpx.shape[0]), crops_s=[round(t, 2) for t in ctimes],
                    crops_best_s=round(min(ctimes), 2))
         res["peak_rss_gib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)
