@@ -1,13 +1,3 @@
 """Fixtures of the watch tests."""
 
-from __future__ import annotations
-
-import pytest
-
-
-@pytest.fixture(autouse=True)
-def config_home(tmp_path, monkeypatch):
-    """The app remembers its theme under $XDG_CONFIG_HOME: a temporary one per test."""
-    home = tmp_path / "config"
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
-    return home
+from tests.app_fixtures import config_home  # noqa: F401  (autouse)
