@@ -34,8 +34,8 @@ sys.path.insert(0, str(ROOT))
 def layout_inputs(ckpt: Path):
     """(pixel_values, grids) of the layout image of bench/pages.py's page, as the engine makes them."""
     from bench.pages import page_image
-    from mineru_tui.engines.numpy.config import load_preprocessor_config
-    from mineru_tui.engines.numpy.preprocess import preprocess_image
+    from mineru_tui.engines.qwen2vl.config import load_preprocessor_config
+    from mineru_tui.engines.qwen2vl.preprocess import preprocess_image
     from mineru_tui.reader import protocol
 
     img = preprocess_image(protocol.layout_request(page_image(), None).image, load_preprocessor_config(ckpt))
@@ -47,8 +47,8 @@ def crop_inputs(ckpt: Path):
     import numpy as np
 
     from bench.pages import layout_answer, page_image
-    from mineru_tui.engines.numpy.config import load_preprocessor_config
-    from mineru_tui.engines.numpy.preprocess import preprocess_image
+    from mineru_tui.engines.qwen2vl.config import load_preprocessor_config
+    from mineru_tui.engines.qwen2vl.preprocess import preprocess_image
     from mineru_tui.reader import protocol
 
     requests, _ = protocol.block_requests(page_image(), protocol.parse_layout(layout_answer()), False, None)
@@ -72,7 +72,7 @@ def kernels(bundle: Path, config: dict, px, grids, cfg) -> list[tuple[str, str, 
     """(layer type, kernel, count, seconds) of one profiled vision call of the bundle's IR."""
     import openvino as ov
 
-    from mineru_tui.bundles.openvino.runtime import OVVision
+    from mineru_tui.engines.openvino.runtime import OVVision
 
     compiled = ov.Core().compile_model(str(bundle / "vision.xml"), "CPU", {**config, "PERF_COUNT": True})
     vis = OVVision(compiled, cfg)
@@ -98,7 +98,7 @@ def main() -> None:
         sys.exit(f"bench/vision_stage.py: no checkpoint at {args.ckpt}")
     import bench.compute_bound as cb
     from mineru_tui.engines import EngineOptions, open_engine
-    from mineru_tui.engines.numpy.config import load_model_config, load_preprocessor_config
+    from mineru_tui.engines.qwen2vl.config import load_model_config, load_preprocessor_config
 
     extra = tuple(tuple(kv.split("=", 1)) for kv in args.extra)
     engine = open_engine(EngineOptions(engine=args.engine, model=str(args.ckpt), extra=extra))
@@ -124,8 +124,8 @@ def main() -> None:
     res.update(flops_tera=round(flops / 1e12, 2), precision=precision, peak_tflops=round(peak / 1e12, 3),
                bound_s=round(flops / peak, 2))
     if args.engine == "openvino" and not args.no_kernels:
-        from mineru_tui.bundles.openvino.bundle import openvino_bundle_dir
-        from mineru_tui.bundles.openvino.runtime import compile_config
+        from mineru_tui.engines.openvino.bundle import openvino_bundle_dir
+        from mineru_tui.engines.openvino.runtime import compile_config
 
         prec = dict(extra).get("precision", "default")
         res["kernels"] = kernels(openvino_bundle_dir(str(args.ckpt), prec), compile_config(prec, "CPU"),

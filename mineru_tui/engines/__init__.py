@@ -26,8 +26,8 @@ __all__ = ["ENGINES", "Engine", "EngineError", "EngineOptions", "ImageInput", "L
 # engine name -> module that provides ``open_engine(options)``
 ENGINES: dict[str, str] = {
     "numpy": "mineru_tui.engines.numpy.engine",
-    "coreml": "mineru_tui.engines.coreml",
-    "openvino": "mineru_tui.engines.openvino",
+    "coreml": "mineru_tui.engines.coreml.engine",
+    "openvino": "mineru_tui.engines.openvino.engine",
     "http": "mineru_tui.engines.http",
     "llama-cpp": "mineru_tui.engines.llama_cpp",
 }
@@ -46,12 +46,12 @@ def auto_choice(options: EngineOptions) -> tuple[str, str]:
     if options.server_urls:
         return "http", "--server-url given"
     try:  # Core ML on Apple silicon when a bundle for the model exists
-        from mineru_tui.engines.coreml import available_for  # type: ignore[import-not-found]
+        from mineru_tui.engines.coreml.engine import available_for  # type: ignore[import-not-found]
     except ImportError:
         available_for = None
     if available_for is not None and available_for(options):
         return "coreml", "Apple silicon with a Core ML bundle for the model"
-    from mineru_tui.engines.openvino import installed
+    from mineru_tui.engines.openvino.engine import installed
 
     if installed():
         return "openvino", "OpenVINO is installed (runs on this CPU; no Core ML bundle here)"

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import BundleError
-from ..locations import cache_root, default_bundle_dir
-from ..manifest import check_built_for, checkpoint_identity, file_digest, read_manifest_json, write_manifest
+from mineru_tui.engines.bundle_files.errors import BundleError
+from mineru_tui.engines.bundle_files.locations import cache_root, default_bundle_dir
+from mineru_tui.engines.bundle_files.manifest import check_built_for, checkpoint_identity, file_digest, read_manifest_json, write_manifest
 from .runtime import (OVTextForward, OVVision, compile_config, core, release_mapped_files, vision_weights_for,
                       weights_for)
 
@@ -117,7 +117,7 @@ def build_openvino_bundle(model: str | None, out: Path, *, precision: str = "def
     temporary sibling, renamed at the end). Returns the manifest."""
     import openvino as ov
 
-    from mineru_tui.engines.numpy.checkpoint import load_checkpoint, resolve_model
+    from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint, resolve_model
 
     from .text import build_text
     from .vision import build_vision
@@ -190,9 +190,9 @@ def open_openvino_model(model: str | None, *, bundle: Path | None = None, precis
     there first (once per checkpoint; a stale one is replaced), else the graphs are built in
     memory. ``decoder_activations``: see ``runtime.compile_config``.
     """
-    from mineru_tui.engines.numpy.checkpoint import load_checkpoint, resolve_model
+    from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint, resolve_model
     from mineru_tui.engines.numpy.model import Model
-    from mineru_tui.engines.numpy.tokenizer import Tokenizer
+    from mineru_tui.engines.qwen2vl.tokenizer import Tokenizer
 
     say = progress or (lambda s: None)
     model_dir = resolve_model(model)

@@ -41,14 +41,14 @@ class OpenVINOEngine(NumpyEngine):
 
 def open_engine(options: EngineOptions) -> OpenVINOEngine:
     """The OpenVINO engine for ``options`` (EngineError with one line when it cannot run)."""
-    from mineru_tui.bundles.errors import BundleError
+    from mineru_tui.engines.bundle_files.errors import BundleError
     from mineru_tui.console import one_line
     from mineru_tui.engines.errors import ModelError
 
     if not installed():
         raise EngineError("the openvino engine needs the openvino package (pip install openvino); "
                           "or use --engine numpy")
-    from mineru_tui.bundles.openvino.runtime import PRECISIONS
+    from mineru_tui.engines.openvino.runtime import PRECISIONS
 
     extra = dict(options.extra)
     precision = extra.get("precision", "default")
@@ -67,7 +67,7 @@ def open_engine(options: EngineOptions) -> OpenVINOEngine:
     spec = model_spec(options)
     bundle = Path(extra["bundle"]).expanduser() if extra.get("bundle") else None
     try:
-        from mineru_tui.bundles.openvino.bundle import open_openvino_model
+        from mineru_tui.engines.openvino.bundle import open_openvino_model
 
         # no progress lines: the watch app owns the terminal while engines open
         model = open_openvino_model(spec, bundle=bundle, precision=precision, device=device, save=True,

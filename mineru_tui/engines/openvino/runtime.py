@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from mineru_tui.engines.numpy.config import TextConfig, VisionConfig
-from mineru_tui.engines.numpy.decoder import KVCache, LogitsWhich
-from mineru_tui.engines.numpy.rope import vision_cos_sin
+from mineru_tui.engines.qwen2vl.config import TextConfig, VisionConfig
+from mineru_tui.engines.qwen2vl.kv_cache import KVCache, LogitsWhich
+from mineru_tui.engines.qwen2vl.rope import vision_cos_sin
 from .vision import batch_layout
 
 MASK_MIN = np.float32(-1e30)  # −inf in the host's masks (finite: no inf − inf anywhere)
