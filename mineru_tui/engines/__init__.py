@@ -74,13 +74,19 @@ def open_engine(options: EngineOptions) -> Engine:
 class LazyEngine:
     """An :class:`Engine` that opens the real one on first use (thread-safe), then delegates.
 
-    ``announce``, when given, receives one line saying which engine ``auto`` picked and why,
-    just before it opens (``parse -v``): only runs that need the model print it.
+    Every attribute of the interface is forwarded: ``name`` and ``model_id`` without opening
+    (they are known from the options), ``max_batch`` and ``continuous_batching`` from the opened
+    engine (the page reader asks for them just before its first call, so a page's blocks reach a
+    refilling engine in one stream). ``announce``, when given, receives one line saying which
+    engine ``auto`` picked and why, just before it opens (``parse -v``): only runs that need the
+    model print it. ``open_error`` keeps why the last attempt to open failed (no model, no server),
+    so a caller can tell "model needed" from a broken file (``watch``); None once it opened.
     """
 
     def __init__(self, options: EngineOptions, announce: Callable[[str], None] | None = None):
         self.options = options
         self.announce = announce
+        self.open_error: str | None = None
         self._engine: Engine | None = None
         self._lock = threading.Lock()
 
@@ -94,7 +100,12 @@ class LazyEngine:
                 if self.announce is not None and self.options.engine == "auto":
                     name, why = auto_choice(self.options)
                     self.announce(f"engine: auto picked {name} ({why})")
-                self._engine = open_engine(self.options)
+                try:
+                    self._engine = open_engine(self.options)
+                except Exception as e:
+                    self.open_error = str(e) or type(e).__name__
+                    raise
+            self.open_error = None
             return self._engine
 
     @property
@@ -108,6 +119,10 @@ class LazyEngine:
     @property
     def max_batch(self) -> int:
         return self.get().max_batch
+
+    @property
+    def continuous_batching(self) -> bool:
+        return bool(getattr(self.get(), "continuous_batching", False))
 
     def stream(self, requests: Sequence[Request], *, cancel: CancelFlag | None = None) -> Iterator[Event]:
         return self.get().stream(requests, cancel=cancel)
