@@ -11,6 +11,10 @@ vision call per round, grouped as the engine groups them, after the layout image
 A CPU without AMX can be emulated on one with it by capping oneDNN inside OpenVINO:
 ``ONEDNN_MAX_CPU_ISA=AVX2`` (or ``AVX512_CORE``, ``AVX512_CORE_VNNI``, ``AVX512_CORE_BF16``) in
 the environment. The kernel names printed (``brgemm_avx2_f32`` …) show whether the cap took effect.
+``--extra vision_activations=int8`` forces the vision tower's int8 activations (VNNI), which the
+engine picks by itself only on a CPU with VNNI and no AMX; ``ONEDNN_MAX_CPU_ISA=AVX512_CORE_BF16``
+makes the default's bf16 run without AMX (as on an AMD Zen 4), ``ONEDNN_VERBOSE=all`` shows the
+int8 kernels (``brgemm:avx512_core_vnni``).
 It is an emulation: the plugin still sees the real CPU's features when it chooses precisions
 (so use ``--extra precision=f32`` under an AVX2 cap: bf16 and int8-weight kernels are refused
 there), and caches, clocks and memory stay this machine's.
@@ -57,14 +61,18 @@ def crop_inputs(ckpt: Path):
     return np.concatenate([i.pixel_values for i in imgs]), [i.grid_thw for i in imgs]
 
 
-def timed_calls(vision, px, grids, rounds: int, label: str) -> list[float]:
-    """Seconds of ``rounds`` calls of ``vision`` on (px, grids), each printed as it ends."""
+def timed_calls(vision, px, grids, rounds: int, label: str, cpu: list[float] | None = None) -> list[float]:
+    """Seconds of ``rounds`` calls of ``vision`` on (px, grids), each printed as it ends; the
+    process's CPU seconds of each call are appended to ``cpu`` (steadier than wall time on a
+    shared machine: other jobs' time is not counted)."""
     times = []
     for _ in range(rounds):
-        t = time.perf_counter()
+        c, t = time.process_time(), time.perf_counter()
         vision(px, grids)
         times.append(time.perf_counter() - t)
-        print(f"{label}: {times[-1]:.2f} s", flush=True)
+        if cpu is not None:
+            cpu.append(time.process_time() - c)
+        print(f"{label}: {times[-1]:.2f} s" + (f" ({cpu[-1]:.1f} CPU-s)" if cpu is not None else ""), flush=True)
     return times
 
 
@@ -104,9 +112,12 @@ def main() -> None:
     engine = open_engine(EngineOptions(engine=args.engine, model=str(args.ckpt), extra=extra))
     vision = engine.model.vision
     px, grids = layout_inputs(args.ckpt)
-    times = timed_calls(vision, px, grids, args.rounds, "vision call")
+    cpu: list[float] = []
+    times = timed_calls(vision, px, grids, args.rounds, "vision call", cpu)
     res = {"engine": args.engine, "extra": dict(extra), "onednn_max_cpu_isa": os.environ.get("ONEDNN_MAX_CPU_ISA"),
+           "vision_activations": getattr(vision, "activations", "f32"), "load_average": os.getloadavg(),
            "patches": int(px.shape[0]), "vision_s": [round(t, 2) for t in times], "best_s": round(min(times), 2),
+           "vision_cpu_s": [round(c, 2) for c in cpu], "best_cpu_s": round(min(cpu), 2),
            "peak_rss_gib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)}
     if args.crops:
         cpx, cgrids = crop_inputs(args.ckpt)
@@ -128,11 +139,12 @@ def main() -> None:
         from mineru_tui.engines.openvino.runtime import compile_config
 
         prec = dict(extra).get("precision", "default")
-        res["kernels"] = kernels(openvino_bundle_dir(str(args.ckpt), prec), compile_config(prec, "CPU"),
-                                 px, grids, cfg.vision)
+        config = compile_config(prec, "CPU", vision_activations="bf16" if vision.activations == "f32" else vision.activations)
+        res["kernels"] = kernels(openvino_bundle_dir(str(args.ckpt), prec), config, px, grids, cfg.vision)
     engine.close()
     print(json.dumps(res, indent=1))
-    print(f"{args.engine} {dict(extra)} ISA cap {res['onednn_max_cpu_isa']}: best {res['best_s']} s, bound "
+    print(f"{args.engine} {dict(extra)} (vision activations {res['vision_activations']}) ISA cap "
+          f"{res['onednn_max_cpu_isa']}: best {res['best_s']} s ({res['best_cpu_s']} CPU-s), bound "
           f"{res['bound_s']} s ({res['flops_tera']} TFLOP at {res['peak_tflops']} TFLOP/s {precision})")
     if args.json:
         args.json.write_text(json.dumps(res, indent=1) + "\n")
