@@ -2,7 +2,7 @@
 
 It is the reader's ``Model`` — the same preprocessing, prompt, M-RoPE, sampling knobs, streaming
 events, cancel and batch code as the numpy engine — with its two forward passes replaced by the
-bundle's (``bundles/runtime.py``). Nothing else differs.
+bundle's (``runtime.py``). Nothing else differs.
 
 **Threads.** coremltools' ``predict`` holds the GIL for the whole prediction (its pybind11
 bindings never release it), so a Core ML engine on a background thread would freeze a UI thread
@@ -30,10 +30,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from mineru_tui.engines.base import Engine, EngineError, EngineOptions, Request
-from mineru_tui.engines.numpy.engine import (  # light: the model loads when opened
-    NumpyEngine,
-    model_spec,
-)
+from mineru_tui.engines.qwen2vl.engine import HostEngine, model_spec  # light: the model loads when opened
 from mineru_tui.engines.events import (
     CancelFlag,
     Event,
@@ -53,7 +50,7 @@ def _extra(options: EngineOptions) -> dict[str, str]:
 
 def bundle_dir(options: EngineOptions) -> Path:
     """The bundle the options point at: extra ``bundle``, $MINERU_TUI_BUNDLE, or the model's cache folder."""
-    from mineru_tui.bundles.locations import default_bundle_dir
+    from mineru_tui.engines.bundle_files.locations import default_bundle_dir
 
     given = _extra(options).get("bundle") or os.environ.get("MINERU_TUI_BUNDLE")
     return Path(given).expanduser() if given else default_bundle_dir(options.model)
@@ -68,7 +65,7 @@ def available_for(options: EngineOptions) -> bool:
     if not _apple_silicon() or not (bundle_dir(options) / "manifest.json").is_file():
         return False
     try:
-        from mineru_tui.bundles.coremltools_import import can_predict
+        from mineru_tui.engines.coreml.coremltools_import import can_predict
     except ImportError:
         return False
     return can_predict()
@@ -83,7 +80,7 @@ def open_engine(options: EngineOptions) -> Engine:
     if backend == "coreml":
         if not _apple_silicon():
             raise EngineError(NOT_HERE)
-        from mineru_tui.bundles.coremltools_import import can_predict
+        from mineru_tui.engines.coreml.coremltools_import import can_predict
 
         if not can_predict():
             raise EngineError(NOT_HERE)
@@ -98,16 +95,16 @@ def open_engine(options: EngineOptions) -> Engine:
 # ----------------------------------------------------------------------------- in-process engine
 
 
-class CoreMLEngine(NumpyEngine):
+class CoreMLEngine(HostEngine):
     """The engine in this process: the numpy engine's request handling (per-request knobs and
-    limits, errors per request, event indices) over a ``reader.Model`` whose forward passes
+    limits, errors per request, event indices) over the host's ``Model`` whose forward passes
     run in the bundle."""
 
     name = "coreml"
 
     def __init__(self, options: EngineOptions):
-        from mineru_tui.bundles.errors import BundleError
-        from mineru_tui.bundles.runtime import open_bundle_model
+        from mineru_tui.engines.bundle_files.errors import BundleError
+        from mineru_tui.engines.coreml.runtime import open_bundle_model
         from mineru_tui.console import one_line
         from mineru_tui.engines.errors import ModelError
 
