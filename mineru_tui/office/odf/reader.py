@@ -112,7 +112,6 @@ class _Reader:
             self._flow = flow
             self.body(kind, flow, 0)
             self.doc.pages.append(Page(page_idx=0, para_blocks=flow.finish() + self._comments()))
-        self.pkg.check_budget()
         return self.doc
 
     # -- text ----------------------------------------------------------------------

@@ -474,11 +474,8 @@ class _Reader:
         if self.cut:
             doc.warnings.append(cut_warning(f"more than {MAX_RECORDS} records; the rest of "
                                             "the presentation is left out"))
-        if not doc.pages:
+        if not doc.pages:  # no slides: one empty page (the epilogue says it is empty)
             doc.pages.append(Page(page_idx=0))
-            doc.warnings.append("no slides found in the presentation")
-        elif not any(p.para_blocks for p in doc.pages):
-            doc.warnings.append("no text or pictures found on the slides")
         return doc
 
 
