@@ -99,10 +99,88 @@ def cfb(streams: dict[str, bytes], chains: dict[str, list[int]] | None = None,
         right = i + 1 if etype == 2 and i + 1 < len(entries) else FREE
         struct.pack_into("<III", e, 68, FREE, right, child)
         if etype == 2:
-            struct.pack_into("<II", e, 116, starts[name], sizes.get(name, len(streams[name])))
+            struct.pack_into("<II", e, 116, starts[name],
+                             sizes.get(name, max(len(streams[name]), 4096)))
         else:
             struct.pack_into("<II", e, 116, END, 0)
         directory += e
     directory += b"\0" * (n_dir * 512 - len(directory))
     fat_bytes = struct.pack(f"<{n_fat * 128}I", *fat)
     return bytes(header) + fat_bytes + bytes(directory) + body
+
+
+# -- PowerPoint 97-2003 -----------------------------------------------------------------------
+
+def _rec(rtype: int, body: bytes, container: bool = False, inst: int = 0) -> bytes:
+    return struct.pack("<HHI", (inst << 4) | (0xF if container else 0), rtype, len(body)) + body
+
+
+def ppt(slides: int, text: bytes, edits: int = 1, directory: int = 2) -> bytes:
+    """A .ppt whose ``slides`` slides all name one slide record holding ``text`` (a
+    UTF-16 text atom; item 3), found through ``edits`` UserEditAtoms that all name one
+    persist directory of ``directory`` entries (item 10)."""
+    slide = _rec(0x03EE, _rec(0x0FA0, text), container=True)
+    persists = b"".join(_rec(0x03F3, struct.pack("<IIIII", 1, 0, 0, 256 + i, 0))
+                        for i in range(slides))
+    document = _rec(0x03E8, _rec(0x0FF0, persists, container=True), container=True)
+    doc_at = len(slide)
+    dir_at = doc_at + len(document)
+    offsets = [0, doc_at] + [0] * (directory - 2)  # persist 1: the slide, 2: the document
+    entries = b""
+    for first in range(0, len(offsets), 4095):
+        chunk = offsets[first:first + 4095]
+        entries += struct.pack("<I", (first + 1) | (len(chunk) << 20))
+        entries += struct.pack(f"<{len(chunk)}I", *chunk)
+    directory_rec = _rec(0x1772, entries)
+    stream = slide + document + directory_rec
+    edit_at = len(stream)
+    for i in range(edits):
+        last = edit_at + (i + 1) * 36 if i + 1 < edits else 0
+        stream += _rec(0x0FF5, struct.pack("<IHBBIIIII", 0, 0, 0, 3, last, dir_at, 2, 0, 0))
+    user = struct.pack("<HHIIII", 0, 0x0FF6, 20, 20, 0xE391C05F, edit_at) + b"\0" * 8
+    return cfb({"PowerPoint Document": stream, "Current User": user})
+
+
+# -- Word 97-2003 -----------------------------------------------------------------------------
+
+CLX, PLCFTXBXTXT = 33, 56  # FibRgFcLcb97 indexes
+
+
+def doc(text: str, pieces: list[tuple[int, int, int]] | None = None, txbx: int = 0,
+        boxes: list[int] | None = None) -> bytes:
+    """A minimal Word 97 .doc: ``text`` (cp1252) in the ``WordDocument`` stream, described
+    by ``pieces`` ((cp, cp_end, byte offset of the text) each; one piece of the whole text
+    by default: item 4 crafts pieces that cover it again and again). The last ``txbx``
+    characters are the text-box story, cut into boxes at the CPs ``boxes`` (item 5 makes
+    every other box the whole story again)."""
+    base = 1024  # the text starts here in WordDocument, after the FIB
+    fib = bytearray(base)
+    struct.pack_into("<HH", fib, 0, 0xA5EC, 0xC1)
+    struct.pack_into("<H", fib, 10, 0x0200)  # fWhichTblStm: 1Table
+    pos = 32
+    struct.pack_into("<H", fib, pos, 14)
+    pos += 2 + 28
+    struct.pack_into("<H", fib, pos, 22)
+    lw = [0] * 22
+    lw[3] = len(text) - txbx  # ccpText
+    lw[3 + 6] = txbx  # ccpTxbx
+    struct.pack_into("<22i", fib, pos + 2, *lw)
+    pos += 2 + 88
+    struct.pack_into("<H", fib, pos, 93)
+    fclcb = pos + 2
+    word = bytes(fib) + text.encode("cp1252")
+    pieces = pieces or [(0, len(text), base)]
+    plc = struct.pack(f"<{len(pieces) + 1}I", *[p[0] for p in pieces], pieces[-1][1])
+    plc += b"".join(struct.pack("<HIH", 0, ((p[2] * 2) | 0x40000000), 0) for p in pieces)
+    table = b"\x02" + struct.pack("<I", len(plc)) + plc
+    entries = {CLX: (0, len(table))}
+    if boxes:
+        plcf = struct.pack(f"<{len(boxes)}I", *boxes)
+        plcf += b"".join(struct.pack("<iiHiiHi", 0, 0, 0, 0, 0, 0, i + 1)
+                         for i in range(len(boxes) - 1))
+        entries[PLCFTXBXTXT] = (len(table), len(plcf))
+        table += plcf
+    word = bytearray(word)
+    for index, (fc, lcb) in entries.items():
+        struct.pack_into("<II", word, fclcb + 8 * index, fc, lcb)
+    return cfb({"WordDocument": bytes(word), "1Table": table})
