@@ -184,3 +184,21 @@ def doc(text: str, pieces: list[tuple[int, int, int]] | None = None, txbx: int =
     for index, (fc, lcb) in entries.items():
         struct.pack_into("<II", word, fclcb + 8 * index, fc, lcb)
     return cfb({"WordDocument": bytes(word), "1Table": table})
+
+
+# -- Excel 97-2003 ----------------------------------------------------------------------------
+
+def xls_empty() -> bytes:
+    """A BIFF8 workbook of one empty sheet ("Sheet1")."""
+    def rec(rtype: int, body: bytes) -> bytes:
+        return struct.pack("<HH", rtype, len(body)) + body
+
+    bof = lambda kind: rec(0x0809, struct.pack("<HHHHII", 0x0600, kind, 0x0DBB, 0x07CC, 0, 6))
+    name = "Sheet1".encode("latin-1")
+    globals_ = bof(0x0005) + rec(0x0042, struct.pack("<H", 1200))  # CODEPAGE: UTF-16
+    sheet_rec_len = 4 + 4 + 2 + 2 + len(name)
+    sheet_at = len(globals_) + sheet_rec_len + 4  # after BOUNDSHEET and EOF
+    globals_ += rec(0x0085, struct.pack("<IBBBB", sheet_at, 0, 0, len(name), 0) + name)
+    globals_ += rec(0x000A, b"")
+    sheet = bof(0x0010) + rec(0x0200, struct.pack("<IIHHH", 0, 0, 0, 0, 0)) + rec(0x000A, b"")
+    return cfb({"Workbook": globals_ + sheet})
