@@ -23,7 +23,7 @@ DC = "{http://purl.org/dc/elements/1.1/}"
 # a 1.2 KB file). About 7 s and 45 MB for the writer at the limit (docs/hostile-inputs.md).
 MAX_FILE_CELLS = 1_000_000
 
-MAX_DIGITS = 9  # a counter, level, span or repeat count of more digits is no number
+MAX_DIGITS = 10  # a counter, level, span or repeat count of more digits is no number
 
 
 def number(text: str | None) -> int | None:
