@@ -54,40 +54,62 @@ def odt_list(start: str, num_format: str = "a") -> tuple[str, str]:
 FREE, END, FATSECT = 0xFFFFFFFF, 0xFFFFFFFE, 0xFFFFFFFD
 
 
+def _chain(fat: list[int], first: int, count: int, links: list[int] | None) -> None:
+    """Append a chain of ``count`` sectors starting at ``first`` to ``fat``: in order, or as
+    ``links`` say (sector numbers relative to ``first``)."""
+    if links is None:
+        fat += [first + k + 1 for k in range(count - 1)] + [END]
+    else:
+        fat += [first + k for k in links] + [FREE] * (count - len(links))
+
+
 def cfb(streams: dict[str, bytes], chains: dict[str, list[int]] | None = None,
-        sizes: dict[str, int] | None = None) -> bytes:
-    """A CFB (OLE2 v3, 512-byte sectors) holding ``streams``, each in the FAT (padded to
-    the 4096-byte mini-stream cutoff). ``chains`` overrides a stream's FAT chain (sector
-    numbers relative to its first sector: ``[0]`` makes its first sector point at itself),
-    ``sizes`` its declared size: the crafted loops of item 11."""
-    chains, sizes = chains or {}, sizes or {}
-    names = list(streams)
-    data = {n: streams[n] + b"\0" * max(0, 4096 - len(streams[n])) for n in names}
+        sizes: dict[str, int] | None = None, mini: dict[str, bytes] | None = None,
+        mini_chains: dict[str, list[int]] | None = None) -> bytes:
+    """A CFB (OLE2 v3, 512-byte sectors) holding ``streams`` in the FAT (each padded to the
+    4096-byte mini-stream cutoff) and ``mini`` (small streams) in the mini stream.
+    ``chains``/``mini_chains`` override a stream's chain (sector numbers relative to its
+    first sector: ``[0]`` makes its first sector point at itself), ``sizes`` its declared
+    size: the crafted loops of item 11."""
+    chains, sizes, mini, mini_chains = chains or {}, sizes or {}, mini or {}, mini_chains or {}
+    data = {n: streams[n] + b"\0" * max(0, 4096 - len(streams[n])) for n in streams}
     data = {n: d + b"\0" * (-len(d) % 512) for n, d in data.items()}
-    entries = [("Root Entry", 5)] + [(n, 2) for n in names]
+    minifat: list[int] = []
+    ministream, starts = b"", {}
+    for n, d in mini.items():
+        count = max(1, -(-len(d) // 64))
+        starts[n] = len(minifat)
+        _chain(minifat, len(minifat), count, mini_chains.get(n))
+        ministream += d + b"\0" * (count * 64 - len(d))
+    minifat_bytes = struct.pack(f"<{len(minifat)}I", *minifat) if minifat else b""
+    minifat_bytes += b"\0" * (-len(minifat_bytes) % 512)
+    ministream_sectors = ministream + b"\0" * (-len(ministream) % 512)
+    entries = [("Root Entry", 5)] + [(n, 2) for n in [*streams, *mini]]
     n_dir = (len(entries) + 3) // 4
-    n_data = sum(len(d) // 512 for d in data.values())
+    n_data = (sum(len(d) for d in data.values()) + len(minifat_bytes)
+              + len(ministream_sectors)) // 512
     n_fat = 1
     while n_fat * 128 < n_fat + n_dir + n_data:
         n_fat += 1
     fat = [FATSECT] * n_fat
-    fat += [n_fat + i + 1 for i in range(n_dir - 1)] + [END]
-    starts, body = {}, b""
-    for n in names:
-        first = len(fat)
-        count = len(data[n]) // 512
-        starts[n] = first
-        if n in chains:
-            links = [first + k for k in chains[n]]
-            fat += links + [FREE] * (count - len(links))
-        else:
-            fat += [first + k + 1 for k in range(count - 1)] + [END]
+    _chain(fat, n_fat, n_dir, None)
+    minifat_at = root_at = END
+    if minifat:
+        minifat_at = len(fat)
+        _chain(fat, len(fat), len(minifat_bytes) // 512, None)
+        root_at = len(fat)
+        _chain(fat, len(fat), len(ministream_sectors) // 512, None)
+    body = minifat_bytes + ministream_sectors
+    for n in streams:
+        starts[n] = len(fat)
+        _chain(fat, len(fat), len(data[n]) // 512, chains.get(n))
         body += data[n]
     fat += [FREE] * (n_fat * 128 - len(fat))
     header = bytearray(512)
     header[:8] = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
     struct.pack_into("<HHHHH", header, 24, 0x3E, 3, 0xFFFE, 9, 6)
-    struct.pack_into("<IIIIIIIII", header, 40, 0, n_fat, n_fat, 0, 4096, END, 0, END, 0)
+    struct.pack_into("<IIIIIIIII", header, 40, 0, n_fat, n_fat, 0, 4096, minifat_at,
+                     len(minifat_bytes) // 512, END, 0)
     struct.pack_into("<109I", header, 76, *(list(range(n_fat)) + [FREE] * (109 - n_fat)))
     directory = bytearray()
     for i, (name, etype) in enumerate(entries):
@@ -98,11 +120,13 @@ def cfb(streams: dict[str, bytes], chains: dict[str, list[int]] | None = None,
         child = 1 if etype == 5 and len(entries) > 1 else FREE
         right = i + 1 if etype == 2 and i + 1 < len(entries) else FREE
         struct.pack_into("<III", e, 68, FREE, right, child)
-        if etype == 2:
+        if etype == 5:
+            struct.pack_into("<II", e, 116, root_at, len(ministream))
+        elif name in mini:
+            struct.pack_into("<II", e, 116, starts[name], sizes.get(name, len(mini[name])))
+        else:
             struct.pack_into("<II", e, 116, starts[name],
                              sizes.get(name, max(len(streams[name]), 4096)))
-        else:
-            struct.pack_into("<II", e, 116, END, 0)
         directory += e
     directory += b"\0" * (n_dir * 512 - len(directory))
     fat_bytes = struct.pack(f"<{n_fat * 128}I", *fat)
@@ -138,7 +162,7 @@ def ppt(slides: int, text: bytes, edits: int = 1, directory: int = 2) -> bytes:
         last = edit_at + (i + 1) * 36 if i + 1 < edits else 0
         stream += _rec(0x0FF5, struct.pack("<IHBBIIIII", 0, 0, 0, 3, last, dir_at, 2, 0, 0))
     user = struct.pack("<HHIIII", 0, 0x0FF6, 20, 20, 0xE391C05F, edit_at) + b"\0" * 8
-    return cfb({"PowerPoint Document": stream, "Current User": user})
+    return cfb({"PowerPoint Document": stream}, mini={"Current User": user})
 
 
 # -- Word 97-2003 -----------------------------------------------------------------------------
@@ -193,7 +217,9 @@ def xls_empty() -> bytes:
     def rec(rtype: int, body: bytes) -> bytes:
         return struct.pack("<HH", rtype, len(body)) + body
 
-    bof = lambda kind: rec(0x0809, struct.pack("<HHHHII", 0x0600, kind, 0x0DBB, 0x07CC, 0, 6))
+    def bof(kind: int) -> bytes:
+        return rec(0x0809, struct.pack("<HHHHII", 0x0600, kind, 0x0DBB, 0x07CC, 0, 6))
+
     name = "Sheet1".encode("latin-1")
     globals_ = bof(0x0005) + rec(0x0042, struct.pack("<H", 1200))  # CODEPAGE: UTF-16
     sheet_rec_len = 4 + 4 + 2 + 2 + len(name)

@@ -244,6 +244,24 @@ def test_a_looping_or_overlong_chain_is_refused_in_one_line(tmp_path, chains, si
     assert reason.startswith("corrupt or truncated OLE compound file: ") and words in reason
 
 
+def test_a_small_stream_looping_in_the_mini_stream_is_refused(tmp_path):
+    stream = crafted.ppt(1, "Hello".encode("utf-16-le"))
+    path = tmp_path / "mini.ppt"
+    path.write_bytes(stream)
+    assert "Hello" in to_markdown(convert(path))  # the Current User stream is a mini stream
+    import olefile
+
+    with olefile.OleFileIO(str(path)) as ole:
+        data = ole.openstream("PowerPoint Document").read()
+        user = ole.openstream("Current User").read()
+    user += b"\0" * 200  # four mini sectors, the first pointing at itself
+    assert len(user) < 4096
+    path.write_bytes(crafted.cfb({"PowerPoint Document": data}, mini={"Current User": user},
+                                 mini_chains={"Current User": [0]}))
+    with pytest.raises(ConvertError, match="Current User loops"):
+        convert(path)
+
+
 def test_a_doc_whose_table_stream_loops_is_refused(tmp_path):
     import olefile
 

@@ -40,7 +40,7 @@ MAX_TABLE_CELLS = 250_000
 # Characters a document may have: reading and writing cost about 1.3 µs and 48 bytes a
 # character (a 6.9 M-character crafted file: 8.8 s, 340 MB), so 20 M is about 25 s and
 # 1 GB (docs/hostile-inputs.md). Counted from the piece table, before decoding.
-MAX_CHARS = 20_000_000
+MAX_CHARS = 10_000_000
 MAX_BOXES = 10_000  # text boxes and comments read (each a story range)
 _HYPERLINK = re.compile(r'HYPERLINK\s+(?:\\l\s+)?"([^"]*)"|HYPERLINK\s+(\S+)')
 
