@@ -21,7 +21,7 @@ class Kind:
     """One kind of input. ``name`` is what :func:`mineru_tui.detect.detect` says."""
 
     name: str
-    reader: str  # "module:function" taking a path (None-free: every kind has a reader)
+    reader: str  # "module:function": the function that reads a file of this kind
     unit: str = "page"
     pages: bool = False  # read page by page with the model
 

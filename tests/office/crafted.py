@@ -38,12 +38,15 @@ def nested_repeated_table(levels: int = 32, repeat: int = 1000) -> str:
     return inner
 
 
-def odt_list(start: str, num_format: str = "a") -> tuple[str, str]:
-    """(body, styles) of a numbered list in ``num_format`` whose item starts at ``start``
-    (items 2 and 15)."""
+def odt_list(start: str, num_format: str = "a", style_start: str | None = None
+             ) -> tuple[str, str]:
+    """(body, styles) of a numbered list in ``num_format`` whose first item starts at
+    ``start`` (items 2 and 15), or, with ``style_start``, whose list style starts there."""
+    begin = f' text:start-value="{style_start}"' if style_start is not None else ""
     styles = (f'<text:list-style style:name="L1"><text:list-level-style-number text:level="1" '
-              f'style:num-format="{num_format}" style:num-suffix="."/></text:list-style>')
-    body = (f'<text:list text:style-name="L1"><text:list-item text:start-value="{start}">'
+              f'style:num-format="{num_format}" style:num-suffix="."{begin}/></text:list-style>')
+    item = f' text:start-value="{start}"' if start else ""
+    body = (f'<text:list text:style-name="L1"><text:list-item{item}>'
             f'<text:p>first</text:p></text:list-item><text:list-item><text:p>second</text:p>'
             f'</text:list-item></text:list>')
     return body, styles
