@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         for label, checkout in checkouts:
             r = run(path, work / "out" / label, checkout, args.timeout)
             line = r["line"][:140].replace("|", "\\|")
-            rows.append(f"| {name} | {path.stat().st_size / 1024:.0f} KB | {label} | "
+            rows.append(f"| {name} | {path.stat().st_size:,} B | {label} | "
                         f"{r['cpu']:.2f} | {r['rss']:.0f} | {r['code']} | {line} |")
             print(rows[-1], flush=True)
     head = (f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.node()}, "

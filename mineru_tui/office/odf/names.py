@@ -20,7 +20,7 @@ DC = "{http://purl.org/dc/elements/1.1/}"
 # Cells a whole file may show (text tables) or hold (sheets), counted as often as they are
 # shown: a repeated cell that holds a table costs its copies times that table's cells
 # (issue 32: 1,000 copies of a cell holding a table of 1,000 copies..., 32 levels deep, from
-# a 1.2 KB file). About 7 s and 45 MB for the writer at the limit (docs/hostile-inputs.md).
+# a 1.2 KB file). At the limit `parse -o` takes about 17 s CPU and 75 MB (docs/hostile-inputs.md).
 MAX_FILE_CELLS = 1_000_000
 
 MAX_DIGITS = 10  # a counter, level, span or repeat count of more digits is no number
