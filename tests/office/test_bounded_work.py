@@ -278,6 +278,7 @@ def _limit_memory() -> None:  # in the child: 2.5 GB of address space, as the is
     resource.setrlimit(resource.RLIMIT_AS, (2_500 << 20, 2_500 << 20))
 
 
+@pytest.mark.slow  # a parse child process
 @pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS is enforced on Linux")
 def test_a_batch_of_the_crafted_files_ends_each_in_one_line_and_reads_the_good_one(tmp_path):
     story = "box text\r" * 2000
