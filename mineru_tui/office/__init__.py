@@ -23,25 +23,25 @@ def read_office(path: str | Path, kind: str) -> Document:
     found = _kind(kind)
     if found.pages:
         raise ValueError(f"not a kind read from its structure: {kind!r}")
-    return epilogue(found.read_function()(path))
+    return epilogue(found.read_function()(path), sheets=found.unit == "sheet")
 
 
-def epilogue(doc: Document) -> Document:
+def epilogue(doc: Document, sheets: bool = False) -> Document:
     """What every format's reading ends with: a document without content says so, in the
     same words for every format (nothing empty is reported as done without a word)."""
-    if not has_content(doc) and EMPTY_WARNING not in doc.warnings:
+    if not has_content(doc, sheets) and EMPTY_WARNING not in doc.warnings:
         doc.warnings.append(EMPTY_WARNING)
     return doc
 
 
-def has_content(doc: Document) -> bool:
-    """Whether any page holds a block other than its own name as a heading (the title a
-    reader gives a sheet or a chapter: a workbook of empty sheets is empty)."""
+def has_content(doc: Document, sheets: bool = False) -> bool:
+    """Whether any page holds a block. In a workbook (``sheets``), the heading a reader
+    writes from a sheet's name is not content: a workbook of empty sheets is empty."""
     from mineru_tui.document import BlockType, plain_text
 
     for page in doc.pages:
         for block in page.para_blocks:
-            if block.type == BlockType.TITLE and page.name and \
+            if sheets and block.type == BlockType.TITLE and page.name and \
                     plain_text(block).strip() == page.name.strip():
                 continue
             return True

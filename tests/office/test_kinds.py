@@ -125,3 +125,11 @@ def test_a_budget_spent_in_any_part_fails_the_file(monkeypatch, path):
         reason = err.value.reason
         assert reason.startswith("refused: ") and "parse budget" in reason, (name, reason)
         assert f"reached at {name}" in reason
+
+
+def test_a_slide_whose_only_text_is_its_name_is_content(tmp_path):
+    # only a sheet's name, which the reader writes itself, is no content
+    frame = ('<draw:page draw:name="Intro"><draw:frame presentation:class="title">'
+             '<draw:text-box><text:p>Intro</text:p></draw:text-box></draw:frame></draw:page>')
+    doc = convert(crafted.odf(tmp_path / "title.odp", frame, "presentation"))
+    assert EMPTY_WARNING not in doc.warnings
