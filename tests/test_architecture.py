@@ -16,7 +16,7 @@ ENGINE_WORDS = {"base", "events", "params", "defaults", "errors"}
 # Each wing's floor: a module may import its own wing and any lower floor, nothing higher.
 FLOORS = {
     "root": 0, "errors": 0, "console": 0, "interrupts": 0, "events": 0, "engines.words": 0,
-    "units": 0,
+    "units": 0, "kinds": 0,  # the table of kinds names its readers as strings, imports none
     "document": 1, "detect": 1,
     "office": 2, "pdf": 2,
     "engines.qwen2vl": 2,       # the MinerU2.5 host every local engine shares (no forward pass)

@@ -113,10 +113,8 @@ def _read(pkg: Package, doc: Document, spine: list[_Item], chapters: dict[str, s
                                                 "left out what lies past 2048 levels"))
         if page.para_blocks:
             doc.pages.append(page)
-    if doc.pages:
+    if doc.pages:  # no pages: the epilogue of every format says it is empty
         doc.pages[-1].para_blocks += walker.note_blocks()
-    else:
-        doc.warnings.append("the book has no text, table or picture to read")
 
 
 class _Resources:
