@@ -31,7 +31,8 @@ from mineru_tui.document import Document, Page, image_block
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.html.blocks import HtmlBlocks, Notes, attr, tag_of
 from mineru_tui.office.html.parse import DEEP, parse_xhtml
-from mineru_tui.office.html.reader import (MAX_IMAGE_BYTES, data_uri, image_ext, remote_image,
+from mineru_tui.detect import image_ext
+from mineru_tui.office.html.reader import (MAX_IMAGE_BYTES, data_uri, remote_image,
                                            split_url)
 from mineru_tui.office.package import Package, PartError, local
 

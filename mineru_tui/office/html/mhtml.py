@@ -15,7 +15,8 @@ from pathlib import Path
 
 from mineru_tui.document import Document, Page
 from mineru_tui.errors import InputError
-from mineru_tui.office.html.reader import (MAX_HTML_BYTES, MAX_IMAGE_BYTES, data_uri, image_ext,
+from mineru_tui.detect import image_ext
+from mineru_tui.office.html.reader import (MAX_HTML_BYTES, MAX_IMAGE_BYTES, data_uri,
                                            join_url, read_html_text, remote_image,
                                            resolve_link)
 

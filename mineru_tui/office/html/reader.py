@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 from urllib.parse import SplitResult, unquote, urljoin, urlsplit
 
+from mineru_tui.detect import image_ext
 from mineru_tui.document import Document, Page
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.html.blocks import HtmlBlocks, Notes, tag_of
@@ -24,27 +25,6 @@ from mineru_tui.office.html.parse import DEEP, flat_paragraphs, parse_html, to_t
 MAX_HTML_BYTES = 32 << 20  # the parse budget of an HTML file (as a .docx's XML)
 MAX_IMAGE_BYTES = 64 << 20  # as the Office readers: one picture
 MAX_IMAGES_BYTES = 256 << 20  # all local pictures of one page together
-
-_IMAGE_SIGNATURES = ((b"\x89PNG\r\n\x1a\n", "png"), (b"\xff\xd8\xff", "jpg"), (b"GIF87a", "gif"),
-                     (b"GIF89a", "gif"), (b"BM", "bmp"), (b"II*\x00", "tiff"),
-                     (b"MM\x00*", "tiff"), (b"\x00\x00\x01\x00", "ico"))
-
-
-def image_ext(data: bytes) -> str | None:
-    """A picture's file extension from its first bytes; None when it is not a picture
-    a viewer shows (so a script or a page never lands in ``images/``)."""
-    for sig, ext in _IMAGE_SIGNATURES:
-        if data.startswith(sig):
-            return ext
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "webp"
-    head = data[:1024].lstrip().lower()
-    if head.startswith((b"<svg", b"<?xml")) and b"<svg" in head:
-        return "svg"
-    if data[4:12] in (b"ftypavif", b"ftypavis"):
-        return "avif"
-    return None
-
 
 def data_uri(src: str, limit: int = MAX_IMAGE_BYTES) -> tuple[bytes, str] | None:
     """The picture a ``data:`` URI holds, or None (not a picture, too large, broken)."""
