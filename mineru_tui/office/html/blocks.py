@@ -43,6 +43,10 @@ from mineru_tui.errors import cut_warning
 OPS_NS = "http://www.idpf.org/2007/ops"
 MAX_DEPTH = 160  # elements deeper than this are read as plain text (Python's stack)
 MAX_TABLE_CELLS = 250_000  # as the spreadsheet reader: cells written per table
+# Elements walked and text pieces kept per document (an EPUB's book): what a document costs
+# in memory is per piece (about 2 KB each through the three outputs), not per byte of
+# markup. 250,000 is about 1.2 GB at most; a 1,000-page book is under 100,000.
+MAX_PIECES = 250_000
 MAX_SPAN = 1000  # colspan values above this are treated as 1000 (the HTML standard's cap)
 MAX_ROWSPAN = 65534
 
@@ -253,6 +257,7 @@ class HtmlBlocks:
         self._images: dict[str, str | None] = {}
         self._warned: set[str] = set()
         self.deepest = 0  # how deep the deepest over-deep subtree went (parser cuts: DEEP)
+        self.pieces = 0  # elements walked and text pieces kept, against MAX_PIECES
 
     def warn(self, message: str) -> None:
         if message not in self._warned:
@@ -302,13 +307,26 @@ class HtmlBlocks:
         self._out += self._para.blocks()
         self._para = _Para()
 
+    def _spend(self) -> bool:
+        """Count one piece; False once the document has used up :data:`MAX_PIECES` (the
+        rest of it is left out, with one ``content cut:`` warning)."""
+        self.pieces += 1
+        if self.pieces <= MAX_PIECES:
+            return True
+        if self.pieces == MAX_PIECES + 1:
+            self.warn(cut_warning(f"the document has more than {MAX_PIECES:,} elements and "
+                                  "pieces of text; the rest is left out"))
+        return False
+
     def _text(self, text: str | None, ctx: _Ctx) -> None:
-        if text:
+        if text and self._spend():
             self._para.add(text_span(text, ctx.style, ctx.link), ctx.pre)
 
     def _children(self, el, ctx: _Ctx, note: bool = False) -> None:
         self._text(el.text, ctx)
         for child in el:
+            if self.pieces > MAX_PIECES:
+                break
             if isinstance(child.tag, str):
                 self._element(child, ctx, note)
             self._text(child.tail, ctx)
@@ -316,6 +334,8 @@ class HtmlBlocks:
     def _element(self, el, ctx: _Ctx, note: bool = False) -> None:
         tag = tag_of(el)
         if tag in _SKIP or _hidden(el) or (el in self.notes.bodies and not note):
+            return
+        if not self._spend():
             return
         if ctx.depth >= MAX_DEPTH:
             from mineru_tui.office.html.parse import max_depth
@@ -466,6 +486,8 @@ class HtmlBlocks:
             kids_text.add(text_span(el.text, ctx.style, ctx.link))
             items += [_item(b, depth, "-") for b in kids_text.blocks() if b.type == BlockType.TEXT]
         for kid in kids:
+            if self.pieces > MAX_PIECES:
+                break
             ktag = tag_of(kid)
             if ktag in ("ul", "ol", "menu", "dl"):  # a list right inside a list: one level in
                 for b in self._list(kid, inner):
@@ -510,7 +532,10 @@ class HtmlBlocks:
                     items.append(item)
                     nested = False
             if not item.lines:  # an empty item (perhaps with items under it)
-                items[:] = [b for b in items if b is not item]
+                if items and items[-1] is item:
+                    items.pop()
+                else:
+                    items[:] = [b for b in items if b is not item]
         close()
         return out
 
@@ -535,6 +560,8 @@ class HtmlBlocks:
             if tag_of(kid) == "caption":
                 captions += self._collect(kid, inner)
         for tr in row_elements(el):
+            if self.pieces > MAX_PIECES:
+                break
             if _hidden(tr):
                 continue
             row = []

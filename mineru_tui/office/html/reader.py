@@ -20,7 +20,8 @@ from mineru_tui.detect import image_ext
 from mineru_tui.document import Document, Page
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.html.blocks import HtmlBlocks, Notes, tag_of
-from mineru_tui.office.html.parse import DEEP, flat_paragraphs, parse_html, to_text
+from mineru_tui.office.html.parse import (DEEP, MAX_ELEMENTS, flat_paragraphs, parse_html_bounded,
+                                          to_text)
 
 MAX_HTML_BYTES = 32 << 20  # the parse budget of an HTML file (as a .docx's XML)
 MAX_IMAGE_BYTES = 64 << 20  # as the Office readers: one picture
@@ -186,7 +187,10 @@ def read_html_text(text: str, doc: Document, resources_for) -> list:
     content to nesting (with a warning)."""
     from mineru_tui.document import text_block, text_span
 
-    root = parse_html(text)
+    root, cut = parse_html_bounded(text)
+    if cut:
+        doc.warnings.append(cut_warning(f"the page has more than {MAX_ELEMENTS:,} elements; "
+                                        "the rest is left out"))
     resources = resources_for(page_base(root))
     notes = Notes(resources.link)
     notes.scan(root)
