@@ -283,12 +283,15 @@ class HtmlBlocks:
             if body in done:
                 continue
             done.add(body)
-            blocks = self._collect(body, _Ctx(), note=True)
-            lines = [line for b in blocks for line in _lines_of(b)]
+            lines = self.note_lines(body)
             if lines:
                 out.append(Block(BlockType.PAGE_FOOTNOTE, lines=lines,
                                  note_id=self.notes.labels[target]))
         return out
+
+    def note_lines(self, body) -> list[Line]:
+        """The lines of one note's body (its back-links left out)."""
+        return [line for b in self._collect(body, _Ctx(), note=True) for line in _lines_of(b)]
 
     # -- the walk --------------------------------------------------------------------
 
