@@ -37,7 +37,8 @@ from mineru_tui.office.html.reader import (MAX_IMAGE_BYTES, data_uri, remote_ima
                                            split_url)
 from mineru_tui.office.package import Package, PartError, local
 
-EPUB_BUDGET = 64 << 20  # XHTML and XML parsed per book; a long novel is a few MiB
+from mineru_tui.office.limits import EPUB_BUDGET
+from mineru_tui.office.pictures import data_identity
 _HTML_TYPES = ("application/xhtml+xml", "text/html", "application/x-dtbook+xml")
 _SLUG = re.compile(r"[^A-Za-z0-9_\-]+")
 
@@ -288,6 +289,13 @@ class _Resources:
             return self.here
         joined = posixpath.normpath(posixpath.join(posixpath.dirname(self.here), rel))
         return None if joined.startswith("../") or joined == ".." else joined.lstrip("/")
+
+    def image_key(self, src: str):
+        if src.lower().startswith("data:"):
+            return data_identity(src)
+        name = self._member(src)
+        member = self.pkg.member(name) if name is not None else None
+        return None if member is None else ("member", member)
 
     def image(self, src: str) -> tuple[bytes, str] | None:
         if src.lower().startswith("data:"):

@@ -34,19 +34,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from collections.abc import Hashable
 from typing import Callable, Protocol
 
 from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Span, SpanType, Table,
                                  image_block, list_block, table_block, text_span, title_block)
 from mineru_tui.errors import cut_warning
+from mineru_tui.office.limits import MAX_NESTING as MAX_DEPTH  # deeper: plain text
+from mineru_tui.office.limits import MAX_PIECES, MAX_TABLE_CELLS
+from mineru_tui.office.pictures import Pictures, data_identity
 
 OPS_NS = "http://www.idpf.org/2007/ops"
-MAX_DEPTH = 160  # elements deeper than this are read as plain text (Python's stack)
-MAX_TABLE_CELLS = 250_000  # as the spreadsheet reader: cells written per table
-# Elements walked and text pieces kept per document (an EPUB's book): what a document costs
-# in memory is per piece (about 2 KB each through the three outputs), not per byte of
-# markup. 250,000 is about 1.2 GB at most; a 1,000-page book is under 100,000.
-MAX_PIECES = 250_000
 MAX_SPAN = 1000  # colspan values above this are treated as 1000 (the HTML standard's cap)
 MAX_ROWSPAN = 65534
 
@@ -79,7 +77,13 @@ class Resources(Protocol):
     """Where a document's images and links lead (a file's folder, an MHTML, an EPUB)."""
 
     def image(self, src: str) -> tuple[bytes, str] | None:
-        """The bytes and file extension of the image ``src`` names, or None."""
+        """The bytes and file extension of the image ``src`` names, or None; may raise
+        :class:`~mineru_tui.office.pictures.PictureDropped` (too large)."""
+
+    def image_key(self, src: str) -> Hashable | None:
+        """What ``src`` names — the member, part or file it resolves to, or the ``data:``
+        URI — so that every spelling of one picture is read once; None when it names
+        nothing that can be read."""
 
     def link(self, href: str) -> str | None:
         """The link target to keep for ``href`` (``#id`` for a place in the document)."""
@@ -254,7 +258,8 @@ class HtmlBlocks:
         self.notes = notes or Notes(resources.link)
         self._out: list[Block] = []
         self._para = _Para()
-        self._images: dict[str, str | None] = {}
+        self._images: dict[str, str | None] = {}  # a spelling -> its stored name
+        self.pictures = Pictures(doc)  # each picture once by identity, within the caps
         self._warned: set[str] = set()
         self.deepest = 0  # how deep the deepest over-deep subtree went (parser cuts: DEEP)
         self.pieces = 0  # elements walked and text pieces kept, against MAX_PIECES
@@ -441,11 +446,14 @@ class HtmlBlocks:
             return None
         if src not in self._images:
             try:
-                found = self.res.image(src)
+                identity = (self.res.image_key(src) if hasattr(self.res, "image_key")
+                            else data_identity(src) if src[:5].lower() == "data:" else ("src", src))
+                name = None if identity is None else self.pictures.take(
+                    identity, lambda: self.res.image(src), _picture_label(src))
             except Exception as exc:  # one bad picture never costs the document
                 self.warn(f"an image could not be read: {' '.join(str(exc).split())[:120]}")
-                found = None
-            self._images[src] = self.doc.add_image(*found) if found else None
+                name = None
+            self._images[src] = name
         return self._images[src]
 
     def _math(self, el, ctx: _Ctx) -> None:
@@ -699,6 +707,14 @@ def _int(value: str | None, default: int, minimum: int = 1) -> int:
 def _item(block: Block, depth: int, marker: str) -> Block:
     block.depth, block.marker = depth, marker
     return block
+
+
+def _picture_label(src: str) -> str:
+    """How a warning names the picture ``src``: short, on one line."""
+    if src[:5].lower() == "data:":
+        return "in a data: URI"
+    src = " ".join(src.split())
+    return repr(src if len(src) <= 80 else src[:77] + "...")
 
 
 def _lines_of(block: Block) -> list[Line]:

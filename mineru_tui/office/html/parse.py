@@ -13,6 +13,7 @@ import html
 import re
 
 from mineru_tui.office.html.charset import decode, detect_encoding
+from mineru_tui.office.limits import MAX_ELEMENTS
 
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>")
 _DROPPED = re.compile(r"<!--.*?-->|<(script|style|head|template|noscript|textarea)\b.*?</\1\s*>",
@@ -28,7 +29,6 @@ def to_text(data: bytes, transport: str | None = None) -> str:
     return decode(data, detect_encoding(data, transport))
 
 
-MAX_ELEMENTS = 500_000  # elements of one tree: about 1 KB each in memory while read
 _FEED = 1 << 20  # characters fed to a pull parser at a time
 
 

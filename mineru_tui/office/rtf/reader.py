@@ -41,11 +41,10 @@ from mineru_tui.office.rtf.charsets import codec_for_charset, codec_for_cpg
 from mineru_tui.office.rtf.math import SKIPPED as MATH_SKIPPED
 from mineru_tui.office.rtf.math import MathBuilder
 
-MAX_FILE_BYTES = 256 << 20
-MAX_GROUP_DEPTH = 2_000
-MAX_TABLE_CELLS = 250_000
-MAX_TABLE_DEPTH = 64  # tables in cells of tables; deeper ones join the 64th
-MAX_IMAGE_BYTES = 64 << 20
+from mineru_tui.office.limits import MAX_PICTURE_BYTES as MAX_IMAGE_BYTES
+from mineru_tui.office.limits import MAX_RTF_BYTES as MAX_FILE_BYTES
+from mineru_tui.office.limits import MAX_RTF_GROUP_DEPTH as MAX_GROUP_DEPTH
+from mineru_tui.office.limits import MAX_TABLE_CELLS, MAX_TABLE_DEPTH
 
 _TOKEN = re.compile(rb"\\([a-zA-Z]{1,32})(-?\d{1,10})? ?|\\'([0-9a-fA-F]{2})|\\(.)|([{}])"
                     rb"|([^\\{}\r\n]+)|[\r\n]+", re.S)
