@@ -28,8 +28,12 @@ MAX_MHTML_PARTS = 20_000
 # -- CSV/TSV (office/csv) ---------------------------------------------------------------
 MAX_CSV_CELLS = 250_000
 MAX_CSV_FIELD = 1 << 20  # characters of one field; checked while the field is read
+MAX_CSV_LINE = 16 << 20  # characters of one line, read before the csv module sees it
+MAX_CSV_SEPARATORS = 4 * MAX_CSV_CELLS  # separators and line ends fed to the csv module:
+#                                         no row can hold more fields than this
 
 # -- RTF (office/rtf) -------------------------------------------------------------------
-MAX_RTF_BYTES = 64 << 20  # the file
-MAX_RTF_PARAGRAPHS = 250_000  # paragraphs and cells read, as MAX_PIECES
+MAX_RTF_BYTES = 256 << 20  # the file (hex pictures are cheap: one token per run)
+MAX_RTF_PARAGRAPHS = 250_000  # paragraphs and cells read (\par, \cell): ~3.5 KB each
+MAX_RTF_TOKENS = 20_000_000  # control words and text runs: ~0.7 µs each, ~15 s in all
 MAX_RTF_GROUP_DEPTH = 2_000
