@@ -212,3 +212,223 @@ def test_a_text_file_starting_bm_is_not_a_picture(tmp_path):
     assert image_type(b"BM notes: remember the milk\n") is None
     bmp = b"BM" + (70).to_bytes(4, "little") + b"\0" * 8 + (40).to_bytes(4, "little") + b"\0" * 52
     assert image_type(bmp) == "bmp"
+
+
+# -- item 6: a picture is read once, whatever it is called -------------------------------
+
+def _png(size: int) -> bytes:
+    """A PNG signature followed by ``size`` bytes (pictures are copied, never decoded)."""
+    return b"\x89PNG\r\n\x1a\n" + bytes(size)
+
+
+def test_every_spelling_of_an_epub_picture_is_one_picture(tmp_path):
+    import zipfile
+
+    spellings = ["p.png", "./p.png", "././p.png", "sub/../p.png", "./sub/.././p.png"] * 20
+    body = "".join(f'<p>x</p><img src="{s}" alt="a"/>' for s in spellings)
+    book = tmp_path / "book.epub"
+    with zipfile.ZipFile(book, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
+        z.writestr("META-INF/container.xml", _CONTAINER)
+        z.writestr("OEBPS/content.opf", _opf(["c1.xhtml", "c2.xhtml"]))
+        z.writestr("OEBPS/c1.xhtml", _chapter(body))
+        z.writestr("OEBPS/c2.xhtml", _chapter(body))
+        z.writestr("OEBPS/p.png", _png(4 << 20))
+    r = parse_batch(tmp_path, book)
+    assert r.returncode == 0, r.stderr
+    images = list((tmp_path / "out" / "book" / "images").iterdir())
+    assert len(images) == 1  # 200 references, one file
+    md = (tmp_path / "out" / "book" / "book.md").read_text()
+    assert md.count(f"images/{images[0].name}") == 200
+
+
+def test_odt_case_variants_and_mhtml_cid_spellings_are_one_picture(tmp_path):
+    import base64
+    import zipfile
+
+    frames = "".join(f'<draw:frame><draw:image xlink:href="{n}"/></draw:frame>'
+                     for n in ["Pictures/P.png", "pictures/p.png", "PICTURES/P.PNG"] * 10)
+    odt = tmp_path / "cases.odt"
+    with zipfile.ZipFile(odt, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("mimetype", "application/vnd.oasis.opendocument.text",
+                   compress_type=zipfile.ZIP_STORED)
+        z.writestr("content.xml",
+                   '<?xml version="1.0"?><office:document-content '
+                   'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+                   'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+                   'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
+                   'xmlns:xlink="http://www.w3.org/1999/xlink"><office:body><office:text>'
+                   f'<text:p>odt {frames}</text:p></office:text></office:body></office:document-content>')
+        z.writestr("Pictures/P.png", _png(1 << 20))
+    r = parse_batch(tmp_path, odt)
+    assert r.returncode == 0, r.stderr
+    assert len(list((tmp_path / "out" / "cases" / "images").iterdir())) == 1
+    refs = "".join(f'<img src="{s}">' for s in ["cid:pic", "cid:<pic>", "cid: pic ", "cid:<pic"] * 10)
+    mht = tmp_path / "cids.mht"
+    mht.write_bytes(b"MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary=\"B\"\r\n\r\n"
+                    b"--B\r\nContent-Type: text/html\r\n\r\n<html><body><p>cids</p>" + refs.encode()
+                    + b"</body></html>\r\n--B\r\nContent-Type: image/png\r\nContent-ID: <pic>\r\n"
+                    b"Content-Transfer-Encoding: base64\r\n\r\n" + base64.encodebytes(_png(1 << 20))
+                    + b"\r\n--B--\r\n")
+    r = parse_batch(tmp_path, mht)
+    assert r.returncode == 0, r.stderr
+    assert len(list((tmp_path / "out" / "cids" / "images").iterdir())) == 1
+
+
+def test_a_picture_left_out_for_its_size_says_so_without_v(tmp_path):
+    folder = tmp_path / "page"
+    folder.mkdir()
+    (folder / "big.png").write_bytes(_png(65 << 20))
+    bad = folder / "big.html"
+    bad.write_text('<html><body><p>big</p><img src="big.png" alt="the big one">'
+                   '<img src="./big.png" alt="again"></body></html>')
+    r = parse_batch(tmp_path, bad)  # no -v
+    cut = [line for line in r.stderr.splitlines() if "content cut:" in line and "big.png" in line]
+    assert len(cut) == 1 and "64 MiB" in cut[0], r.stderr
+    assert "the big one" in (tmp_path / "out" / "big" / "big.md").read_text()
+
+
+def test_the_pictures_of_a_page_stop_at_the_documents_total(monkeypatch, tmp_path):
+    from mineru_tui.office import pictures
+    from mineru_tui.office.html.reader import read_html
+
+    monkeypatch.setattr(pictures, "MAX_PICTURES_BYTES", 3 << 20)
+    monkeypatch.setattr(pictures.Pictures.__init__, "__defaults__", (3 << 20, 64 << 20))
+    for i in range(5):
+        (tmp_path / f"p{i}.png").write_bytes(_png(1 << 20))
+    page = tmp_path / "many.html"
+    page.write_text("<html><body>" + "".join(f'<img src="p{i}.png" alt="p{i}">' for i in range(5))
+                    + "</body></html>")
+    doc = read_html(page)
+    assert len(doc.images) == 2
+    assert sum("add up to more than 3 MiB" in w for w in doc.warnings) == 1
+
+
+# -- item 7: an EPUB is read one chapter at a time; its navigation document is counted ----
+
+def test_an_epub_keeps_one_chapter_tree_at_a_time(tmp_path):
+    """12 chapters of 3 MiB of dense XHTML: about 100 MB of tree each, 1.3 GB if every tree
+    were kept (as before); read in a child limited to 700 MB of address space."""
+    import zipfile
+
+    chapters = [f"c{i}.xhtml" for i in range(12)]
+    book = tmp_path / "dense.epub"
+    with zipfile.ZipFile(book, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
+        z.writestr("META-INF/container.xml", _CONTAINER)
+        z.writestr("OEBPS/content.opf", _opf(chapters))
+        for i, c in enumerate(chapters):
+            z.writestr(f"OEBPS/{c}", _chapter(f"<h1>chapter {i}</h1>" + "<p>a</p>" * (3 << 17)))
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (700 << 20, 700 << 20));"
+            "from mineru_tui.office.html import blocks; blocks.MAX_PIECES = 1000;"
+            "from mineru_tui.office.epub.reader import read_epub;"
+            "doc = read_epub(sys.argv[1]); print(len(doc.pages), sum('content cut' in w for w in doc.warnings))")
+    r = subprocess.run([sys.executable, "-c", code, str(book)], cwd=ROOT, capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["1", "1"]  # cut in the first chapter, with one warning
+
+
+def test_footnotes_across_chapters_are_found_and_numbered_in_reference_order(tmp_path):
+    import zipfile
+
+    from mineru_tui.document import to_markdown
+    from mineru_tui.office.epub.reader import read_epub
+
+    chapters = [f"c{i}.xhtml" for i in range(6)]
+    book = tmp_path / "notes.epub"
+    with zipfile.ZipFile(book, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
+        z.writestr("META-INF/container.xml", _CONTAINER)
+        z.writestr("OEBPS/content.opf", _opf(chapters))
+        for i, c in enumerate(chapters):
+            if i < 5:  # references in chapters 0-4, in reverse order of their notes
+                body = f'<p>see<a epub:type="noteref" href="c5.xhtml#n{4 - i}">*</a></p>'
+            else:  # the notes, the last one pointing at the first
+                body = "".join(f'<aside epub:type="footnote" id="n{k}"><p>note {k}'
+                               + ('<a epub:type="noteref" href="#n0">*</a>' if k == 4 else "")
+                               + "</p></aside>" for k in range(5))
+            z.writestr(f"OEBPS/{c}", _chapter(f"<h1>chapter {i}</h1>{body}").replace(
+                "<html ", '<html xmlns:epub="http://www.idpf.org/2007/ops" '))
+    md = to_markdown(read_epub(book))
+    for k in range(5):
+        assert f"[^{5 - k}]: note {k}" in md, md
+    assert "[^1]: note 4[^5]" in md.replace("\\", "")
+
+
+def test_the_epub_navigation_document_is_charged_to_the_parse_budget(tmp_path, monkeypatch):
+    import zipfile
+
+    from mineru_tui.errors import InputError
+    from mineru_tui.office.epub import reader as epub
+
+    monkeypatch.setattr(epub, "EPUB_BUDGET", 1 << 20)
+    book = tmp_path / "nav.epub"
+    with zipfile.ZipFile(book, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
+        z.writestr("META-INF/container.xml", _CONTAINER)
+        z.writestr("OEBPS/content.opf", _opf(["c1.xhtml"], nav="nav.xhtml"))
+        z.writestr("OEBPS/c1.xhtml", _chapter("<p>short</p>"))
+        z.writestr("OEBPS/nav.xhtml", _chapter('<nav epub:type="toc"><ol>'
+                                               + '<li><a href="c1.xhtml">c</a></li>' * 60000
+                                               + "</ol></nav>"))
+    try:
+        epub.read_epub(book)
+    except InputError as e:
+        assert "parse budget" in str(e)
+    else:
+        raise AssertionError("a 2 MiB navigation document passed a 1 MiB budget")
+
+
+# -- item 8: limits checked before the memory is spent ---------------------------------
+
+def test_an_html_page_stops_at_its_pieces_with_a_cut(tmp_path, monkeypatch):
+    from mineru_tui.office.html import blocks
+    from mineru_tui.office.html.reader import read_html
+
+    monkeypatch.setattr(blocks, "MAX_PIECES", 2_000)
+    page = tmp_path / "li.html"
+    page.write_text("<html><body><ul>" + "<li>a" * 50_000 + "</ul></body></html>")
+    doc = read_html(page)
+    items = [b for b in doc.iter_blocks() if b.marker]
+    assert 500 <= len(items) <= 2_000
+    assert sum(w.startswith("content cut:") and "2,000" in w for w in doc.warnings) == 1
+
+
+def test_an_html_tree_stops_at_its_elements(monkeypatch):
+    from mineru_tui.office.html import parse
+
+    monkeypatch.setattr(parse, "MAX_ELEMENTS", 1_000)
+    root, cut = parse.parse_html_bounded("<html><body>" + "<p>a</p>" * 100_000 + "</body></html>")
+    kept = sum(1 for _ in root.iter())
+    assert cut and 1_000 <= kept <= 1_000 + parse._FEED // len("<p>a</p>") + 3  # one feed over
+    root, cut = parse.parse_html_bounded("<html><body>" + "<p>a</p>" * 500 + "</body></html>")
+    assert not cut and sum(1 for _ in root.iter()) == 502  # html, body, 500 p
+
+
+def test_rtf_paragraphs_and_cells_without_rows_are_bounded(tmp_path, monkeypatch):
+    from mineru_tui.office.rtf import reader as rtf
+
+    monkeypatch.setattr(rtf, "MAX_RTF_PARAGRAPHS", 1_000)
+    pars = tmp_path / "pars.rtf"
+    pars.write_bytes(rb"{\rtf1 " + rb"a\par " * 20_000 + b"}")
+    doc = rtf.read_rtf(pars)
+    assert len(doc.pages[0].para_blocks) <= 1_001  # the paragraph being read when cut is kept
+    assert any(w.startswith("content cut:") and "paragraphs" in w for w in doc.warnings)
+    cells = tmp_path / "cells.rtf"
+    cells.write_bytes(rb"{\rtf1\trowd\cellx100 " + rb"\intbl a\cell " * 20_000 + b"}")  # no \row
+    doc = rtf.read_rtf(cells)
+    assert any(w.startswith("content cut:") and "cells" in w for w in doc.warnings)
+
+
+def test_a_csv_line_of_commas_is_cut_before_its_row_is_built(tmp_path):
+    bad = tmp_path / "commas.csv"
+    bad.write_text("a,b\n1,2\n" + "," * (20 << 20) + "\n3,4\n")  # 20 million empty fields
+    r = parse_batch(tmp_path, bad)
+    assert "content cut:" in r.stderr
+    md = (tmp_path / "out" / "commas" / "commas.md").read_text()
+    assert "| 1 | 2 |" in md or "<td>1</td>" in md
+    many = tmp_path / "many.csv"
+    many.write_text("a,b\n" + ("," * 4000 + "\n") * 400)  # 1.6 million separators, short lines
+    r = parse_batch(tmp_path, many)
+    assert "content cut:" in r.stderr

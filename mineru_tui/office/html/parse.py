@@ -29,7 +29,7 @@ def to_text(data: bytes, transport: str | None = None) -> str:
     return decode(data, detect_encoding(data, transport))
 
 
-_FEED = 1 << 20  # characters fed to a pull parser at a time
+_FEED = 64 << 10  # characters fed to a pull parser at a time (the overshoot past the bound)
 
 
 def _html_parser(pull: bool = False):
