@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
+from mineru_tui.errors import cut_warning
+
 
 class BlockType:
     """Block type names, as MinerU spells them (plus a few office-only ones)."""
@@ -192,8 +194,21 @@ class Document:
     extra_outputs: dict[str, Callable[[], bytes | None]] = field(default_factory=dict)
 
     def add_image(self, data: bytes, ext: str, stem: str = "image") -> str:
-        """Store image bytes under a fresh unique name and return that name."""
-        ext = ext.lower().lstrip(".") or "bin"
+        """Store image bytes under a fresh unique name and return that name.
+
+        The picture passes :func:`~mineru_tui.document.pictures.safe_picture` first (an SVG
+        is cleaned of scripts and references, an extension that is no picture's becomes
+        ``.bin``); one that cannot be made safe is left out with a ``content cut:`` warning
+        and the name is ``""`` (the writers then show the alt text).
+        """
+        from mineru_tui.document.pictures import safe_picture
+
+        safe = safe_picture(data, ext)
+        if safe is None:
+            self.warnings.append(cut_warning("an SVG picture that cannot be read as SVG (so "
+                                             "not cleaned of scripts) is left out"))
+            return ""
+        data, ext = safe
         name = f"{stem}_{len(self.images) + 1:03d}.{ext}"
         while name in self.images:
             name = f"{stem}_{len(self.images) + 2:03d}.{ext}"

@@ -34,13 +34,10 @@ from mineru_tui.office.doc.fib import (CLX, PLCFBTECHPX, PLCFBTEPAPX, PLCFENDREF
                                        read_pieces, read_styles, stored_pictures, style_outline,
                                        text_of)
 from mineru_tui.office.flow import BREAK, Counters, Flow, counter_text, note_ref
+from mineru_tui.office.limits import MAX_DOC_CHARS as MAX_CHARS
+from mineru_tui.office.limits import MAX_TABLE_CELLS
 from mineru_tui.office.ole import ENCRYPTED, Ole
 
-MAX_TABLE_CELLS = 250_000
-# Characters a document may have, counted from the piece table before decoding. `parse -o`
-# costs about 157 bytes and 2.5 µs CPU a character of short paragraphs (6.9 M characters:
-# 17 s, 1.08 GB), so 10 M stays near 25 s and 1.6 GB (docs/hostile-inputs.md).
-MAX_CHARS = 10_000_000
 MAX_BOXES = 10_000  # text boxes and comments read (each a story range)
 _HYPERLINK = re.compile(r'HYPERLINK\s+(?:\\l\s+)?"([^"]*)"|HYPERLINK\s+(\S+)')
 
