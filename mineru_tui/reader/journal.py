@@ -121,6 +121,11 @@ class Journal:
             pass
 
 
+def read_records(path: Path) -> dict[int, dict]:
+    """The records a journal holds, by page ordinal (whatever its identity; for display)."""
+    return _read(Path(path))[1]
+
+
 def _read(path: Path) -> tuple[dict | None, dict[int, dict], int | None]:
     """(header, records by ordinal, length to cut the file to when its tail is torn)."""
     try:

@@ -66,11 +66,15 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
                 page, record = outcomes.read(item, doc, reading)
             except pipeline.PageCancelled:
                 raise interrupted() from None
+            markdown = None
+            if options.page_markdown:  # kept in the record: a restored file shows it at once
+                markdown = record.get("markdown") if kept and "markdown" in record \
+                    else assemble.page_markdown(doc, page)
+                record["markdown"] = markdown
             if journal is not None and not kept and "error" not in record:
                 journal.keep(item.ordinal, record)  # on disk before the page counts as done
             records.append(record)
             doc.pages.append(page)
-            markdown = assemble.page_markdown(doc, page) if options.page_markdown else None
             reading.emit(PageDone(str(path), item.ordinal, total, markdown, time.perf_counter() - t0))
     finally:
         close()

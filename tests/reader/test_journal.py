@@ -191,3 +191,24 @@ def test_sigkill_keeps_every_finished_page(tmp_path):
     assert resumed.stdout.split() == ["2"]  # pages 3-5: blank (no call), text and scan (a layout call each)
     whole, _ = run(pdf, tmp_path / "whole", ScriptedEngine(answer))
     assert output_set(out / "doc") == output_set(tmp_path / "whole" / "doc")
+
+
+def test_restore_shows_pages_from_disk_without_the_source(tmp_path):
+    from mineru_tui.tui.restore import load_detail
+
+    pdf = mixed_pdf(tmp_path / "doc.pdf", 4)
+    out = tmp_path / "out"
+    events = []
+    options = ConvertOptions(engine=ScriptedEngine(answer), page_markdown=True, journal=journal_path(out, "doc"))
+    doc = convert(pdf, options, on_event=events.append)
+    write_outputs(doc, out, "doc", source=pdf)
+    shown = {e.page: e.markdown for e in events if isinstance(e, PageDone)}
+    pdf.unlink()  # nothing can be rendered or re-read: the records carry each page's Markdown
+    detail = load_detail(str(pdf), str(out / "doc"))
+    assert [p.markdown for p in detail.pages] == [shown[k] for k in range(4)]
+
+    # a file cut off mid-way: its pages from the journal beside the (missing) set
+    pdf = mixed_pdf(tmp_path / "doc2.pdf", 4)
+    run(pdf, out, ScriptedEngine(answer), cancel_after=2, page_markdown=True)
+    detail = load_detail(str(pdf), str(out / "doc2"))
+    assert len(detail.pages) == 2 and "words" in detail.pages[0].markdown
