@@ -46,6 +46,8 @@ class ConvertOptions:
     # rendering every page costs time that a run writing the whole document does not need
     page_markdown: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    # PDFs and images: keep finished pages in this journal and resume from it (reader/journal.py)
+    journal: Path | None = None
 
 
 def convert(path: str | Path, options: ConvertOptions | None = None, *,

@@ -101,6 +101,20 @@ class BlockDone:
 
 
 @dataclass(frozen=True)
+class PagesResumed:
+    """An earlier run of this file left a journal (``reader/journal.py``): ``kept`` pages are
+    taken from it and reading resumes at ``page`` (0-based, among ``pages``); ``kept`` is 0
+    when it started over instead. ``note`` is the one line for the user ("resumed at page 18
+    of 20 …", "started over: the file changed since the earlier run")."""
+
+    path: str
+    page: int
+    pages: int
+    kept: int
+    note: str
+
+
+@dataclass(frozen=True)
 class PageDone:
     path: str
     page: int
@@ -125,5 +139,5 @@ class FileFailed:
 
 
 JobEvent = Union[FileStarted, PageStarted, EngineStage, LayoutDone, BlockStarted, BlockTokens,
-                 BlockDone, PageDone, FileDone, FileFailed]
+                 BlockDone, PagesResumed, PageDone, FileDone, FileFailed]
 OnEvent = Callable[[JobEvent], None]

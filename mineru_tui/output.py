@@ -166,7 +166,16 @@ def write_outputs(doc, out_dir: Path, stem: str, *, source: Path | None = None,
             except BaseException:
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise
+            journal = getattr(doc, "journal", None)  # set by the page reader once all pages are read
+            if journal is not None:
+                journal.remove()
     return Written(out_dir / name, notes)
+
+
+def journal_path(out_dir: Path, stem: str) -> Path:
+    """Where the page reader keeps the finished pages of the set ``out_dir/stem`` while it
+    is read (``reader/journal.py``): beside the set, hidden; removed once the set is whole."""
+    return Path(out_dir) / f".{stem}.journal"
 
 
 def _render(doc, stem: str) -> dict[str, bytes]:

@@ -53,6 +53,7 @@ class Item:
     detected: Detected | None = None
     error: str | None = None  # a failure known before reading (missing, empty folder...)
     detail: str | None = None  # its technical cause, for -v
+    journal: Path | None = None  # with -o: its finished pages are kept there (resume)
 
     @property
     def name(self) -> str:
@@ -197,14 +198,16 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
     try:
         items = gather(args, opts)
         pages_note = _pages_note(opts)
-        if opts.workers > 1 and len(items) > 1:
-            ahead = _Prefetch(items, opts)
         single = len(args) == 1 and len(items) == 1 and not _is_dir(args[0])
         stems = written = None
         if opts.out_dir is not None:
-            from mineru_tui.output import assign_stems
+            from mineru_tui.output import assign_stems, journal_path
             stems = assign_stems([i.path for i in items])
             written: set[str] = set()
+            for item, (stem, _) in zip(items, stems):
+                item.journal = journal_path(opts.out_dir, stem)
+        if opts.workers > 1 and len(items) > 1:
+            ahead = _Prefetch(items, opts)
         json_entries: list[dict] = []
         first_md = True
         for n, item in enumerate(items):
@@ -346,8 +349,8 @@ def _read(item: Item, opts: Options, live=None, cancel=None):
         if live is not None:
             live(event)
 
-    options = (replace(opts.reading, limits=opts.limits) if opts.reading is not None
-               else ConvertOptions(limits=opts.limits))
+    options = (replace(opts.reading, limits=opts.limits, journal=item.journal) if opts.reading is not None
+               else ConvertOptions(limits=opts.limits, journal=item.journal))
     if live is not None:
         cancel = live.cancel
     try:

@@ -124,6 +124,15 @@ def _make_engine(fields: dict[str, Any] | None):
     return LazyEngine(EngineOptions(**(fields or {})))
 
 
+def _kept(interrupted: BaseException) -> str:
+    """The reason of a cancelled file: with the pages kept for the next run, if any."""
+    doc = getattr(interrupted, "document", None)
+    n = sum(1 for page in doc.pages if "error" not in page.extra) if doc is not None else 0
+    if not n:
+        return "cancelled"
+    return f"cancelled ({n} page{'s' if n != 1 else ''} kept: the next run resumes after them)"
+
+
 def _run(job: Job, convert, options, cancel: threading.Event, emit) -> Result:
     from mineru_tui.errors import ConvertError, internal_error
     from mineru_tui.events import FileStarted
@@ -137,11 +146,17 @@ def _run(job: Job, convert, options, cancel: threading.Event, emit) -> Result:
 
     if hasattr(options.engine, "open_error"):
         options.engine.open_error = None  # this file's own outcome only
+    from dataclasses import replace
+
+    from mineru_tui.output import journal_path
+
+    # finished pages are kept beside the set: a cancel, quit, kill or power cut loses none
+    options = replace(options, journal=journal_path(Path(job.out_dir), job.stem))
     t0 = time.perf_counter()
     try:
         doc = convert(Path(job.path), options, on_event=on_event, cancel=cancel)
-    except KeyboardInterrupt:  # the page reader's PagesInterrupted (SIGINT is ignored here)
-        return Result("cancelled", kinds[0] if kinds else "", reason="cancelled")
+    except KeyboardInterrupt as e:  # the page reader's PagesInterrupted (SIGINT is ignored here)
+        return Result("cancelled", kinds[0] if kinds else "", reason=_kept(e))
     except ConvertError as e:
         kind = kinds[0] if kinds else ""
         if cancel.is_set():
