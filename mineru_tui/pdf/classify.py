@@ -205,8 +205,24 @@ def classify_page(page, chars: list[Char] | None = None) -> PageDecision:
 
     ``chars`` may pass the page's characters (:func:`~mineru_tui.pdf.chars.page_chars`)
     when the caller has them already. Any failure to read the text layer means "use the
-    model" (as in MinerU).
+    model" (as in MinerU). The answer is kept on the page for the same ``chars``: the page
+    reader classifies a page when it opens it, and the model-free reading asks again.
     """
+    cached = getattr(page, "decision_cache", None)
+    if cached is not None and chars is not None and cached[0] is chars:
+        return cached[1]
+    decision = _classify(page, chars)
+    if chars is None:
+        chars = (getattr(page, "chars_cache", None) or (None, None))[1]
+    if chars is not None:
+        try:
+            page.decision_cache = (chars, decision)
+        except AttributeError:  # a page object that takes no attributes: nothing kept
+            pass
+    return decision
+
+
+def _classify(page, chars: list[Char] | None) -> PageDecision:
     try:
         w, h = page.size_pt
         ratio = max(w, h) / min(w, h)

@@ -28,8 +28,8 @@ class PageError:
 
 def open_source(path: Path, kind: str, pages: str | None, settings, *, classify: bool):
     """(pages to read, iterator of PageInput | PageError, closer)."""
-    if kind == "pdf":
-        return _pdf_source(path, pages, classify)
+    if kind == "pdf":  # effort low reads only the text layer: no page needs an image
+        return _pdf_source(path, pages, classify, render=settings.effort != "low")
     return _image_source(path, pages)
 
 
@@ -57,7 +57,7 @@ def _image_source(path: Path, pages: str | None):
     return len(wanted), gen(), lambda: None
 
 
-def _pdf_source(path: Path, pages: str | None, classify: bool):
+def _pdf_source(path: Path, pages: str | None, classify: bool, render: bool = True):
     from mineru_tui.pdf import classify_page, is_blank, open_pdf
 
     pdf = open_pdf(path, pages)
@@ -67,7 +67,8 @@ def _pdf_source(path: Path, pages: str | None, classify: bool):
         for ordinal, page in enumerate(pdf):
             number = int(page.index) + 1
             try:
-                image = page.render()  # MinerU's size: 200 dpi, long edge at most 3500 px
+                # MinerU's size: 200 dpi, long edge at most 3500 px
+                image = page.render() if render else None
                 decision = None
                 blank = is_blank(page)  # nothing drawn: an empty page, not a scan
                 if classify and not blank:
