@@ -135,10 +135,7 @@ class _Glyph:
     baseline: float
     top: float = 0.0  # the glyph's core: from half a font height above the baseline
     bottom: float = 0.0  # to just below it; rows are clustered on this, not on loose boxes
-
-    @property
-    def height(self) -> float:
-        return self.loose[3] - self.loose[1]
+    height: float = 0.0  # the loose box's height (a field: the line reader asks often)
 
 
 def drop_redrawn(chars: list[Char]) -> list[Char]:
@@ -192,7 +189,8 @@ def _glyphs(chars: list[Char], direction: int) -> list[_Glyph]:
             baseline = loose[3] - 0.2 * h  # no usable origin: the usual descent
         # x-height glyphs, accents and dots all sit on the baseline: a core from the
         # baseline up to half the font height keeps lines apart however tight the leading
-        out.append(_Glyph(c, box, loose, baseline, baseline - CORE * h, baseline + 0.1 * h))
+        out.append(_Glyph(c, box, loose, baseline, baseline - CORE * h, baseline + 0.1 * h,
+                          loose[3] - loose[1]))
     return out
 
 
@@ -375,7 +373,11 @@ def _group_overlapping(glyphs, extent) -> list[tuple[list[_Glyph], list[float]]]
         lo, hi = extent(g)
         best, best_score = None, LINE_OVERLAP
         for members, ext in groups[-4:]:  # only recent groups can still overlap
-            score = _overlap(lo, hi, ext)
+            e0, e1 = ext
+            # _overlap, inlined: this runs for every glyph against up to four groups
+            shorter = hi - lo if hi - lo < e1 - e0 else e1 - e0
+            score = ((hi if hi < e1 else e1) - (lo if lo > e0 else e0)) / (
+                shorter if shorter > 1e-6 else 1e-6)
             if score > best_score:
                 best, best_score = (members, ext), score
         if best is None:
