@@ -166,12 +166,25 @@ def drop_redrawn(chars: list[Char]) -> list[Char]:
             ys = (ky, ky + 1 if fy - ky >= 0.5 else ky - 1)
         else:
             xs, ys = (kx - 1, kx, kx + 1), (ky - 1, ky, ky + 1)
-        if not any(o.text_object != c.text_object and o.direction == c.direction
-                   and abs(o.origin[0] - x) < near and abs(o.origin[1] - y) < near
-                   for i in xs for j in ys for o in seen.get((c.text, i, j), ())):
+        if not _repeats(seen, c, xs, ys, x, y, near):
             seen.setdefault((c.text, kx, ky), []).append(c)
             out.append(c)
     return out
+
+
+def _repeats(seen: dict, c: Char, xs, ys, x: float, y: float, near: float) -> bool:
+    """Whether an earlier character of another text object in the cells ``xs`` × ``ys`` of
+    ``seen`` draws ``c`` again (loops, not a generator: this runs for every character)."""
+    text, obj, direction = c.text, c.text_object, c.direction
+    for i in xs:
+        for j in ys:
+            bucket = seen.get((text, i, j))
+            if bucket:
+                for o in bucket:
+                    if (o.text_object != obj and o.direction == direction
+                            and abs(o.origin[0] - x) < near and abs(o.origin[1] - y) < near):
+                        return True
+    return False
 
 
 def _glyphs(chars: list[Char], direction: int) -> list[_Glyph]:
@@ -179,12 +192,15 @@ def _glyphs(chars: list[Char], direction: int) -> list[_Glyph]:
     for c in drop_redrawn(chars):
         if c.direction != direction or c.tilt > MAX_TILT:
             continue
-        box, loose = upright(c.box, direction), upright(c.loose, direction)
+        if direction == 0:  # most pages: the display frame is already upright
+            box, loose, baseline = c.box, c.loose, c.origin[1]
+        else:
+            box, loose = upright(c.box, direction), upright(c.loose, direction)
+            baseline = _upright_point(c.origin, direction)[1]
         h = loose[3] - loose[1]
         if h <= 0:
             h = max(box[3] - box[1], 1e-3)
             loose = (loose[0], box[1], loose[2], box[3])
-        baseline = _upright_point(c.origin, direction)[1]
         if not loose[1] - 0.1 * h <= baseline <= loose[3] + 0.1 * h:
             baseline = loose[3] - 0.2 * h  # no usable origin: the usual descent
         # x-height glyphs, accents and dots all sit on the baseline: a core from the
