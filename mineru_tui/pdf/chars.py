@@ -76,6 +76,19 @@ def page_chars(page, limit: int = MAX_NATIVE_CHARS) -> list[Char] | None:
 
 
 def _read_chars(page, limit: int) -> list[Char] | None:
+    from mineru_tui.pdf.pdfium import owned
+
+    with owned():  # PDFium is held over the whole page: the loop calls its bare functions
+        return _read_chars_owned(page, limit)
+
+
+def _bare(function):
+    """A PDFium function without the per-call lock :mod:`.pdfium` wraps it in (the caller
+    holds the lock)."""
+    return getattr(function, "__wrapped__", function)
+
+
+def _read_chars_owned(page, limit: int) -> list[Char] | None:
     import ctypes
 
     import pypdfium2.raw as pdfium_c
@@ -93,14 +106,15 @@ def _read_chars(page, limit: int) -> list[Char] | None:
 
     # this loop is the text path's hottest: PDFium's functions are bound to locals, the
     # code points come in one call, and the angle's trigonometry is done once per angle
-    get_unicode, is_generated = pdfium_c.FPDFText_GetUnicode, pdfium_c.FPDFText_IsGenerated
-    get_box, get_loose = pdfium_c.FPDFText_GetCharBox, pdfium_c.FPDFText_GetLooseCharBox
-    get_origin, get_angle = pdfium_c.FPDFText_GetCharOrigin, pdfium_c.FPDFText_GetCharAngle
-    is_hyphen = pdfium_c.FPDFText_IsHyphen
+    get_unicode, is_generated = _bare(pdfium_c.FPDFText_GetUnicode), _bare(pdfium_c.FPDFText_IsGenerated)
+    get_box, get_loose = _bare(pdfium_c.FPDFText_GetCharBox), _bare(pdfium_c.FPDFText_GetLooseCharBox)
+    get_origin, get_angle = _bare(pdfium_c.FPDFText_GetCharOrigin), _bare(pdfium_c.FPDFText_GetCharAngle)
+    is_hyphen = _bare(pdfium_c.FPDFText_IsHyphen)
     # the text object as a plain address (an int), without a ctypes pointer to cast each time
     get_object = ctypes.CFUNCTYPE(ctypes.c_void_p, pdfium_c.FPDF_TEXTPAGE, ctypes.c_int)(
-        ctypes.cast(pdfium_c.FPDFText_GetTextObject, ctypes.c_void_p).value)
-    map_error_at, font_size_at = pdfium_c.FPDFText_HasUnicodeMapError, pdfium_c.FPDFText_GetFontSize
+        ctypes.cast(_bare(pdfium_c.FPDFText_GetTextObject), ctypes.c_void_p).value)
+    map_error_at = _bare(pdfium_c.FPDFText_HasUnicodeMapError)
+    font_size_at = _bare(pdfium_c.FPDFText_GetFontSize)
     codes = _code_points(tp, n, pdfium_c, ctypes)
     objects: dict[int, tuple[bool, float, bool, bool]] = {}  # text object -> its facts
     turns: dict[float, tuple[int, float]] = {}  # PDFium's angle -> (direction, tilt)
