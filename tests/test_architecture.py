@@ -23,6 +23,7 @@ FLOORS = {
     "engines.registry": 5,      # engines/__init__: the lazy name -> engine table
     "reader": 6,                # the page reader: MinerU2.5's two stages over any engine
     "convert": 7, "output": 7,
+    "model_needed": 7,          # the way forward without a model: asks pdf/ for the text layer
     "watch": 8, "serve": 8,
     "tui": 9,
     "cli": 10,

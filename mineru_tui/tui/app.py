@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections import OrderedDict, deque
 from pathlib import Path
 
@@ -40,6 +41,7 @@ from mineru_tui.tui.widgets.markdown_pane import MarkdownPane
 from mineru_tui.tui.widgets.preview import PagePreview
 from mineru_tui.tui.widgets.tables import BlocksTable, FilesTable, PagesTable
 from mineru_tui.watch.service import WatchConfig, WatchError, WatchService, hint_for
+from mineru_tui.watch.status import Status
 
 TICK = 0.05  # seconds between redraws (events in between are coalesced)
 IMAGES_KEPT = 12  # page images kept in memory (the pages around the one shown)
@@ -73,6 +75,7 @@ class WatchApp(App[int]):
         Binding("z", "zoom", "Zoom", show=False, id="watch.zoom"),
         Binding("r", "reread", "Re-read", id="watch.reread"),
         Binding("p", "pause", "Pause", id="watch.pause"),
+        Binding("l", "read_low", "Read at effort low", show=False, id="watch.read_low"),
         Binding("c", "cancel", "Cancel", show=False, id="watch.cancel"),
         Binding("o", "output", "Output", show=False, id="watch.output"),
         Binding("y", "copy_output", "Copy path", show=False, id="watch.copy"),
@@ -82,8 +85,10 @@ class WatchApp(App[int]):
 
     def __init__(self, config: WatchConfig | None = None, *, tick: float = TICK,
                  image_loader=None, detail_loader=None, remember: bool | None = None,
-                 graphics=None) -> None:
+                 graphics=None, clock=time.monotonic) -> None:
         super().__init__()
+        self._clock = clock  # stamps each batch of events: the wall-time numbers (tests: fixed)
+        self._settled = SettleCount()
         self.config = config
         self.service: WatchService | None = None
         self.board = Board()
@@ -180,7 +185,7 @@ class WatchApp(App[int]):
             batch.append(self._inbox.popleft())
         if not batch:
             return Changes()
-        ch = self.board.apply(batch)
+        ch = self.board.apply(batch, now=self._clock())
         try:
             self._redraw(ch)
         except NoMatches:  # the app is closing: its panes are already gone
@@ -210,7 +215,7 @@ class WatchApp(App[int]):
         log = self.query_one(Log)
         for level, line in ch.log:
             log.write_line(printable(f"{_LEVEL.get(level, '')}{line}").replace("\n", " "))
-        for level, text in ch.notices:
+        for level, text in ch.notices + self._settled.toasts(self.board, ch.finished):
             self.notify(printable(text).replace("\n", " "),
                         severity=level if level in ("warning", "error") else "information",
                         timeout=8)
@@ -268,8 +273,9 @@ class WatchApp(App[int]):
     def _draw_live(self) -> None:
         b = self.board
         row = b.files.get(b.live.path) if b.live.path else None
+        self.query_one(FilesTable).write_per_page = b.write_per_page
         self.query_one(LivePane).show(b.live, b.engine, b.model or f"{DEFAULT_MODEL} (default)",
-                                      b.engine_loaded, row)
+                                      b.engine_loaded, row, b.write_per_page)
 
     def _hint(self) -> str:
         return hint_for(self.config.engine if self.config else None)
@@ -423,7 +429,7 @@ class WatchApp(App[int]):
     def check_action(self, action: str, parameters) -> bool | None:
         # typing in the filter: letters and digits are text, not keys
         if action in ("page", "block", "tab", "follow", "zoom", "reread", "pause", "cancel",
-                      "output", "copy_output", "quit", "filter") \
+                      "output", "copy_output", "quit", "filter", "read_low") \
                 and isinstance(self.focused, Input):
             return False
         return True
@@ -561,6 +567,19 @@ class WatchApp(App[int]):
         self.service.requeue(row.path)
         self.notify(f"reading {shown(row.name)} again", timeout=3)
 
+    def action_read_low(self) -> None:
+        """Read the selected PDF at effort low (its own text, no model), this once."""
+        row = self._row()
+        if row is None or self.service is None or row.kind != "pdf":
+            self.notify("select a PDF to read its own text (effort low)", severity="warning",
+                        timeout=3)
+            return
+        if row.status in (Status.QUEUED, Status.READING):
+            self.notify(f"{shown(row.name)} is already {row.label}", timeout=3)
+            return
+        self.service.requeue(row.path, effort="low")
+        self.notify(f"reading {shown(row.name)}'s own text (effort low)", timeout=3)
+
     def action_pause(self) -> None:
         """Pause or resume the queue."""
         if self.service is not None:
@@ -620,6 +639,69 @@ class WatchApp(App[int]):
                             self.action_follow)
         yield SystemCommand("Watch help", "Keys, tabs and statuses of this app (?)",
                             self.action_help)
+
+
+class SettleCount:
+    """One toast per batch settle: files that finish are counted while others are still
+    queued or read, and said in one line when the queue is empty ("12 done, 1 failed");
+    each failure also gets its own toast when it happens. Files known from an earlier run
+    (their verdict has a note) are not news."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.last = ""  # the one file's line, when the batch was one file
+
+    def toasts(self, board: Board, finished: list) -> list[tuple[str, str]]:
+        out = []
+        for e in finished:
+            if e.note or e.status == Status.SKIPPED:
+                continue
+            row = board.files.get(e.path)
+            if row is None:
+                continue
+            label = "done ⚠" if row.label in ("done ⚠", "done, empty") else row.label
+            self.counts[label] = self.counts.get(label, 0) + 1
+            self.last = _file_toast(row)[1]
+            if e.status in (Status.FAILED, Status.NEEDS_MODEL):
+                out.append(_file_toast(row))
+        busy = any(r.status in (Status.QUEUED, Status.READING) for r in board.files.values())
+        if self.counts and not busy:
+            n = sum(self.counts.values())
+            failed = n - self.counts.get("done", 0) - self.counts.get("done ⚠", 0)
+            if n == 1:
+                out += [] if failed else [("information" if self.level_ok else "warning",
+                                           self.last)]
+            else:
+                out.append(("warning" if failed else "information", self.summary()))
+            self.counts, self.last = {}, ""
+        return out
+
+    @property
+    def level_ok(self) -> bool:
+        return "done ⚠" not in self.counts
+
+    def summary(self) -> str:
+        """ "12 done (2 with warnings), 1 failed — type / failed to list them"."""
+        c = dict(self.counts)
+        warned = c.pop("done ⚠", 0)
+        done = c.pop("done", 0) + warned
+        parts = [f"{done} done" + (f" ({warned} with warnings)" if warned else "")] if done \
+            else []
+        parts += [f"{v} {k}" for k, v in c.items()]
+        bad = [k for k in c if k != "cancelled"]
+        return ", ".join(parts) + (f" — type / {bad[0].split()[0]} to list them" if bad else "")
+
+
+def _file_toast(row: FileRow) -> tuple[str, str]:
+    """One file's toast: its verdict and the first thing to know about it."""
+    if row.status == Status.DONE:
+        warn = row.warning_line()
+        if warn:
+            return "warning", f"{row.name}: {row.label}: {warn}"
+        return "information", f"{row.name}: done" + (f" ({row.pages_total} pages)"
+                                                    if row.pages_total > 1 else "")
+    level = "error" if row.status == Status.FAILED else "warning"
+    return level, f"{row.name}: {row.label}: {row.reason}"
 
 
 def _users(message: DataTable.RowHighlighted) -> bool:

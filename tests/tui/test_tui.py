@@ -121,7 +121,8 @@ async def test_pdf_without_a_model_shows_model_needed_with_the_command(tmp_path)
         assert cell_text(app.query_one(FilesTable), path, "status") == "model needed"
         md = app.query_one(MarkdownPane).text
         assert "Model needed" in md and "no-model-here" in md
-        assert "hf download opendatalab/MinerU2.5-Pro-2605-1.2B" in md
+        assert "pass --model with the model's folder, or run `mineru-tui model fetch` once" in md
+        assert "needs-mod" not in md and "effort low" not in md  # a scan: no text layer
         await pilot.press("r")  # re-queue: still no model, back to the same state
         await until(pilot, lambda: sum(isinstance(e, FileQueued) for e in seen) == 2)
         await until(pilot, lambda: sum(isinstance(e, FileFinished) for e in seen) == 2)
@@ -349,7 +350,10 @@ async def test_an_empty_page_and_file_say_why_instead_of_done():
         assert app.sel_page == 2
         assert "came out empty: page 3: the layout stage found no blocks" in \
             app.query_one(MarkdownPane).text
-        assert any("march.pdf: done ⚠" in n.message for n in app._notifications)
+        # one toast for the batch (the failure had its own when it happened)
+        messages = [n.message for n in app._notifications]
+        assert "2 done (1 with warnings), 1 failed — type / failed to list them" in messages
+        assert sum("broken.docx: failed" in m for m in messages) == 1
         # a file with nothing in it at all
         from mineru_tui import events as je
         from mineru_tui.watch import events as ev

@@ -13,6 +13,7 @@ from textual.widgets import Static
 from mineru_tui.console import shown
 from mineru_tui.tui.page_image import PAGE_RATIO, colour, draw_page, fit
 from mineru_tui.tui.state import EMPTY, READING, FileRow, PageRow
+from mineru_tui.watch.status import label as status_label
 
 SIDE_MIN = 24  # columns kept for the block list beside the page
 
@@ -30,8 +31,8 @@ def page_caption(row: FileRow | None, page: PageRow | None, selected: int = -1) 
         out.append(" · reading", "cyan")
     elif page.status == EMPTY:
         out.append(f" · empty: {shown(page.why_empty)}", "yellow")
-    elif page.status not in ("done",):
-        out.append(f" · {page.status}", "magenta")
+    elif page.status != "done":
+        out.append(f" · {status_label(page.status)}", "magenta")
     for b in page.blocks:
         if b.index == selected:
             out.append(f" · block {b.index + 1}: {b.type}", "bold")
