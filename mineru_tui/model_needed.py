@@ -19,7 +19,8 @@ import os
 import re
 from pathlib import Path
 
-from mineru_tui.engines.defaults import DEFAULT_MODEL, MODEL_ENV
+from mineru_tui.engines.defaults import DEFAULT_MODEL
+from mineru_tui.model_store import locate, model_spec
 
 MODEL_NAME = "MinerU2.5"
 MODEL_SIZE = "2.3 GB"  # the checkpoint's files (1.2 B parameters in bfloat16), as downloaded
@@ -28,25 +29,9 @@ _REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$"
 SERVER_HINT = "check that the server answers (--server-url), then read the file again"
 
 
-def model_spec(model: str | None = None) -> str:
-    """The model asked for: ``--model``, else $MINERU_TUI_MODEL, else the default repo id."""
-    return model or os.environ.get(MODEL_ENV) or DEFAULT_MODEL
-
-
 def is_cached(model: str | None = None) -> bool:
-    """Whether the model is on this machine (a directory, or complete in the hub cache);
-    never touches the network."""
-    spec = model_spec(model)
-    if Path(spec).expanduser().is_dir():
-        return True
-    try:
-        from huggingface_hub import snapshot_download
-
-        local = Path(snapshot_download(spec, local_files_only=True,
-                                       cache_dir=os.environ.get("HF_HUB_CACHE") or None))
-    except Exception:  # not cached, not a repo id, no huggingface_hub
-        return False
-    return (local / "config.json").is_file() and any(local.glob("*.safetensors"))
+    """Whether the model is on this machine (never touches the network)."""
+    return locate(model) is not None
 
 
 def text_layer_usable(path: str | os.PathLike[str]) -> bool:

@@ -17,6 +17,7 @@ FLOORS = {
     "root": 0, "errors": 0, "console": 0, "interrupts": 0, "events": 0, "engines.words": 0,
     "units": 0,
     "document": 1, "detect": 1,
+    "model_store": 1,           # where the model is kept: huggingface_hub's cache, no engine
     "office": 2, "pdf": 2, "engines.numpy": 2,
     "bundles": 3,               # compiled bundles, checked against the numpy model
     "engines.impl": 4,          # numpy adapter, Core ML, OpenVINO, http, llama.cpp

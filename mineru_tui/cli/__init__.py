@@ -14,7 +14,7 @@ import sys
 import typer
 
 from mineru_tui import __version__
-from mineru_tui.cli import bundle, generate, parse, serve, typer_fast, watch
+from mineru_tui.cli import bundle, generate, model, parse, serve, typer_fast, watch
 
 HELP = """Documents to Markdown and MinerU-compatible JSON, on your own machine.
 
@@ -53,6 +53,7 @@ parse.register(app)
 generate.register(app)
 app.add_typer(bundle.bundle_app, name="bundle")
 watch.register(app)
+model.register(app)
 serve.register(app)
 typer_fast.install()
 

@@ -355,11 +355,30 @@ def _read(item: Item, opts: Options, live=None, cancel=None):
             doc = convert(item.path, options, detected=item.detected, on_event=on_event,
                           cancel=cancel)
     except ConvertError as e:
+        if e.needs_model:  # the way forward, not the engine's connection error
+            raise _Failure(_needs_model(e.reason, item, opts, kinds), e.trace,
+                           e.detail or e.reason) from None
         raise _Failure(e.reason, e.trace, e.detail) from None
     finally:
         if live is not None:
             live.done()
     return doc, kinds[0]
+
+
+def _needs_model(reason: str, item: Item, opts: Options, kinds: list[str]) -> str:
+    """"needs the MinerU2.5 model (2.3 GB, not downloaded yet): run `mineru-tui model fetch`
+    once, or read this PDF's own text now with `--effort low`" (the last part only for a
+    PDF whose text layer is usable; it is looked at only when one file is read at a time,
+    as PDFium must not be entered from two threads)."""
+    from mineru_tui.model_needed import reason_and_hint, text_layer_usable
+
+    kind = kinds[0] if kinds else getattr(item.detected, "kind", "")
+    fields = getattr(getattr(opts.reading, "engine", None), "options", None)
+    server = bool(getattr(fields, "server_urls", None)) or getattr(fields, "engine", "") == "http"
+    text_layer = kind == "pdf" and opts.workers <= 1 and text_layer_usable(item.path)
+    why, hint = reason_and_hint(reason, kind=kind, text_layer=text_layer, server=server,
+                                model=getattr(fields, "model", None))
+    return f"{why}: {hint}"
 
 
 class _Prefetch:

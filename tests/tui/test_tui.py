@@ -616,3 +616,37 @@ async def test_after_a_restart_a_file_is_rebuilt_only_when_it_is_shown():
         await pilot.press("down")
         await until(pilot, lambda: app.query_one(MarkdownPane).text.startswith(f"# {paths[1]}"))
         assert asked == paths[:2] and app.board.files[paths[2]].detail == "pending"
+
+
+async def test_a_text_pdf_without_the_model_shows_the_way_forward_and_l_reads_it_low(
+        tmp_path, monkeypatch):
+    from tests.pdf_fixtures import Page, Text, write_pdf
+
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))  # no model cached, offline
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.delenv("MINERU_TUI_MODEL", raising=False)
+    root = tmp_path / "in"
+    root.mkdir()
+    app = watch_app(root, engine={"engine": "numpy"})
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.board.root)
+        words = "A born-digital page whose own text layer reads well without any model."
+        write_pdf(root / "paper.pdf", [Page(items=[Text(72, 700 - 20 * i, words)
+                                                   for i in range(6)])])
+        path = str(root / "paper.pdf")
+        await until(pilot, lambda: path in app.board.files
+                    and app.board.files[path].status == "needs-model")
+        await pilot.pause(0.1)
+        files = app.query_one(FilesTable)
+        assert cell_text(files, path, "status") == "model needed"
+        assert "needs the MinerU2.5 model (2.3 GB, not downloaded yet)" in \
+            cell_text(files, path, "file")
+        md = app.query_one(MarkdownPane).text
+        assert ("paper.pdf needs the MinerU2.5 model (2.3 GB, not downloaded yet): run "
+                "`mineru-tui model fetch` once, or read this PDF's own text now with "
+                "`--effort low`.") in md
+        assert "**l** to read this PDF's own text now" in md and "needs-mod" not in md
+        await pilot.press("l")
+        await until(pilot, lambda: app.board.files[path].status == "done")
+        await pilot.pause(0.1)
+        assert "born-digital page" in app.query_one(MarkdownPane).text
