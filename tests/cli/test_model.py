@@ -93,3 +93,28 @@ def test_a_scan_needs_the_model_and_is_not_offered_effort_low(tmp_path, cache):
     assert r.stderr.strip() == (f"error: {png}: needs the MinerU2.5 model (2.3 GB, not "
                                 f"downloaded yet): run `mineru-tui model fetch` once")
     assert "effort" not in r.stderr and "ConnectError" not in r.stderr
+
+
+def test_parse_without_a_file_is_a_three_line_hint(cache):
+    r = cli("parse", env=cache)
+    assert r.returncode == 2 and r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 3 and lines[0].startswith("usage: mineru-tui parse FILE...")
+
+
+def test_help_names_the_formats_and_what_auto_runs_here(cache):
+    text = " ".join(cli("--help", env=cache).stdout.split())
+    for fmt in (".docx", ".odt", ".doc", "RTF", "HTML", "EPUB", "CSV", "PDFs", "TIFF"):
+        assert fmt in text
+    assert "--engine auto runs " in text and "numpy here" not in text
+    assert "mineru-tui model fetch" in text
+
+
+def test_verbose_says_the_engine_once_per_run_and_each_failure_as_it_happens(tmp_path, cache):
+    pngs = [page_image(tmp_path / f"scan{i}.png") for i in range(2)]
+    r = cli("parse", "-v", *map(str, pngs), env=cache)
+    assert r.returncode == 1
+    assert sum(line.startswith("engine: auto picked") for line in r.stderr.splitlines()) == 1
+    errors = [line for line in r.stderr.splitlines() if line.startswith("error: ")]
+    assert [e.split(": ")[1] for e in errors] == list(map(str, pngs))
+    assert r.stderr.splitlines()[-1] == "done: 0 ok, 2 failed"
