@@ -30,6 +30,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Log, TabbedContent
 from mineru_tui.console import shown
 from mineru_tui.engines.defaults import DEFAULT_MODEL
 from mineru_tui.tui import settings
+from mineru_tui.tui.find import block_with, matching_pages, next_match, page_number, snippet
 from mineru_tui.tui.markdown_text import file_text, page_text
 from mineru_tui.tui.page_image import load_page_image
 from mineru_tui.tui.restore import load_detail
@@ -45,6 +46,11 @@ from mineru_tui.watch.status import Status
 
 TICK = 0.05  # seconds between redraws (events in between are coalesced)
 IMAGES_KEPT = 12  # page images kept in memory (the pages around the one shown)
+BOX_HINT = {
+    "filter": "filter files by name or status (escape clears)",
+    "find": "find in this file's pages (enter: next page with it, escape: done)",
+    "goto": "go to page (a number, enter)",
+}
 TABS = {"1": "tab-markdown", "2": "tab-page", "3": "tab-block", "4": "tab-log"}
 NARROW = 110  # columns below which the layout collapses (pages and blocks panes hidden)
 
@@ -63,6 +69,11 @@ class WatchApp(App[int]):
                 priority=True, id="watch.prev_page"),
         Binding("right_square_bracket,pagedown", "page(1)", "Next page", show=False,
                 priority=True, id="watch.next_page"),
+        Binding("g,home", "page_to('first')", "First page", show=False, priority=True,
+                id="watch.first_page"),
+        Binding("G,end", "page_to('last')", "Last page", show=False, priority=True,
+                id="watch.last_page"),
+        Binding("colon", "goto", "Go to page", key_display=":", show=False, id="watch.goto"),
         Binding("j", "block(1)", "Block", key_display="j k", priority=True, id="watch.next_block"),
         Binding("k", "block(-1)", "Previous block", show=False, priority=True,
                 id="watch.prev_block"),
@@ -98,7 +109,8 @@ class WatchApp(App[int]):
         self.sel_page: int | None = None
         self.sel_block: int = -1
         self.follow = True
-        self._search = False  # the / box finds text in the file's pages (else: filters files)
+        self._detail_due = False  # a redraw of the selection is scheduled (keys coalesce)
+        self._box_mode = ""  # what the / box does: filter (files) | find (text) | goto (page)
         self._stopped = threading.Event()
         self._load_image = image_loader or load_page_image
         self._read_detail = detail_loader or load_detail
@@ -342,6 +354,9 @@ class WatchApp(App[int]):
         return None
 
     def _read_image(self, key: tuple[str, int], kind: str) -> None:
+        if (self.sel_path, self.sel_page) != key:  # paged past before its turn: not drawn
+            self.call_from_thread(self._loading.discard, key)
+            return
         image = self._load_image(key[0], kind, key[1])
         self.call_from_thread(self._image_ready, key, image)
 
@@ -428,8 +443,8 @@ class WatchApp(App[int]):
     # -- actions -------------------------------------------------------------------------------
     def check_action(self, action: str, parameters) -> bool | None:
         # typing in the filter: letters and digits are text, not keys
-        if action in ("page", "block", "tab", "follow", "zoom", "reread", "pause", "cancel",
-                      "output", "copy_output", "quit", "filter", "read_low") \
+        if action in ("page", "page_to", "goto", "block", "tab", "follow", "zoom", "reread",
+                      "pause", "cancel", "output", "copy_output", "quit", "filter", "read_low") \
                 and isinstance(self.focused, Input):
             return False
         return True
@@ -441,11 +456,35 @@ class WatchApp(App[int]):
             return
         keys = sorted(row.pages)
         current = self.sel_page if self.sel_page in row.pages else keys[0]
-        i = max(0, min(len(keys) - 1, keys.index(current) + step))
+        self._go_to_page(keys[max(0, min(len(keys) - 1, keys.index(current) + step))])
+
+    def action_page_to(self, where: str) -> None:
+        """The first or last page of the selected file (g / G, Home / End)."""
+        row = self._row()
+        if row is not None and row.pages:
+            self._go_to_page(min(row.pages) if where == "first" else max(row.pages))
+
+    def action_goto(self) -> None:
+        """``:`` — type a page number, Enter goes there."""
+        self._open_box("goto")
+
+    def _go_to_page(self, page: int) -> None:
+        """Select ``page``; the panes are redrawn once for a burst of keys (key repeat on
+        ``]``): the latest page wins, the pages passed on the way are never drawn."""
         self._user_moved()
-        if keys[i] != self.sel_page:
-            self.sel_page, self.sel_block = keys[i], -1
-            self._draw_detail()
+        if page != self.sel_page:
+            self.sel_page, self.sel_block = page, -1
+            self._draw_detail_soon()
+
+    def _draw_detail_soon(self) -> None:
+        if not self._detail_due:
+            self._detail_due = True
+            self.call_later(self._draw_detail_due)  # after the keys already waiting
+
+    def _draw_detail_due(self) -> None:
+        if self._detail_due:
+            self._detail_due = False
+            with_suppress_nomatch(self._draw_detail)
 
     def action_block(self, step: int) -> None:
         """The next / previous block of the page (from anywhere); past the last block of a
@@ -490,70 +529,84 @@ class WatchApp(App[int]):
             self.screen.maximize(self.query_one("#tabs"), container=False)
 
     def action_filter(self) -> None:
-        """Filter the files by name (escape clears it); from the tabs pane, find text in
-        the pages of the selected file instead."""
+        """Filter the files by name or status (escape clears it); from the tabs pane, find
+        text in the pages of the selected file instead."""
+        tabs = self.query_one("#tabs")
+        in_tabs = self.focused is not None and tabs in self.focused.ancestors_with_self
+        self._open_box("find" if in_tabs else "filter")
+
+    def _open_box(self, mode: str) -> None:
         box = self.query_one("#filter", Input)
-        self._search = self.focused is not None and self.query_one("#tabs") in \
-            self.focused.ancestors_with_self
-        box.placeholder = ("find in this file's pages (enter: next page, escape: done)"
-                           if self._search else "filter files (escape clears)")
+        self._box_mode = mode
+        box.placeholder = BOX_HINT[mode]
+        box.border_title = ""
         self._before_filter = self.focused
         box.add_class("-shown")
         box.focus()
 
-    def _matching_pages(self, query: str) -> list[int]:
-        row = self._row()
-        if row is None or not query:
-            return []
-        q = query.casefold()
-        return [i for i, p in sorted(row.pages.items())
-                if q in p.markdown.casefold() or any(q in b.text.casefold() for b in p.blocks)]
-
     def _find(self, query: str, after: int | None) -> None:
-        pages = self._matching_pages(query)
+        """Enter in find: the next page with the whole query, its first block selected and
+        the match shown highlighted; "no match" and no move when no page has it."""
+        pages = matching_pages(self._row(), query)
         box = self.query_one("#filter", Input)
-        if not pages:
-            box.border_title = "no page has it" if query else ""
+        target = next_match(pages, after)
+        if target is None:
+            box.border_title = "no match" if query else ""
             return
-        later = [p for p in pages if after is None or p > after]
-        target = later[0] if later else pages[0]
         box.border_title = f"page {target + 1}: {pages.index(target) + 1} of {len(pages)} pages"
         self._user_moved()
-        if target != self.sel_page:
-            self.sel_page, self.sel_block = target, -1
-            self._draw_detail()
+        page = self._row().pages[target]
+        self.sel_page, self.sel_block = target, block_with(page, query)
+        self._draw_detail()
+        self.query_one(MarkdownPane).highlight(snippet(page, query))
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, message: Input.Changed) -> None:
-        if self._search:
-            self._find(message.value.strip(), None)
+        value = message.value.strip()
+        box = self.query_one("#filter", Input)
+        if self._box_mode == "find":  # typing counts; it never moves the page
+            n = len(matching_pages(self._row(), value))
+            box.border_title = "" if not value else f"{n} pages have it (enter)" if n \
+                else "no match"
+            return
+        if self._box_mode == "goto":
             return
         files = self.query_one(FilesTable)
-        files.filter = message.value.strip()
+        files.filter = value
         files.refill(list(self.board.files.values()), self.board.live)
         self.query_one("#files").border_title = (f"Files · {files.row_count} match "
                                                  f"“{files.filter}”" if files.filter else "Files")
 
     @on(Input.Submitted, "#filter")
     def _filter_done(self, message: Input.Submitted) -> None:
-        if self._search:
+        if self._box_mode == "find":
             self._find(message.value.strip(), self.sel_page)
-            return
-        self.query_one(FilesTable).focus()
+        elif self._box_mode == "goto":
+            page = page_number(message.value, self._row())
+            if page is None:
+                self.query_one("#filter", Input).border_title = "no such page"
+                return
+            self._go_to_page(page)
+            self._close_box()
+        else:
+            self.query_one(FilesTable).focus()
 
     def on_key(self, event) -> None:
-        box = self.query_one("#filter", Input)
-        if event.key == "escape" and box.has_class("-shown"):
-            search, box.border_title = self._search, ""
-            box.value = ""
-            box.remove_class("-shown")
-            self._search = False
-            before = getattr(self, "_before_filter", None)
-            if search and before is not None and before.is_mounted:
-                before.focus()
-            else:
-                self.query_one(FilesTable).focus()
+        if event.key == "escape" and self.query_one("#filter", Input).has_class("-shown"):
+            self._close_box()
             event.stop()
+
+    def _close_box(self) -> None:
+        box = self.query_one("#filter", Input)
+        mode, box.border_title = self._box_mode, ""
+        box.value = ""
+        box.remove_class("-shown")
+        self._box_mode = ""
+        before = getattr(self, "_before_filter", None)
+        if mode != "filter" and before is not None and before.is_mounted:
+            before.focus()
+        else:
+            self.query_one(FilesTable).focus()
 
     def action_reread(self) -> None:
         """Read the selected file again, whatever the manifest says."""

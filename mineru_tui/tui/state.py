@@ -51,6 +51,11 @@ class PageRow:
     def blocks_done(self) -> int:
         return sum(1 for b in self.blocks if b.done)
 
+    @property
+    def blocks_to_read(self) -> int:
+        """Blocks the reader reads (pictures it does not read are left out of the counts)."""
+        return sum(1 for b in self.blocks if b.source != "none")
+
     def finish(self, markdown: str | None, seconds: float) -> None:
         """The page ended (``markdown`` None: the reader was not asked for it)."""
         self.seconds = seconds
@@ -199,8 +204,8 @@ class FileRow:
             return None
         left = self.pages_total - self.pages_done
         current = [p for p in self.pages.values() if p.status == READING]
-        if current and current[0].blocks:
-            left -= current[0].blocks_done / len(current[0].blocks)
+        if current and current[0].blocks_to_read:
+            left -= min(1.0, current[0].blocks_done / current[0].blocks_to_read)
         return max(0.0, per_page * left) + writing
 
 
@@ -496,7 +501,7 @@ class Board:
         page.blocks = [BlockRow(b.index, b.type, b.bbox, b.source) for b in e.blocks]
         page.layout = True
         if self.live.follows(e.path):
-            self.live.layout_done(len(e.blocks))
+            self.live.layout_done(sum(1 for b in e.blocks if b.source != "none"))
             ch.live = True
         ch.touch(e.path)
 

@@ -21,6 +21,7 @@ from tests.watch_helpers import (
 )
 
 from mineru_tui.tui.app import WatchApp
+from textual.events import Key
 from mineru_tui.tui.widgets.live import LivePane
 from mineru_tui.tui.widgets.markdown_pane import MarkdownPane
 from mineru_tui.tui.widgets.tables import BlocksTable, FilesTable, PagesTable
@@ -258,7 +259,7 @@ async def test_the_filter_narrows_the_files_and_escape_clears_it():
         assert files.row_count == 3
 
 
-async def test_slash_in_the_tabs_finds_text_in_the_pages_of_the_file():
+async def test_slash_in_the_tabs_finds_text_without_moving_as_you_type():
     from tests.tui_script import finish
 
     app = WatchApp(None)
@@ -270,22 +271,83 @@ async def test_slash_in_the_tabs_finds_text_in_the_pages_of_the_file():
             app.feed(e)
         await pilot.pause(0.2)
         await pilot.press("left_square_bracket")
+        start = app.sel_page
         app.query_one(MarkdownPane).focus()  # in the tabs pane, / finds text in the pages
+        box = app.query_one("#filter")
         await pilot.press("slash", *"invoice", "space", "2")
         await pilot.pause(0.1)
-        assert app.sel_page == 1  # the page that has it
-        assert app.query_one("#filter").border_title == "page 2: 1 of 1 pages"
+        assert app.sel_page == start  # typing never moves the page
+        assert box.border_title == "1 pages have it (enter)"
         assert app.query_one(FilesTable).row_count == 3  # the files are not filtered
-        await pilot.press("backspace", "backspace")  # "invoice": pages 1 and 2, the first shown
+        await pilot.press("enter")  # the page that has the whole query, its block selected
+        assert app.sel_page == 1 and box.border_title == "page 2: 1 of 1 pages"
+        assert app.sel_block == 1  # the title block "Invoice 2 — March 2026"
+        head = str(app.query_one("#markdown-head").render())
+        assert "found: " in head and "Invoice 2" in head
+        await pilot.press(*"9")  # "invoice 29": a prefix matched, the query does not
         await pilot.pause(0.1)
-        assert app.sel_page == 0
-        await pilot.press("enter")  # enter: the next page with it
+        assert box.border_title == "no match" and app.sel_page == 1
+        await pilot.press("enter")  # says so and stays
+        assert box.border_title == "no match" and app.sel_page == 1
+        await pilot.press("backspace", "backspace", "backspace")  # "invoice": pages 1 and 2
+        await pilot.press("enter")
+        assert app.sel_page == 0  # after page 2, round to the first
+        await pilot.press("enter")
         assert app.sel_page == 1
-        await pilot.press("enter")  # round again to the first
-        assert app.sel_page == 0
         await pilot.press("escape")
-        assert not app.query_one("#filter").has_class("-shown")
+        assert not box.has_class("-shown")
         assert app.query_one(MarkdownPane).has_focus
+
+
+async def test_the_filter_matches_status_words():
+    app = WatchApp(None)
+    async with app.run_test(size=SIZE) as pilot:
+        for e in story():
+            app.feed(e)
+        await pilot.pause(0.2)
+        files = app.query_one(FilesTable)
+        await pilot.press("slash", *"failed")
+        await pilot.pause(0.1)
+        assert list(k.value for k in files.rows) == [f"{ROOT}/broken.docx"]
+        await pilot.press("escape", "slash", *"reading")
+        await pilot.pause(0.1)
+        assert list(k.value for k in files.rows) == [PDF]
+
+
+async def test_first_last_and_go_to_page_and_a_burst_of_next_page_keys():
+    from tests.tui_script import finish
+
+    drawn = []
+    app = WatchApp(None)
+    async with app.run_test(size=SIZE) as pilot:
+        for e in story():
+            app.feed(e)
+        await pilot.pause(0.2)
+        for e in finish():
+            app.feed(e)
+        await pilot.pause(0.2)
+        app.select_file(PDF)
+        await pilot.press("G")
+        assert app.sel_page == 2 and "page 3 of 3" in str(
+            app.query_one("#markdown-head").render())
+        await pilot.press("g")
+        assert app.sel_page == 0
+        await pilot.press("end")  # Home / End page too (not the table sideways)
+        assert app.sel_page == 2
+        await pilot.press("home")
+        assert app.sel_page == 0
+        await pilot.press("colon", "3", "enter")
+        assert app.sel_page == 2 and not app.query_one("#filter").has_class("-shown")
+        await pilot.press("colon", "9", "enter")  # no page 9: says so, stays
+        assert app.sel_page == 2 and app.query_one("#filter").border_title == "no such page"
+        await pilot.press("escape", "g")
+        # key repeat: three ] queued before the app runs; the pages passed are never drawn
+        real = app._draw_detail
+        app._draw_detail = lambda: (drawn.append(app.sel_page), real())[1]
+        for _ in range(3):
+            app.post_message(Key("right_square_bracket", None))
+        await pilot.pause(0.2)
+        assert app.sel_page == 2 and drawn == [2]
 
 
 async def test_the_theme_is_kept_for_the_next_run(config_home):

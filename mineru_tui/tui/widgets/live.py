@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from mineru_tui.console import shown
+from mineru_tui.tui.block_text import readable
 from mineru_tui.tui.state import FileRow, Live
 from mineru_tui.tui.widgets.tables import _duration
 
@@ -84,7 +85,7 @@ class LivePane(Static):
                                         ("  model ", "dim"), shown(model),
                                         ("  (loads with the first page)" if pending else "",
                                          "dim"))
-        text = live.text[-TAIL:] if live.text and active else ""
+        text = readable(live.text)[-TAIL:] if live.text and active else ""
         body = Text(shown(text).replace("\\n", "\n") if text else
                     ("waiting for a page…" if not live.path else ""), style="" if text else "dim")
         self.update(Group(where_line(live, row), _counters(live, row, eta), _stages(live),

@@ -11,6 +11,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
 from mineru_tui.console import shown
+from mineru_tui.tui.block_text import state as block_state
+from mineru_tui.tui.block_text import summary
 from mineru_tui.tui.page_image import PAGE_RATIO, colour, draw_page, fit
 from mineru_tui.tui.state import EMPTY, READING, FileRow, PageRow
 from mineru_tui.watch.status import label as status_label
@@ -25,7 +27,7 @@ def page_caption(row: FileRow | None, page: PageRow | None, selected: int = -1) 
     total = max(row.pages_total, len(row.pages))
     out = Text.assemble((f"page {page.index + 1} of {total}", "bold"))
     if page.blocks:
-        out.append(f" · {page.blocks_done} of {len(page.blocks)} blocks read"
+        out.append(f" · {page.blocks_done} of {page.blocks_to_read} blocks read"
                    if page.status == READING else f" · {len(page.blocks)} blocks")
     if page.status == READING:
         out.append(" · reading", "cyan")
@@ -45,12 +47,13 @@ def block_list(page: PageRow, selected: int) -> Text:
     for b in page.blocks:
         c = colour(b.type)
         mark = "▶" if b.index == selected else " "
-        state = "" if b.done else " ▸ reading" if b.reading else " · not read"
+        word = block_state(b, page)
+        state = " ▸ reading" if word == "reading" else f" · {word}" if word else ""
         out.append(f"{mark}")
         out.append(f"{b.index + 1:>2}", style=f"bold white on rgb({c[0]},{c[1]},{c[2]})")
         out.append(f" {b.type}", style="bold" if b.index == selected else "")
         out.append(state, style="cyan" if b.reading else "dim")
-        words = " ".join(b.text.split())
+        words = summary(b, 48) if b.text else ""
         if words:
             out.append(f"  {shown(words[:48])}", style="dim")
         out.append("\n")

@@ -6,6 +6,8 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from mineru_tui.console import shown
+from mineru_tui.tui.block_text import state as block_state
+from mineru_tui.tui.block_text import summary
 from mineru_tui.tui.state import READING, FileRow, PageRow
 from mineru_tui.watch.status import Status
 from mineru_tui.watch.status import label as status_label
@@ -74,7 +76,11 @@ class FilesTable(NavTable):
         self.add_column("file", key="file")  # last: a long name or error runs off the end
 
     def matches(self, row: FileRow) -> bool:
-        return not self.filter or self.filter.casefold() in row.name.casefold()
+        """The filter is in its name or its status words ("failed", "reading", "model")."""
+        if not self.filter:
+            return True
+        q = self.filter.casefold()
+        return q in row.name.casefold() or q in row.label.casefold() or q in row.status
 
     def show(self, row: FileRow, live=None) -> None:
         """Add or update the row of ``row.path`` (a row the filter hides is left out)."""
@@ -138,8 +144,8 @@ def _file_cell(row: FileRow) -> Text:
 def _progress(row: FileRow) -> Text:
     if row.status == READING and row.pages_total:
         current = [p for p in row.pages.values() if p.status == READING]
-        part = current[0].blocks_done / len(current[0].blocks) if current and current[0].blocks \
-            else 0.0
+        part = min(1.0, current[0].blocks_done / current[0].blocks_to_read) \
+            if current and current[0].blocks_to_read else 0.0
         done = row.pages_done
         return Text.assemble((bar(done + part, row.pages_total), "cyan"),
                              f" {done}/{row.pages_total}")
@@ -176,7 +182,7 @@ class PagesTable(NavTable):
 
 
 def _page_cells(p: PageRow) -> tuple[Text, Text, Text]:
-    blocks = (f"{p.blocks_done}/{len(p.blocks)}" if p.status == READING and p.blocks
+    blocks = (f"{p.blocks_done}/{p.blocks_to_read}" if p.status == READING and p.blocks
               else str(len(p.blocks)) if p.blocks else "")
     return (Text(str(p.index + 1), justify="right"), status_text(p.status),
             Text(blocks, justify="right"))
@@ -200,10 +206,12 @@ class BlocksTable(NavTable):
         if page is None:
             return
         for b in page.blocks:
-            state = "" if b.done else " ▸" if b.reading else " …"
-            words = " ".join(b.text.split())[:60]
-            self.add_row(Text(str(b.index + 1), justify="right"), shown(b.type) + state,
-                         SOURCE_LABEL.get(b.source, b.source) if b.done else "",
-                         Text(shown(words), style="dim", no_wrap=True), key=str(b.index))
+            word = block_state(b, page)
+            mark = " ▸" if word == "reading" else " …" if word == "waiting" else ""
+            words = summary(b) if b.text else word if word.startswith("not read") else ""
+            self.add_row(Text(str(b.index + 1), justify="right"), shown(b.type) + mark,
+                         SOURCE_LABEL.get(b.source, b.source) if b.done or b.source == "none"
+                         else "", Text(shown(words), style="dim", no_wrap=True),
+                         key=str(b.index))
         if page.blocks and selected >= 0:
             self.select_key(str(selected))
