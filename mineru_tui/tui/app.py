@@ -25,7 +25,8 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
-from textual.widgets import DataTable, Footer, Header, Input, Log, TabbedContent, TabPane
+from textual.widgets import (DataTable, Footer, Header, Input, Log, Tab, TabbedContent,
+                             TabPane, Tabs)
 
 from mineru_tui.console import shown
 from mineru_tui.engines.defaults import DEFAULT_MODEL
@@ -77,6 +78,9 @@ class WatchApp(App[int]):
         Binding("j", "block(1)", "Block", key_display="j k", priority=True, id="watch.next_block"),
         Binding("k", "block(-1)", "Previous block", show=False, priority=True,
                 id="watch.prev_block"),
+        # Help and Quit early: the footer cuts what does not fit at 80 columns, not these
+        Binding("question_mark", "help", "Help", key_display="?", id="watch.help"),
+        Binding("q", "quit", "Quit", id="watch.quit"),
         Binding("f", "follow", "Follow", id="watch.follow"),
         Binding("slash", "filter", "Filter", key_display="/", id="watch.filter"),
         Binding("1", "tab('1')", "Markdown", show=False, priority=True, id="watch.tab1"),
@@ -90,8 +94,6 @@ class WatchApp(App[int]):
         Binding("c", "cancel", "Cancel", show=False, id="watch.cancel"),
         Binding("o", "output", "Output", show=False, id="watch.output"),
         Binding("y", "copy_output", "Copy path", show=False, id="watch.copy"),
-        Binding("question_mark", "help", "Help", key_display="?", id="watch.help"),
-        Binding("q", "quit", "Quit", id="watch.quit"),
     ]
 
     def __init__(self, config: WatchConfig | None = None, *, tick: float = TICK,
@@ -129,6 +131,8 @@ class WatchApp(App[int]):
         yield Header()
         with Horizontal(id="main"):
             with Vertical(id="left"):
+                yield Tabs(Tab("Files", id="lt-files"), Tab("Pages", id="lt-pages"),
+                           Tab("Blocks", id="lt-blocks"), id="left-tabs")
                 yield Input(placeholder="filter files (escape clears)", id="filter")
                 yield FilesTable(id="files")
                 with Horizontal(id="detail"):
@@ -266,13 +270,13 @@ class WatchApp(App[int]):
         b = self.board
         counts = b.counts()
         parts = []
-        if b.root and not self.narrow:
-            parts.append(f"{_short(b.root)} → {_short(b.output_dir)}")
+        if b.root:  # the folders stay at any width (shortened in the middle)
+            room = max(12, (self.size.width - 40) // 2) if self.narrow else 60
+            parts.append(f"{_short(b.root, room)} → {_short(b.output_dir, room)}")
         if b.mode == "polling":
             parts.append("polling")
-        model = (b.model or DEFAULT_MODEL).rsplit("/", 1)[-1] if self.narrow else \
-            (b.model or f"{DEFAULT_MODEL} (default)")
-        parts.append(f"{b.engine} · {model}")
+        if not self.narrow:  # below 110 columns the folders matter more than the model
+            parts.append(f"{b.engine} · {b.model or DEFAULT_MODEL + ' (default)'}")
         waiting = counts.get("queued", 0) + counts.get("reading", 0)
         if waiting:
             parts.append(f"{waiting} to read")
@@ -427,14 +431,27 @@ class WatchApp(App[int]):
 
     @on(DataTable.RowSelected, "#files")
     def _file_opened(self) -> None:
-        if self.narrow:
-            self.query_one(TabbedContent).active = "tab-page"
-        else:
-            self.query_one(PagesTable).focus()
+        self._left_tab("pages")
+        self.query_one(PagesTable).focus()
 
     @on(DataTable.RowSelected, "#pages")
     def _page_opened(self) -> None:
+        self._left_tab("blocks")
         self.query_one(BlocksTable).focus()
+
+    def _left_tab(self, name: str) -> None:
+        """Below 110 columns: show Files, Pages or Blocks in the left pane."""
+        self.query_one("#left-tabs", Tabs).active = f"lt-{name}"
+
+    @on(Tabs.TabActivated, "#left-tabs")
+    def _left_tab_shown(self, message: Tabs.TabActivated) -> None:
+        name = (message.tab.id or "lt-files").removeprefix("lt-")
+        left = self.query_one("#left")
+        left.set_class(name == "pages", "-pages")
+        left.set_class(name == "blocks", "-blocks")
+        if self.narrow:
+            table = {"files": FilesTable, "pages": PagesTable, "blocks": BlocksTable}[name]
+            self.query_one(table).focus()
 
     @on(DataTable.RowSelected, "#blocks")
     def _block_opened(self) -> None:
@@ -775,9 +792,16 @@ def with_suppress_nomatch(fn) -> None:
 _LEVEL = {"error": "error: ", "warning": "warning: ", "log": "· "}
 
 
-def _short(path: str) -> str:
+def _short(path: str, room: int = 60) -> str:
+    """``~`` for the home folder, and a middle ellipsis past ``room`` characters:
+    ``~/Documents/…/Scans``."""
     home = os.path.expanduser("~")
-    return "~" + path[len(home):] if home != "/" and path.startswith(home + os.sep) else path
+    if home != "/" and path.startswith(home + os.sep):
+        path = "~" + path[len(home):]
+    if len(path) <= room:
+        return path
+    keep = room - 1
+    return path[:keep // 2] + "…" + path[len(path) - (keep - keep // 2):]
 
 
 def run_app(config: WatchConfig) -> int:

@@ -712,3 +712,28 @@ async def test_a_text_pdf_without_the_model_shows_the_way_forward_and_l_reads_it
         await until(pilot, lambda: app.board.files[path].status == "done")
         await pilot.pause(0.1)
         assert "born-digital page" in app.query_one(MarkdownPane).text
+
+
+async def test_at_80x24_the_folders_quit_help_and_pages_and_blocks_as_tabs_remain():
+    app = WatchApp(None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for e in story():
+            app.feed(e)
+        await pilot.pause(0.2)
+        assert "/scans → /scans-mineru" in app.sub_title  # the folders, not the model
+        shot = app.export_screenshot()
+        assert "Quit" in shot and "Help" in shot
+        files, pages = app.query_one(FilesTable), app.query_one(PagesTable)
+        assert files.display and files.region.height > 0
+        app.select_file(PDF)
+        files.focus()
+        await pilot.press("enter")  # the file's pages take the left pane, as a tab
+        await pilot.pause(0.1)
+        assert pages.has_focus and pages.region.height > 0 and files.region.height == 0
+        await pilot.press("enter")  # a page's blocks
+        await pilot.pause(0.1)
+        blocks = app.query_one(BlocksTable)
+        assert blocks.has_focus and blocks.region.height > 0 and pages.region.height == 0
+        app.query_one("#left-tabs").active = "lt-files"
+        await pilot.pause(0.1)
+        assert files.has_focus and files.region.height > 0
