@@ -271,7 +271,7 @@ class WatchApp(App[int]):
         counts = b.counts()
         parts = []
         if b.root:  # the folders stay at any width (shortened in the middle)
-            room = max(12, (self.size.width - 40) // 2) if self.narrow else 60
+            room = max(12, (self.size.width - 40) // 2) if self.narrow else self.size.width
             parts.append(f"{_short(b.root, room)} → {_short(b.output_dir, room)}")
         if b.mode == "polling":
             parts.append("polling")

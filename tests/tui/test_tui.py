@@ -607,7 +607,7 @@ async def test_a_restart_rebuilds_a_finished_pdfs_pages_blocks_and_markdown(tmp_
         await pilot.press("2")
         side = text_of(app.query_one("#page-text"))
         assert "page 2 of 2 · 3 blocks · block 1: title" in side
-        assert "3 table  <fcel>a" in side
+        assert "3 table  1×2 table: a | b" in side  # a table as a grid, not OTSL
         await until(pilot, lambda: app._images.get((path, 1)) is not None)  # the PDF page, rendered
         assert app._images[(path, 1)].size[1] > app._images[(path, 1)].size[0]  # portrait
 
