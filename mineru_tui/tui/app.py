@@ -544,6 +544,7 @@ class WatchApp(App[int]):
             self.screen.minimize()
         else:
             self.screen.maximize(self.query_one("#tabs"), container=False)
+        self.call_after_refresh(self.query_one(PagePreview).refresh_preview)  # its new width
 
     def action_filter(self) -> None:
         """Filter the files by name or status (escape clears it); from the tabs pane, find

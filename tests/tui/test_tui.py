@@ -737,3 +737,31 @@ async def test_at_80x24_the_folders_quit_help_and_pages_and_blocks_as_tabs_remai
         app.query_one("#left-tabs").active = "lt-files"
         await pilot.pause(0.1)
         assert files.has_focus and files.region.height > 0
+
+
+async def test_zoom_gives_the_page_the_full_width_and_the_selected_block_is_cut_out():
+    from tests.tui_script import finish
+    from tests.tui_script import page_image as fixed_page
+
+    app = WatchApp(None, image_loader=fixed_page)
+    async with app.run_test(size=(160, 45)) as pilot:
+        for e in story() + finish():
+            app.feed(e)
+        await pilot.pause(0.2)
+        app.select_file(PDF)
+        await pilot.press("g", "2", "j")
+        await until(pilot, lambda: (PDF, 0) in app._images)
+        await pilot.pause(0.2)
+        pic = app.query_one("#page-image")
+        narrow_width = pic.size.width
+        side = text_of(app.query_one("#page-text"))
+        assert "block 1 at full width:" in side  # the selected block, cut from the page
+        await pilot.press("z")
+        await pilot.pause(0.3)
+        preview = app.query_one("#preview")
+        assert pic.size.width == preview.size.width - 2 > 2 * narrow_width
+        assert not app.query_one("#page-side").display
+        assert pic.size.height > preview.size.height  # taller than the pane: it scrolls
+        await pilot.press("z")
+        await pilot.pause(0.3)
+        assert pic.size.width == narrow_width and app.query_one("#page-side").display
