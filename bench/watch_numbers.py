@@ -83,9 +83,14 @@ def main() -> None:
                           f"{truth:7.1f} s ({100 * (shown - truth) / truth:+5.1f} %); "
                           f"pages/min shown {per_min:6.1f}, true {true_min:6.1f}")
         row = board.files[str(pdf)]
+        last = max(t for t, e in stamped if isinstance(e, je.PageDone))
+        done_at = next(t for t, e in stamped if isinstance(e, je.FileDone))
+        write_at = next(t for t, e in stamped if isinstance(e, je.OutputWriting))
+        print(f"{name}: after the last page: the reader's finishing {done_at - last:.1f} s, "
+              f"output writing {end - write_at:.1f} s")
         print(f"{name}: {n} pages, read {row.read_seconds:.1f} s + output "
               f"{row.seconds - row.read_seconds:.1f} s = {row.seconds:.1f} s "
-              f"(write {board.write_per_page or 0:.3f} s/page measured so far)")
+              f"(after the last page {board.write_per_page or 0:.3f} s/page measured so far)")
     print(f"machine: {platform.machine()} {platform.processor() or ''}, Python "
           f"{platform.python_version()}")
 

@@ -20,6 +20,7 @@ from mineru_tui.watch.status import Status
 
 QUEUED, READING, EMPTY = Status.QUEUED, Status.READING, Status.EMPTY
 PAGE_KINDS = ("pdf", "image")  # read page by page: the only files the live pane follows
+RATE_PAGES = 20  # the time left uses the wall time of the last 20 pages (the rate drifts)
 
 
 @dataclass
@@ -96,6 +97,7 @@ class FileRow:
     warnings: list[str] = field(default_factory=list)
     began: float | None = None  # the app's clock at its first page, and at its last page done
     last_page_at: float | None = None
+    page_times: list[float] = field(default_factory=list)  # the clock at each page done
     read_seconds: float = 0.0  # the reader's time (FileDone); `seconds` adds the writing
     writing: bool = False  # the output set is being written
     # "" (read this session); after a restart: pending (read when first shown) | loading |
@@ -124,6 +126,7 @@ class FileRow:
         self.pages.clear()
         self.warnings.clear()
         self.began = self.last_page_at = None
+        self.page_times = []
         self.writing, self.read_seconds = False, 0.0
         if status == QUEUED:
             self.pages_total = 0
@@ -175,7 +178,9 @@ class FileRow:
     def per_page(self, live: Live | None = None) -> float | None:
         """Seconds a page takes here: this file's wall time over its pages done (the pages of
         this effort, setup left out), else its pages' own times, else the session's."""
-        done = self.pages_done
+        done, times = self.pages_done, self.page_times
+        if len(times) > RATE_PAGES and times[-1] > times[-1 - RATE_PAGES]:
+            return (times[-1] - times[-1 - RATE_PAGES]) / RATE_PAGES  # the recent rate
         if done and self.began is not None and self.last_page_at is not None \
                 and self.last_page_at > self.began:
             return (self.last_page_at - self.began) / done
@@ -397,7 +402,7 @@ class Board:
         self.effort = ""
         self.engine_loaded = False
         self.paused = False
-        self.write_per_page: float | None = None  # seconds to write a page's output (measured)
+        self.write_per_page: float | None = None  # after the last page (finishing, writing), a page
         self._restored_md: dict[str, str] = {}  # path -> whole Markdown of a rebuilt file
         self._now: float | None = None
 
@@ -540,6 +545,8 @@ class Board:
         row.pages_total = max(row.pages_total, e.pages)
         self._page(e.path, e.page).finish(e.markdown, e.seconds)
         row.last_page_at = self._now
+        if self._now is not None:
+            row.page_times.append(self._now)
         if row.kind in PAGE_KINDS:
             self.live.pages_done += 1
             self.live.page_seconds += e.seconds
@@ -575,9 +582,13 @@ class Board:
     def _finished(self, e: ev.FileFinished, ch: Changes) -> None:
         row = self.row(e.path)
         row.finish(e)
-        if e.status == Status.DONE and row.kind in PAGE_KINDS and row.read_seconds \
-                and e.seconds > row.read_seconds and row.pages_total:
-            self.write_per_page = (e.seconds - row.read_seconds) / row.pages_total
+        if e.status == Status.DONE and row.kind in PAGE_KINDS and row.pages_total:
+            if self._now is not None and row.last_page_at is not None:
+                # after its last page: the reader's finishing (merge, furniture, the extra
+                # files) and the output writing, by the wall clock
+                self.write_per_page = max(0.0, self._now - row.last_page_at) / row.pages_total
+            elif row.read_seconds and e.seconds > row.read_seconds:
+                self.write_per_page = (e.seconds - row.read_seconds) / row.pages_total
         if self.live.follows(e.path):
             self.live.rates.clear()
             self.live.finished = row.outcome()
