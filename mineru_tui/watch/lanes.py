@@ -132,7 +132,7 @@ class Lane:
 
     def _run(self, task: Task) -> Result:
         proc = self._ensure_process()
-        job = Job(next(_ids), task.path, self.out_dir, task.stem, task.effort)
+        job = Job(next(_ids), task.path, self.out_dir, task.stem, effort=task.effort)
         self._current_job = job
         if not self._send(("job", job)):
             return self._died(proc)
