@@ -175,12 +175,13 @@ class FileRow:
             return f"page {empty[0].index + 1}: {empty[0].why_empty}"
         return ""
 
-    def per_page(self, live: Live | None = None) -> float | None:
+    def per_page(self, live: Live | None = None, recent: bool = False) -> float | None:
         """Seconds a page takes here: this file's wall time over its pages done (the pages of
-        this effort, setup left out), else its pages' own times, else the session's."""
+        this effort, setup left out; ``recent``: over its last RATE_PAGES pages), else its
+        pages' own times, else the session's."""
         done, times = self.pages_done, self.page_times
-        if len(times) > RATE_PAGES and times[-1] > times[-1 - RATE_PAGES]:
-            return (times[-1] - times[-1 - RATE_PAGES]) / RATE_PAGES  # the recent rate
+        if recent and len(times) > RATE_PAGES and times[-1] > times[-1 - RATE_PAGES]:
+            return (times[-1] - times[-1 - RATE_PAGES]) / RATE_PAGES
         if done and self.began is not None and self.last_page_at is not None \
                 and self.last_page_at > self.began:
             return (self.last_page_at - self.began) / done
@@ -204,7 +205,7 @@ class FileRow:
         writing = (write_per_page or 0.0) * self.pages_total
         if self.writing:
             return writing if write_per_page is not None else None
-        per_page = self.per_page(live)
+        per_page = self.per_page(live, recent=True)  # the rate drifts over a long file
         if per_page is None:
             return None
         left = self.pages_total - self.pages_done
