@@ -104,3 +104,15 @@ def test_blocks_decoded_in_a_batch_keep_the_shown_blocks_text():
     assert live.tok_s == pytest.approx(9.0)  # both blocks decode now
     board.apply([je.BlockDone(PDF, 0, 0, "text", "one two three", "model", "stop")])
     assert live.block == 1 and live.text == " T0 T1 T2" and live.block_type == "title"
+
+
+def test_the_time_left_follows_the_recent_page_rate_and_pages_per_min_the_whole_file():
+    board = Board()
+    now = low_effort_file(board, PDF, 300, 50, per_page=0.2)  # fast pages first
+    for i in range(50, 80):  # then slower ones (a heavier part, a loaded machine)
+        board.apply([je.PageStarted(PDF, i, 300)], now=now)
+        now += 0.6
+        board.apply([je.PageDone(PDF, i, 300, "text", 0.05)], now=now)
+    row = board.files[PDF]
+    assert row.eta(board.live) == pytest.approx(220 * 0.6)  # the last 20 pages' rate
+    assert row.pages_per_min(board.live) == pytest.approx(60 * 80 / (50 * 0.2 + 30 * 0.6))
