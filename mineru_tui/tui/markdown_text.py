@@ -23,8 +23,8 @@ def page_text(row: FileRow, page: PageRow, restored: str, hint: str) -> tuple[Te
         done = [b for b in page.blocks if b.done and b.text.strip()]
         text = "\n\n".join(b.text for b in done)
         text += ("\n\n" if text else "") + (
-            f"_Reading: {page.blocks_done} of {len(page.blocks)} blocks…_" if page.blocks
-            else "_Reading the layout…_")
+            f"_Reading: {page.blocks_done} of {page.blocks_to_read} blocks…_" if page.blocks
+            else "_Reading the PDF's own text…_" if row.model_free else "_Reading the layout…_")
     elif not page.markdown_known and restored:
         text = restored
         head = Text.assemble(head, ("  (the whole file: its pages were not kept apart)", "dim"))

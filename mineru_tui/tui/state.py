@@ -100,6 +100,12 @@ class FileRow:
     page_times: list[float] = field(default_factory=list)  # the clock at each page done
     read_seconds: float = 0.0  # the reader's time (FileDone); `seconds` adds the writing
     writing: bool = False  # the output set is being written
+    effort: str = ""  # the effort it is read at, when the watcher said (l: low this once)
+
+    @property
+    def model_free(self) -> bool:
+        """Read at effort low: the PDF's own text, no model."""
+        return self.effort == "low"
     # "" (read this session); after a restart: pending (read when first shown) | loading |
     # loaded | missing
     detail: str = ""
@@ -469,7 +475,7 @@ class Board:
     def _queued(self, e: ev.FileQueued, ch: Changes) -> None:
         row = self.row(e.path)
         row.reset(Status.QUEUED)
-        row.lane = e.lane
+        row.lane, row.effort = e.lane, e.effort
         ch.touch(e.path)
         ch.header = True
 
@@ -480,7 +486,8 @@ class Board:
         row.kind = e.kind
         if e.kind in PAGE_KINDS:  # an Office file read meanwhile does not take the pane
             self.live = Live(path=e.path, pages_done=self.live.pages_done,
-                             page_seconds=self.live.page_seconds, model_free=self.model_free)
+                             page_seconds=self.live.page_seconds,
+                             model_free=(row.effort or self.effort) == "low")
             ch.started.append(e.path)
         ch.touch(e.path)
         ch.markdown.setdefault(e.path, [])

@@ -41,6 +41,7 @@ class FileQueued:
     path: str
     lane: str  # office | pages
     why: str  # new | changed | retry
+    effort: str = ""  # the effort it is read at ("" = the reader's default)
 
 
 @dataclass(frozen=True)

@@ -292,7 +292,8 @@ class WatchService:
                 self._dirty.add(key)
                 return
             self._active[key] = lane
-        self._emit(ev.FileQueued(key, lane, why))
+        self._emit(ev.FileQueued(key, lane, why,
+                                 effort or (self.config.reading or {}).get("effort") or ""))
         self.lanes[lane].submit(Task(key, stem, sha, why, effort))
 
     def _lane_for(self, path: Path, key: str, sha: str | None, rel: str) -> str | tuple | None:

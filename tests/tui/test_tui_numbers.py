@@ -116,3 +116,17 @@ def test_the_time_left_follows_the_recent_page_rate_and_pages_per_min_the_whole_
     row = board.files[PDF]
     assert row.eta(board.live) == pytest.approx(220 * 0.6)  # the last 20 pages' rate
     assert row.pages_per_min(board.live) == pytest.approx(60 * 80 / (50 * 0.2 + 30 * 0.6))
+
+
+def test_a_file_read_at_effort_low_this_once_is_shown_without_model_stages():
+    from mineru_tui.tui.markdown_text import page_text
+
+    board = Board()
+    board.apply([ev.Watching("/scans", "/out", "native", "auto", ""),  # the watch's default
+                 ev.FileQueued(PDF, "pages", "retry", effort="low"),  # `l` on this file
+                 je.FileStarted(PDF, "pdf"), je.PageStarted(PDF, 0, 3)], now=1.0)
+    assert board.live.model_free and board.live.stage == "text"
+    row = board.files[PDF]
+    _, text, _ = page_text(row, row.pages[0], "", "")
+    assert text == "_Reading the PDF's own text…_"
+    assert "vision" not in pane_text(board)
