@@ -28,6 +28,7 @@ SLOW_MODULES = {
     "watch/test_watch_plain.py": "watch --plain as a child process",
     "cli/test_interrupts.py": "signals sent to parse processes at random moments",
     "cli/test_output_sets.py": "parse processes taking turns on one output folder",
+    "cli/test_model.py": "mineru-tui processes against a hub on localhost",
     "reader/test_pages_numpy.py": "the tiny model through the numpy engine, page by page",
 }
 

@@ -18,6 +18,7 @@ FLOORS = {
     "root": 0, "errors": 0, "console": 0, "interrupts": 0, "events": 0, "engines.words": 0,
     "units": 0, "kinds": 0,  # the table of kinds names its readers as strings, imports none
     "document": 1, "detect": 1,
+    "model_store": 1,           # where the model is kept: huggingface_hub's cache, no engine
     "office": 2, "pdf": 2,
     "engines.qwen2vl": 2,       # the MinerU2.5 host every local engine shares (no forward pass)
     "engines.numpy": 3,         # the numpy forward pass and its engine adapter
@@ -26,6 +27,7 @@ FLOORS = {
     "engines.registry": 5,      # engines/__init__: the lazy name -> engine table
     "reader": 6,                # the page reader: MinerU2.5's two stages over any engine
     "convert": 7, "output": 7,
+    "model_needed": 7,          # the way forward without a model: asks pdf/ for the text layer
     "watch": 8, "serve": 8,
     "tui": 9,
     "cli": 10,

@@ -53,8 +53,8 @@ Exit codes: 0 all ok, 1 some input failed (each named at the end as
 
 
 def parse(
-    files: List[Path] = typer.Argument(..., metavar="FILE",
-                                       help="Files or folders to parse."),
+    files: Optional[List[Path]] = typer.Argument(None, metavar="FILE...",
+                                                 help="Files or folders to parse."),
     output: Optional[Path] = typer.Option(
         None, "-o", "--output", metavar="DIR",
         help="Write the MinerU output set per input under DIR instead of printing."),
@@ -84,6 +84,9 @@ def parse(
                                 help="Files read at once, sharing the engine: keeps several "
                                      "servers busy (--engine http). Output order unchanged."),
 ) -> None:
+    if not files:  # a hint, not 80 lines of help
+        print(USAGE, file=sys.stderr, end="")
+        raise typer.Exit(2)
     if verbose and quiet:
         raise typer.BadParameter("-v and -q cannot be used together", param_hint="-v/-q")
     check_max_new_tokens(max_new_tokens)
@@ -105,7 +108,7 @@ def parse(
         raise typer.BadParameter(problem, param_hint="-o/--output")
     reading = ConvertOptions(
         engine=LazyEngine(EngineOptions(**engine_fields(engine, model, server_url, concurrency, device, precision)),
-                          announce=_say_line if verbose else None),
+                          announce=_once(_say_line) if verbose else None),
         pages=pages, **reading_fields(mode, effort, image_analysis, max_new_tokens))
     opts = Options(out_dir=output, fmt=fmt.value, verbose=verbose, quiet=quiet,
                    debug=debug, progress=not quiet and (verbose or isatty(sys.stderr)),
@@ -113,9 +116,27 @@ def parse(
     raise typer.Exit(run(list(files), opts))
 
 
+USAGE = """usage: mineru-tui parse FILE... [-o DIR] [--effort low|medium|high] [-v]
+  mineru-tui parse report.docx > report.md     Markdown on stdout; -o DIR writes MinerU's set
+  mineru-tui parse --help                      every option
+"""
+
+
 def register(app: typer.Typer) -> None:
     """Add ``parse`` to the ``mineru-tui`` command."""
-    app.command(help=PARSE_HELP, no_args_is_help=True)(parse)
+    app.command(help=PARSE_HELP)(parse)
+
+
+def _once(say):
+    """``say`` for each distinct line once (the engine line is announced again each time an
+    engine fails to open; a run says it once)."""
+    said: set[str] = set()
+
+    def say_once(line: str) -> None:
+        if line not in said:
+            said.add(line)
+            say(line)
+    return say_once
 
 
 def _say_line(line: str) -> None:

@@ -445,7 +445,9 @@ def test_cli_effort_low_pages_and_usage_errors(tmp_path):
     assert r.returncode == 1 and r.stdout == ""
     assert r.stderr.strip().splitlines() == [f"error: {png}: {tmp_path / 'no-model'}: no such directory "
                                              "(and not a Hugging Face repo id like "
-                                             "opendatalab/MinerU2.5-Pro-2605-1.2B)"]
+                                             "opendatalab/MinerU2.5-Pro-2605-1.2B): pass --model "
+                                             "with the model's folder, or run `mineru-tui model "
+                                             "fetch` once"]
 
 
 def test_an_unusable_layout_answer_keeps_the_text_layer_with_a_warning(tmp_path):
