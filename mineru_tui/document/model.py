@@ -183,6 +183,9 @@ class Document:
     (``"office"`` for direct OOXML reading, ``"vlm"`` for the page reader).
     ``extra_outputs`` maps a file-name suffix to a function giving more bytes to write beside
     the output set with ``-o`` (the page reader: ``_model.json``, ``_layout.pdf``).
+    ``meta`` holds facts about the reading the MinerU 4 set records (the page reader:
+    ``kind``, ``effort``, ``engine``, ``model``, ``page_selection``; ``model_output``, a
+    function giving MinerU 4's ``model_output.json``).
     """
 
     pages: list[Page] = field(default_factory=list)
@@ -190,6 +193,7 @@ class Document:
     images: dict[str, bytes] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     extra_outputs: dict[str, Callable[[], bytes | None]] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
 
     def add_image(self, data: bytes, ext: str, stem: str = "image") -> str:
         """Store image bytes under a fresh unique name and return that name."""

@@ -68,6 +68,7 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
     from mineru_tui.reader import merge
 
     doc = Document(backend="vlm")
+    doc.meta["page_selection"] = str(options.pages or "").strip().lower() not in ("", "all")
     records: list[dict] = []
     failed: list[str] = []
     try:
@@ -311,6 +312,12 @@ def _finish(doc, records, path, detected, settings, engine, merge):
     outputs = {MODEL_JSON: lambda: _json_bytes(meta),
                LAYOUT_PDF: lambda: _layout_bytes(Path(path), detected.kind, records)}
     doc.extra_outputs = outputs
+    # what MinerU 4's set records (document/mineru4): the reading, and model_output.json
+    from mineru_tui.document.mineru4.model_output import to_model_output
+    doc.meta.update(kind=detected.kind, effort=settings.effort, engine=meta["engine"],
+                    model=meta["model"],
+                    model_output=None if settings.effort == "low"
+                    else lambda middle: to_model_output(meta, middle))
     return doc
 
 
