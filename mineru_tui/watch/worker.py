@@ -42,6 +42,7 @@ class Job:
     path: str
     out_dir: str
     stem: str
+    mineru_format: str = "both"  # which MinerU output set(s): "3", "4" or "both"
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,8 @@ def _run(job: Job, convert, options, cancel: threading.Event, emit) -> Result:
         return Result("cancelled", kind, reason="cancelled")
     try:
         from mineru_tui.output import write_outputs
-        written = write_outputs(doc, Path(job.out_dir), job.stem, source=Path(job.path))
+        written = write_outputs(doc, Path(job.out_dir), job.stem, source=Path(job.path),
+                                mineru_format=job.mineru_format)
     except OSError as e:
         return Result("failed", kind, reason=f"cannot write {Path(job.out_dir) / job.stem}: "
                                              f"{e.strerror or e}")

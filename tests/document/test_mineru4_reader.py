@@ -164,3 +164,43 @@ def test_pdfs_at_effort_low(path, tmp_path):
     assert middle["extensions"]["mineru"] == {"tier": "flash", "parse_mode": "txt"}
     assert all(b.get("bbox") for p in middle["pages"] for b in p["blocks"])
     check_set(folder)
+
+
+def _model_read(doc, tmp_path: Path, source: Path) -> Path:
+    folder = write(doc, tmp_path, source)
+    check_set(folder)
+    schema = pytest.importorskip("docvortex.schema")
+    model = schema.ModelJson.from_dict(
+        json.loads((folder / "model_output.json").read_text(encoding="utf-8")))
+    assert len(model.pages) == len(doc.pages) and model.metadata.file_suffix == "pdf"
+    return folder
+
+
+def test_a_page_image_read_by_the_model(tmp_path):
+    from tests.reader.test_pages import ScriptedEngine, page_png, script
+
+    image = page_png(tmp_path / "scan.png")
+    doc = convert(image, ConvertOptions(engine=ScriptedEngine(script())))
+    folder = _model_read(doc, tmp_path, image)
+    middle = json.loads((folder / "middle_json.json").read_text(encoding="utf-8"))
+    types = [b["type"] for b in middle["pages"][0]["blocks"]]
+    # the title, the equation, the table, the picture with its caption, the page number
+    assert types[0] == "doc_title" and {"equation", "table", "image", "page_number"} <= set(types)
+    assert middle["extensions"]["mineru"] == {"tier": "advanced", "parse_mode": "ocr"}
+    picture = next(b for b in middle["pages"][0]["blocks"] if b["type"] == "image")
+    assert picture["content"][0]["image_path"].startswith("images/")
+    assert [k["type"] for k in picture["content"]] == ["image_body", "image_caption"]
+
+
+@pytest.mark.parametrize("effort", ["medium", "high"])
+def test_a_pdf_read_by_the_model(tmp_path, effort):
+    from tests.reader.test_pages import LAYOUT, PDF_LAYOUT, TABLE, TEXT, ScriptedEngine, text_pdf
+
+    pdf = text_pdf(tmp_path / "paper.pdf", pages=2)
+    engine = ScriptedEngine({LAYOUT: [PDF_LAYOUT] * 2, TABLE: ["<fcel>t<nl>"] * 2,
+                             TEXT: ["MODEL TEXT"] * 2})
+    doc = convert(pdf, ConvertOptions(engine=engine, effort=effort))
+    folder = _model_read(doc, tmp_path, pdf)
+    middle = json.loads((folder / "middle_json.json").read_text(encoding="utf-8"))
+    assert middle["extensions"]["mineru"]["parse_mode"] == ("txt" if effort == "medium" else "ocr")
+    assert middle["extensions"]["mineru_tui"]["effort"] == effort

@@ -71,10 +71,14 @@ def mineru_extension(doc: Document) -> dict:
     if doc.backend != "vlm":
         return {"tier": "flash", "parse_mode": "txt"}  # what MinerU 4 records for Office files
     effort = doc.meta.get("effort") or "medium"
-    modes = [p.extra.get("mode") for p in doc.pages if p.extra.get("mode")]
-    layer = sum(1 for m in modes if m in ("text-layer", "text_layer", "txt", "text"))
+    # MinerU 4 decides txt or ocr once per document; we decide per page (the page reader
+    # notes it as text_layer.use_text_layer): txt when most pages used their text layer
+    # (at effort high the model reads every block, whatever the layer holds)
+    layer = 0 if effort == "high" else sum(
+        1 for p in doc.pages if p.extra.get("mode") == "text-layer"
+        or (p.extra.get("text_layer") or {}).get("use_text_layer"))
     return {"tier": TIERS.get(effort, "advanced"),
-            "parse_mode": "txt" if modes and layer * 2 >= len(modes) else "ocr"}
+            "parse_mode": "txt" if doc.pages and layer * 2 >= len(doc.pages) else "ocr"}
 
 
 # ---------------------------------------------------------------------------------------
