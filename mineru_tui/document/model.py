@@ -196,11 +196,16 @@ class Document:
     meta: dict[str, Any] = field(default_factory=dict)
 
     def add_image(self, data: bytes, ext: str, stem: str = "image") -> str:
-        """Store image bytes under a fresh unique name and return that name."""
+        """Store image bytes under a fresh unique name and return that name.
+
+        Names are numbered per stem (``image_001``, ``table_001``...), so pictures of one
+        kind keep their numbers whatever else a page adds."""
         ext = ext.lower().lstrip(".") or "bin"
-        name = f"{stem}_{len(self.images) + 1:03d}.{ext}"
+        n = sum(1 for taken in self.images if taken.startswith(stem + "_")) + 1
+        name = f"{stem}_{n:03d}.{ext}"
         while name in self.images:
-            name = f"{stem}_{len(self.images) + 2:03d}.{ext}"
+            n += 1
+            name = f"{stem}_{n:03d}.{ext}"
         self.images[name] = data
         return name
 
