@@ -305,6 +305,10 @@ def _finish(doc, records, path, detected, settings, engine, merge):
     _warn_failed_pages(doc, records)
     _drop_text_layer_furniture(doc, records)
     merge.merge_across_pages(doc)
+    # heading levels over the whole document, with the PDF's outline (document/headings.py)
+    from mineru_tui.document.headings import level_headings
+    from mineru_tui.pdf.headings import pdf_outline
+    level_headings(doc, pdf_outline(path) if detected.kind == "pdf" else None)
     meta = {"_version_name": f"mineru-tui {__version__}", "file": Path(path).name, "kind": detected.kind,
             "engine": getattr(engine, "name", None), "model": getattr(engine, "model_id", None),
             "mode": settings.mode, "effort": settings.effort, "image_analysis": settings.image_analysis,
