@@ -99,11 +99,11 @@ def sized(path: Path) -> list:
     story, truth, seed = [], [], 0
     story.append(_heading("Field Notes from the Archive", 1))
     truth.append([1, "Field Notes from the Archive"])
-    for a, name in enumerate(["Origins", "Collections", "Conservation"], 1):
+    for name in ["Origins", "Collections", "Conservation"]:
         story.append(_heading(f"The {name}", 2))
         truth.append([2, f"The {name}"])
         story.append(Paragraph(_body(seed := seed + 1), BODY))
-        for b, sub in enumerate(["Early years", "Later years"], 1):
+        for sub in ["Early years", "Later years"]:
             story.append(_heading(f"{sub} of the {name.lower()}", 3))
             truth.append([3, f"{sub} of the {name.lower()}"])
             story.append(Paragraph(_body(seed := seed + 1, 7), BODY))
