@@ -12,6 +12,8 @@ for each table its header and data rows):
 * ``sized_plain.pdf`` — unnumbered headings told apart only by size and weight;
 * ``chapters_appendix.pdf`` — "Chapter 1" ... chapters, their 1.1 sections, an appendix
   with A.1 / A.2, an outline;
+* ``paper_mixed.pdf`` — unnumbered Abstract / References beside numbered sections, third
+  level in bold body-size type, a two-line section title, numbered lists in the text;
 * ``table_2p.pdf``, ``table_3p.pdf``, ``table_5p.pdf`` — one ruled table over 2, 3 and 5
   pages, its header row repeated on every page.
 """
@@ -131,6 +133,37 @@ def chapters(path: Path) -> list:
     return truth
 
 
+def paper(path: Path) -> list:
+    """A paper's mix: unnumbered Abstract / References at the section level, third-level
+    headings in bold body-size type, a two-line section title, a run-in numbered list."""
+    story, truth, seed = [], [], 0
+    story.append(_heading("On Reading Long Tables and Deep Outlines", 1))
+    truth.append([1, "On Reading Long Tables and Deep Outlines"])
+    story.append(_heading("Abstract", 2))
+    truth.append([2, "Abstract"])
+    story.append(Paragraph(_body(seed := seed + 1, 5), BODY))
+    bold_body = ParagraphStyle("b", fontName="Times-Bold", fontSize=10, leading=13, spaceBefore=6)
+    for a, name in enumerate(["Background", "A considerably longer section title that needs "
+                              "two lines to be set in the heading type of this paper",
+                              "Evaluation"], 1):
+        story.append(_heading(f"{a} {name}", 2))
+        truth.append([2, f"{a} {name}"])
+        story.append(Paragraph(_body(seed := seed + 1, 6), BODY))
+        for b in range(1, 3):
+            p = Paragraph(f"{a}.{b} Point {b} of section {a}", bold_body)
+            p.heading_level = 3
+            story.append(p)
+            truth.append([3, f"{a}.{b} Point {b} of section {a}"])
+            story.append(Paragraph(_body(seed := seed + 1, 7), BODY))
+            story.append(Paragraph(f"1. {_body(seed, 1)}", BODY))
+            story.append(Paragraph(f"2. {_body(seed + 1, 1)}", BODY))
+    story.append(_heading("References", 2))
+    truth.append([2, "References"])
+    story.append(Paragraph(_body(seed := seed + 1, 3), BODY))
+    _Doc(path, False).build(story)
+    return truth
+
+
 def long_table(path: Path, pages: int) -> dict:
     header = ["Code", "Description", "Region", "Amount"]
     rows_per_page = 34
@@ -153,6 +186,7 @@ def main(out: Path) -> None:
         "numbered_plain": lambda p: {"headings": numbered(p, False)},
         "sized_plain": lambda p: {"headings": sized(p)},
         "chapters_appendix": lambda p: {"headings": chapters(p), "outline": True},
+        "paper_mixed": lambda p: {"headings": paper(p)},
         "table_2p": lambda p: long_table(p, 2),
         "table_3p": lambda p: long_table(p, 3),
         "table_5p": lambda p: long_table(p, 5),

@@ -8,7 +8,8 @@ with every signal there is, strongest first:
 1. **The PDF's outline** (bookmarks): a title whose text and page match an entry takes the
    entry's depth; an entry that matches a short text block on its page makes it a title.
 2. **Section numbers**: ``4`` / ``4.1`` / ``4.1.2``, ``A.1``, ``Chapter 3``, ``IV.`` give
-   the depth below the document's title.
+   the depth below the document's title; a short text block whose number is the one missing
+   from the sequence (``2 ...`` between ``1.2`` and ``2.1``) is a title too.
 3. **Type size**: titles are grouped by the height of their type (the text layer's, or the
    title box's height per line on a scan), largest first, for the whole document at once:
    a size seen on page 3 means the same level on page 40. A size group that holds numbered
@@ -140,6 +141,54 @@ def _collect(doc: Document, outline: list[OutlineEntry]) -> list[_Title]:
     return titles
 
 
+def _number_of(text: str) -> tuple[int, ...] | None:
+    m = _DECIMAL.match(text.strip())
+    return tuple(int(x) for x in m.group(1).split(".")) if m else None
+
+
+def _follows(a: tuple[int, ...] | None, b: tuple[int, ...]) -> bool:
+    """Whether section ``b`` can come right after section ``a`` (1.2 → 1.3, 1.2.1, 2)."""
+    if a is None:
+        return b in ((1,), (1, 1))
+    if len(b) == len(a) + 1:
+        return b[:-1] == a and b[-1] == 1
+    k = len(b)
+    return k <= len(a) and b[:-1] == a[:k - 1] and b[-1] == a[k - 1] + 1
+
+
+def _numbered_gaps(doc: Document, titles: list[_Title]) -> list[_Title]:
+    """Text blocks that are the missing section of a numbered sequence (``2 A long title
+    over two lines`` between ``1.2`` and ``2.1``): titles too, with their number's depth."""
+    numbered = {id(t.block): _number_of(t.text) for t in titles if _number_of(t.text)}
+    if len(numbered) < 2:
+        return titles
+    order = []
+    for n, page in enumerate(doc.pages):
+        for block in page.para_blocks:
+            if block.type in (BlockType.TITLE, BlockType.TEXT):
+                order.append((n, block))
+    by_block = {id(t.block): t for t in titles}
+    out: list[_Title] = []
+    previous: tuple[int, ...] | None = None
+    for k, (n, block) in enumerate(order):
+        if id(block) in by_block:
+            out.append(by_block[id(block)])
+            previous = numbered.get(id(block), previous)
+            continue
+        text = plain_text(block).replace("\n", " ").strip()
+        number = _number_of(text)
+        if number is None or text.endswith((".", ":", ";", ",")) or len(text.split()) > 40:
+            continue
+        nxt = next((numbered[id(b)] for _, b in order[k + 1:] if id(b) in numbered), None)
+        if _follows(previous, number) and (nxt is None or _follows(number, nxt)):
+            block.type = BlockType.TITLE
+            block.extra["heading_from"] = "numbering"
+            page = doc.pages[n]
+            out.append(_Title(block, _page_number(page, n), text, None, len(number)))
+            previous = number
+    return out
+
+
 def _size_groups(titles: list[_Title]) -> dict[int, int]:
     """Each title's size group (0 = the largest type), by its index in ``titles``."""
     sized = sorted(((t.height, i) for i, t in enumerate(titles) if t.height), reverse=True)
@@ -223,6 +272,7 @@ def level_headings(doc: Document, outline: list[OutlineEntry] | None = None) -> 
     if doc.backend != "vlm":
         return 0
     titles = _collect(doc, [e for e in (outline or []) if e.title.strip()])
+    titles = _numbered_gaps(doc, titles)
     _fallback_levels(titles)
     _as_outline(titles)
     for t in titles:
