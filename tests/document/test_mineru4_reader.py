@@ -232,3 +232,15 @@ def test_a_table_over_three_pages_read_by_the_model(tmp_path):
     (table,) = [o for o in theirs if o[0] == "table"]
     assert table[1][0] == ["Year", "Amount"] and len(table[1]) == 1 + 15  # every row, one header
     assert [o[1] for o in theirs if o[0] == "img"] == pictures[1:]  # the later parts' pictures
+
+
+def test_a_page_selection_is_not_the_full_document(tmp_path):
+    from tests.reader.test_pages import LAYOUT, PDF_LAYOUT, TABLE, TEXT, ScriptedEngine, text_pdf
+
+    pdf = text_pdf(tmp_path / "three.pdf", pages=3)
+    engine = ScriptedEngine({LAYOUT: [PDF_LAYOUT] * 2, TABLE: ["<fcel>t<nl>"] * 2, TEXT: ["X"] * 2})
+    doc = convert(pdf, ConvertOptions(engine=engine, pages="2-3"))
+    folder = _model_read(doc, tmp_path, pdf)
+    middle = json.loads((folder / "middle_json.json").read_text(encoding="utf-8"))
+    model = json.loads((folder / "model_output.json").read_text(encoding="utf-8"))
+    assert middle["is_full_document"] is False and model["page_index_map"] == [1, 2]
