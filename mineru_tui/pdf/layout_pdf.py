@@ -92,8 +92,9 @@ def layout_pdf_bytes(pages: Iterable[LayoutPage]) -> bytes:
     """The layout drawing of ``pages`` (taken one at a time) as the bytes of a PDF file."""
     import io
 
-    import pypdfium2 as pdfium
+    from mineru_tui.pdf.pdfium import load
 
+    pdfium = load()  # every call under the process's PDFium lock
     out = pdfium.PdfDocument.new()
     sources: dict[Path, object] = {}  # open source PDFs, by path
     try:

@@ -13,6 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mineru_tui.errors import InputError
+from mineru_tui.pdf import classify_page, is_blank, open_pdf
+from mineru_tui.pdf.page_range import parse_pages  # the one --pages syntax (no pypdfium2)
+from mineru_tui.reader import images
 from mineru_tui.reader.pipeline import PageInput
 
 
@@ -34,10 +37,6 @@ def open_source(path: Path, kind: str, pages: str | None, settings, *, classify:
 
 
 def _image_source(path: Path, pages: str | None):
-    from mineru_tui.reader import images
-
-    from mineru_tui.pdf.page_range import parse_pages  # the one --pages syntax (no pypdfium2)
-
     total = images.count_pages(path)
     wanted = parse_pages(pages, total)
 
@@ -58,8 +57,6 @@ def _image_source(path: Path, pages: str | None):
 
 
 def _pdf_source(path: Path, pages: str | None, classify: bool):
-    from mineru_tui.pdf import classify_page, is_blank, open_pdf
-
     pdf = open_pdf(path, pages)
     n = len(pdf)
 
