@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
+from mineru_tui.errors import cut_warning
+
 
 class BlockType:
     """Block type names, as MinerU spells them (plus a few office-only ones)."""
@@ -198,9 +200,21 @@ class Document:
     def add_image(self, data: bytes, ext: str, stem: str = "image") -> str:
         """Store image bytes under a fresh unique name and return that name.
 
-        Names are numbered per stem (``image_001``, ``table_001``...), so pictures of one
-        kind keep their numbers whatever else a page adds."""
-        ext = ext.lower().lstrip(".") or "bin"
+        The picture passes :func:`~mineru_tui.document.pictures.safe_picture` first (an SVG
+        is cleaned of scripts and references, an extension that is no picture's becomes
+        ``.bin``); one that cannot be made safe is left out with a ``content cut:`` warning
+        and the name is ``""`` (the writers then show the alt text). Names are numbered per
+        stem (``image_001``, ``table_001``...), so pictures of one kind keep their numbers
+        whatever else a page adds.
+        """
+        from mineru_tui.document.pictures import safe_picture
+
+        safe = safe_picture(data, ext)
+        if safe is None:
+            self.warnings.append(cut_warning("an SVG picture that cannot be read as SVG (so "
+                                             "not cleaned of scripts) is left out"))
+            return ""
+        data, ext = safe
         n = sum(1 for taken in self.images if taken.startswith(stem + "_")) + 1
         name = f"{stem}_{n:03d}.{ext}"
         while name in self.images:

@@ -173,6 +173,12 @@ class Package:
     def has(self, name: str) -> bool:
         return self._info(name) is not None
 
+    def member(self, name: str) -> str | None:
+        """The stored name of the member ``name`` resolves to (any spelling of its case),
+        or None: one identity for every spelling of one member (office/pictures.py)."""
+        info = self._info(name)
+        return None if info is None else info.filename
+
     def names(self) -> list[str]:
         """The part names (first spelling of each, case-insensitively)."""
         return [info.filename.replace("\\", "/").lstrip("/") for info in self._lower.values()]

@@ -24,8 +24,8 @@ from mineru_tui.document import Cell, Document, Page, Table, table_block, text_b
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.html.charset import bom_encoding, detect_encoding
 
-MAX_CELLS = 250_000  # cells of the one table (as a spreadsheet's table)
-MAX_FIELD = 1 << 20  # characters in one field
+from mineru_tui.office.limits import MAX_CSV_CELLS as MAX_CELLS
+from mineru_tui.office.limits import MAX_CSV_FIELD as MAX_FIELD
 SAMPLE = 64 << 10  # bytes looked at to decide encoding and dialect
 _DELIMITERS = (",", ";", "\t", "|", ":")
 

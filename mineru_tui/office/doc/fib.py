@@ -18,6 +18,8 @@ import struct
 from bisect import bisect_right
 from dataclasses import dataclass
 
+from mineru_tui.detect import image_ext
+
 MAX_PIECES = 1_000_000
 MAX_PAPX_PAGES = 100_000
 
@@ -487,11 +489,8 @@ def _blip(buf: bytes, pos: int, end: int) -> tuple[bytes, str] | None:
     inst = ver_inst >> 4
     skip = 17 + (16 if inst in (0x46B, 0x6E3, 0x6E1, 0x6E5) else 0)
     blob = buf[pos + 8 + skip:min(pos + 8 + length, end)]
-    if blob.startswith(b"\x89PNG"):
-        return blob, "png"
-    if blob.startswith(b"\xff\xd8"):
-        return blob, "jpg"
-    return None
+    ext = image_ext(blob)
+    return (blob, ext) if ext in ("png", "jpg") else None
 
 
 def stored_pictures(dgg: bytes, word: bytes, limit: int = 10_000) -> list[tuple[bytes, str] | None]:

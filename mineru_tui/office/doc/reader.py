@@ -36,7 +36,7 @@ from mineru_tui.office.doc.fib import (CLX, PLCFBTECHPX, PLCFBTEPAPX, PLCFENDREF
 from mineru_tui.office.flow import BREAK, Counters, Flow, counter_text, note_ref
 from mineru_tui.office.ole import ENCRYPTED, Ole
 
-MAX_TABLE_CELLS = 250_000
+from mineru_tui.office.limits import MAX_TABLE_CELLS
 MAX_CHARS = 50_000_000
 MAX_BOXES = 10_000  # text boxes and comments read (each a story range)
 _HYPERLINK = re.compile(r'HYPERLINK\s+(?:\\l\s+)?"([^"]*)"|HYPERLINK\s+(\S+)')

@@ -34,11 +34,12 @@ from mineru_tui.office.odf.names import (DC, DRAW, MATH, OFFICE, PRESENTATION, S
                                          TEXT, XLINK, local)
 from mineru_tui.office.odf.styles import Styles
 from mineru_tui.office.package import Package, PartError
+from mineru_tui.office.limits import MAX_TABLE_CELLS  # cells emitted per text table
+from mineru_tui.office.limits import MAX_PICTURE_BYTES as MAX_IMAGE_BYTES
+from mineru_tui.office.pictures import MAX_PACKAGE_PICTURES, Pictures
 
 MAX_DEPTH = 32  # nested lists, tables, frames and spans followed
-MAX_TABLE_CELLS = 250_000  # cells emitted per text table
 MAX_REPEAT = 1_000  # a repeated column or row with content is written at most this often
-MAX_IMAGE_BYTES = 64 << 20
 _IMAGE_EXTS = {"png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp", "svg", "emf", "wmf"}
 
 # Elements whose text is not the document's: change tracking, forms, declarations,
@@ -75,7 +76,7 @@ class _Reader:
         self.styles = Styles()
         self.counters = Counters()
         self._last_list_key: object = None
-        self._images: dict[str, str] = {}
+        self._pictures = Pictures(self.doc, total=MAX_PACKAGE_PICTURES)  # each member once
         self._notes = 0
         self._flow: Flow | None = None
         self._in_slide_table = False
@@ -468,17 +469,12 @@ class _Reader:
         if not href or ":" in href.split("/")[0]:
             return None  # an external link: never fetched
         member = posixpath.normpath(href.lstrip("./")) if href.startswith("./") else href
-        if member in self._images:
-            return self._images[member]
         ext = posixpath.splitext(member)[1].lstrip(".").lower()
-        if ext not in _IMAGE_EXTS:
+        stored = self.pkg.member(member)
+        if ext not in _IMAGE_EXTS or stored is None:
             return None
-        data = self.pkg.try_blob(member, MAX_IMAGE_BYTES)
-        if not data:
-            return None
-        name = self.doc.add_image(data, "jpg" if ext == "jpeg" else ext)
-        self._images[member] = name
-        return name
+        return self._pictures.take(("member", stored), lambda: (
+            self.pkg.try_blob(member, MAX_IMAGE_BYTES), "jpg" if ext == "jpeg" else ext), repr(href))
 
     # -- presentations ---------------------------------------------------------------
 

@@ -41,10 +41,10 @@ from mineru_tui.office.rtf.charsets import codec_for_charset, codec_for_cpg
 from mineru_tui.office.rtf.math import SKIPPED as MATH_SKIPPED
 from mineru_tui.office.rtf.math import MathBuilder
 
-MAX_FILE_BYTES = 256 << 20
-MAX_GROUP_DEPTH = 2_000
-MAX_TABLE_CELLS = 250_000
-MAX_IMAGE_BYTES = 64 << 20
+from mineru_tui.office.limits import MAX_PICTURE_BYTES as MAX_IMAGE_BYTES
+from mineru_tui.office.limits import MAX_RTF_BYTES as MAX_FILE_BYTES
+from mineru_tui.office.limits import MAX_RTF_GROUP_DEPTH as MAX_GROUP_DEPTH
+from mineru_tui.office.limits import MAX_TABLE_CELLS, MAX_TABLE_DEPTH
 
 _TOKEN = re.compile(rb"\\([a-zA-Z]{1,32})(-?\d{1,10})? ?|\\'([0-9a-fA-F]{2})|\\(.)|([{}])"
                     rb"|([^\\{}\r\n]+)|[\r\n]+", re.S)
@@ -150,6 +150,7 @@ class _Reader:
         self.cut = False
         self._pictures: list = []  # picture blocks of the paragraph being read
         self.cells = 0  # table cells read, against MAX_TABLE_CELLS
+        self.deep_warned = False  # the warning for tables past MAX_TABLE_DEPTH given
         self._group_start = False
         self._star = False  # \* just read: the next word names an optional destination
         self._pending_def: _CellDef | None = None
@@ -498,7 +499,11 @@ class _Reader:
 
     def _table(self, level: int) -> _TableState:
         """The open table at nesting ``level`` (1 = outermost), opened if needed."""
-        level = max(1, min(level, 64))
+        if level > MAX_TABLE_DEPTH and not self.deep_warned:
+            self.deep_warned = True
+            self.doc.warnings.append(f"tables nested deeper than {MAX_TABLE_DEPTH} levels are "
+                                     f"read as part of the table at level {MAX_TABLE_DEPTH}")
+        level = max(1, min(level, MAX_TABLE_DEPTH))
         while len(self.tables) < level:
             self.tables.append(_TableState())
         return self.tables[level - 1]

@@ -1,0 +1,35 @@
+"""Every bound of the document readers in one place, with what it allows (measured).
+
+``docs/office-limits.md`` prints this table; a reader imports its bound from here rather
+than writing the number again. Memory figures are peak RSS of ``parse FILE -o OUT`` on the
+worst crafted input for the bound (``bench/web_limits.py``), on the shared 2-core machine.
+"""
+
+from __future__ import annotations
+
+# -- pictures (office/pictures.py) ------------------------------------------------------
+MAX_PICTURE_BYTES = 64 << 20  # one picture, copied (never decoded)
+MAX_PICTURES_BYTES = 256 << 20  # one document's pictures together (web pages, books, archives)
+
+# -- tables -----------------------------------------------------------------------------
+MAX_TABLE_CELLS = 250_000  # cells written per table (empty ones included), every format
+MAX_TABLE_DEPTH = 64  # tables in cells of tables (RTF's \itap); deeper ones join the 64th
+
+# -- HTML, MHTML, EPUB (office/html, office/epub) ---------------------------------------
+MAX_HTML_BYTES = 32 << 20  # one HTML page (or an MHTML's page, an EPUB chapter's bytes)
+MAX_ELEMENTS = 500_000  # elements of one parsed tree: about 0.4 KB each in memory
+MAX_PIECES = 250_000  # elements walked and text pieces kept per document: ~5 KB each,
+#                       through the three outputs (1.7 GB at most, the measured worst)
+MAX_NESTING = 160  # elements deep read as structure; deeper as plain text
+EPUB_BUDGET = 64 << 20  # XHTML and XML parsed per book, the navigation document included
+MAX_MHTML_BYTES = 256 << 20  # the whole web archive, pictures included
+MAX_MHTML_PARTS = 20_000
+
+# -- CSV/TSV (office/csv) ---------------------------------------------------------------
+MAX_CSV_CELLS = 250_000
+MAX_CSV_FIELD = 1 << 20  # characters of one field; checked while the field is read
+
+# -- RTF (office/rtf) -------------------------------------------------------------------
+MAX_RTF_BYTES = 64 << 20  # the file
+MAX_RTF_PARAGRAPHS = 250_000  # paragraphs and cells read, as MAX_PIECES
+MAX_RTF_GROUP_DEPTH = 2_000
