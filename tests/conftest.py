@@ -29,6 +29,7 @@ SLOW_MODULES = {
     "cli/test_interrupts.py": "signals sent to parse processes at random moments",
     "cli/test_output_sets.py": "parse processes taking turns on one output folder",
     "reader/test_pages_numpy.py": "the tiny model through the numpy engine, page by page",
+    "document/test_mineru4_reader.py": "MinerU 4 itself (the mineru4-check extra) reading ~170 sets",
 }
 
 
