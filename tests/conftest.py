@@ -30,6 +30,7 @@ SLOW_MODULES = {
     "cli/test_output_sets.py": "parse processes taking turns on one output folder",
     "cli/test_model.py": "mineru-tui processes against a hub on localhost",
     "reader/test_pages_numpy.py": "the tiny model through the numpy engine, page by page",
+    "document/test_mineru4_reader.py": "MinerU 4 itself (the mineru4-check extra) reading ~170 sets",
 }
 
 

@@ -78,6 +78,7 @@ class Options:
     reading: Any = None  # ConvertOptions for every file (engine, mode, pages...); None: defaults
     live: bool = False  # draw the page reader's progress line (stderr is a terminal)
     workers: int = 1  # files read at once (see _Prefetch)
+    mineru_format: str = "both"  # -o: MinerU 3.x's output set, MinerU 4's, or both
 
 
 @dataclass
@@ -281,7 +282,8 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
 def _write_set(doc, item: Item, opts: Options, stem_why: tuple, written: set[str], err) -> str:
     """Write ``doc``'s output set under ``-o``; returns `` -> DIR/stem/`` for the ok line."""
     stem, why = stem_why
-    done = _guard("the output writer", _write, doc, opts.out_dir, stem, item.path, written)
+    done = _guard("the output writer", _write, doc, opts.out_dir, stem, item.path, written,
+                  opts.mineru_format)
     written.add(done.path.name)
     whys = ([why] if why else []) + done.notes
     if whys and not opts.quiet:
@@ -497,17 +499,19 @@ def _keep_finished_pages(e: BaseException, item: Item, opts: Options, stem: str,
     if partial is None or not partial.pages or opts.out_dir is None:
         return
     try:
-        done = _write(partial, opts.out_dir, stem, item.path, written)
+        done = _write(partial, opts.out_dir, stem, item.path, written, opts.mineru_format)
     except (_Failure, KeyboardInterrupt, Terminated):
         return
     err(f"note: {item.display}: interrupted; {len(partial.pages)} finished "
         f"page{'s' * (len(partial.pages) != 1)} written to {shown(done.path)}{os.sep}")
 
 
-def _write(doc, out_dir: Path, stem: str, source: Path, written: set[str]):
+def _write(doc, out_dir: Path, stem: str, source: Path, written: set[str],
+           mineru_format: str = "both"):
     from mineru_tui.output import write_outputs
     try:
-        return write_outputs(doc, out_dir, stem, source=source, avoid=written)
+        return write_outputs(doc, out_dir, stem, source=source, avoid=written,
+                             mineru_format=mineru_format)
     except OSError as e:
         raise _Failure(f"cannot write its output in {shown(out_dir)}: {os_reason(e)}",
                        detail=f"{type(e).__name__}: {e}") from None

@@ -20,6 +20,13 @@ class Format(str, Enum):
     json = "json"
 
 
+class MineruFormat(str, Enum):
+    """Which MinerU version's output set ``-o`` writes (their file names do not collide)."""
+    v3 = "3"
+    v4 = "4"
+    both = "both"
+
+
 class Precision(str, Enum):
     """The openvino engine's precisions (``bundle build --target openvino`` builds one of each)."""
 

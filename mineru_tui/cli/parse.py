@@ -12,7 +12,7 @@ from typing import List, Optional
 
 import typer
 
-from mineru_tui.cli.options import (Effort, EngineName, Format, Mode, check_max_new_tokens,
+from mineru_tui.cli.options import (Effort, EngineName, Format, MineruFormat, Mode, check_max_new_tokens,
                                     concurrency_option, device_option, effort_option, engine_fields,
                                     engine_option, image_analysis_option, max_new_tokens_option,
                                     mode_option, model_option, precision_option, reading_fields,
@@ -61,6 +61,11 @@ def parse(
     fmt: Format = typer.Option(Format.md, "--format", "-f",
                                help="What stdout gets: md (Markdown) or json (content "
                                     "list). Ignored with -o, which writes both."),
+    mineru_format: MineruFormat = typer.Option(
+        MineruFormat.both, "--mineru-format", metavar="3|4|both",
+        help="With -o: MinerU 3.x's files (<stem>.md, <stem>_middle.json, "
+             "<stem>_content_list.json), MinerU 4's (markdown.md, middle_json.json, "
+             "structured_content.json, model_output.json), or both."),
     verbose: bool = typer.Option(False, "-v", "--verbose",
                                  help="A line per file, every warning, and tracebacks of "
                                       "internal errors, on stderr."),
@@ -112,7 +117,8 @@ def parse(
         pages=pages, **reading_fields(mode, effort, image_analysis, max_new_tokens))
     opts = Options(out_dir=output, fmt=fmt.value, verbose=verbose, quiet=quiet,
                    debug=debug, progress=not quiet and (verbose or isatty(sys.stderr)),
-                   reading=reading, live=not quiet and isatty(sys.stderr), workers=workers)
+                   reading=reading, live=not quiet and isatty(sys.stderr), workers=workers,
+                   mineru_format=mineru_format.value)
     raise typer.Exit(run(list(files), opts))
 
 

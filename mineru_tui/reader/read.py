@@ -48,6 +48,7 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
 
     reading = outcomes.Reading(settings, options.engine, str(path), emit or outcomes.no_events, cancel)
     doc = Document(backend="vlm")
+    doc.meta["page_selection"] = str(options.pages or "").strip().lower() not in ("", "all")
     records: list[dict] = []
 
     def interrupted() -> PagesInterrupted:

@@ -45,6 +45,7 @@ class Job:
     out_dir: str
     stem: str
     effort: str = ""  # this file only (the app's "read at effort low"); "" = the watch's
+    mineru_format: str = "both"  # which MinerU output set(s): "3", "4" or "both"
 
 
 @dataclass(frozen=True)
@@ -185,7 +186,8 @@ def _run(job: Job, convert, options, cancel: threading.Event, emit) -> Result:
         from mineru_tui.events import OutputWriting
         from mineru_tui.output import write_outputs
         emit(OutputWriting(job.path, len(doc.pages)))
-        written = write_outputs(doc, Path(job.out_dir), job.stem, source=Path(job.path))
+        written = write_outputs(doc, Path(job.out_dir), job.stem, source=Path(job.path),
+                                mineru_format=job.mineru_format)
     except OSError as e:
         return Result(Status.FAILED, kind, reason=f"cannot write {Path(job.out_dir) / job.stem}: "
                                              f"{e.strerror or e}")

@@ -112,11 +112,13 @@ def test_output_layout(fake_reader, docs, tmp_path):
     a = out / "a"
     assert sorted(p.name for p in a.iterdir()) == [".mineru-tui.json", "a.md",
                                                    "a_content_list.json", "a_middle.json",
-                                                   "images"]
+                                                   "images", "markdown.md", "middle_json.json",
+                                                   "structured_content.json"]  # 3.x and 4.x sets
     manifest = json.loads((a / ".mineru-tui.json").read_text())
     assert manifest["tool"] == "mineru-tui" and manifest["source"] == str(docs["a.docx"])
     assert manifest["files"] == ["a.md", "a_content_list.json", "a_middle.json",
-                                 "images/image_001.png"]
+                                 "images/image_001.png", "markdown.md", "middle_json.json",
+                                 "structured_content.json"]
     assert (a / "images" / "image_001.png").read_bytes() == PNG
     md = (a / "a.md").read_text(encoding="utf-8")
     assert "![picture](images/image_001.png)" in md
