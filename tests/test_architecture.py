@@ -34,6 +34,8 @@ FLOORS = {
 RUNS_THE_NUMPY_MODEL = {
     "mineru_tui.bundles": "builds Core ML programs from the checkpoint and checks them against it",
     "mineru_tui.engines.coreml": "drives the numpy host loop with Core ML forward passes",
+    "mineru_tui.engines.coreai": "authors Core AI programs from the checkpoint and drives the numpy host loop "
+                                 "with their forward passes",
     "mineru_tui.engines.openvino": "drives the numpy host loop with OpenVINO forward passes",
     "mineru_tui.engines.gguf_export": "reads the checkpoint to write GGUF files",
     "mineru_tui.cli.generate": "the command that runs the numpy engine on one image",
