@@ -161,3 +161,38 @@ def test_the_checks_see_a_circle_and_an_upward_import(tmp_path, monkeypatch):
     graph = _graph()
     assert _circles(graph) == [["mineru_tui.document.model", "mineru_tui.errors"]]
     assert _upward(graph) == ["mineru_tui.errors -> mineru_tui.document.model"]
+
+
+BENCH = PACKAGE.parent / "bench"
+
+
+def _bench_graph() -> dict[str, set[str]]:
+    """bench/'s scripts and the siblings each imports (they run with bench/ on sys.path, so a
+    sibling is imported by its bare name)."""
+    scripts = {p.stem: p for p in BENCH.glob("*.py")}
+    graph = {}
+    for name, path in scripts.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(a.name.split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                found.add(node.module.split(".")[0])
+        graph[name] = {m for m in found if m in scripts and m != name}
+    return graph
+
+
+def test_no_import_circle_in_bench():
+    assert _circles(_bench_graph()) == []
+
+
+def test_the_package_never_imports_bench_or_tests():
+    """The arrow runs one way: bench/ and tests/ use the package, never the reverse."""
+    offenders = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            mods = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                    else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                    else [])
+            offenders += [f"{name} -> {m}" for m in mods if m.split(".")[0] in ("bench", "tests")]
+    assert offenders == []

@@ -23,7 +23,7 @@ import numpy as np
 from .runtime import BundleTextForward, open_bundle_model
 
 # Least share of equal greedy tokens (teacher-forced) a quantised bundle must keep. Measured on
-# the tiny random checkpoint (tests/coreml/test_bundles_verify.py) and the full-size random one
+# the tiny random checkpoint (tests/engines/coreml/test_bundles_verify.py) and the full-size random one
 # (docs/coreml.md); random weights have tiny top-1 margins, so a real checkpoint does better.
 AGREEMENT_FLOOR = {"fp16": 1.0, "int8": 0.6, "int4": 0.2}
 DEFAULT_PROMPT = "\nText Recognition:"

@@ -21,7 +21,7 @@ from tests.tiny_checkpoint import TINY_DIR
 from mineru_tui.bundles.errors import BundleError
 from mineru_tui.bundles.manifest import check_bundle
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def verify(bundle: Path) -> subprocess.CompletedProcess:

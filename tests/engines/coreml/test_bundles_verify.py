@@ -22,7 +22,7 @@ from tests.tiny_checkpoint import REF_PNG, TINY_DIR
 from mineru_tui.bundles.runtime import open_bundle_model
 from mineru_tui.bundles.verify import AGREEMENT_FLOOR, verify_bundle
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 MACOS = sys.platform == "darwin"
 
 

@@ -17,7 +17,7 @@ pytest.importorskip("openvino")
 
 from tests import tiny_checkpoint as tc  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _cli(*args, cache: Path):

@@ -15,7 +15,7 @@ import pytest
 from mineru_tui.engines import EngineOptions, auto_choice, resolve_engine_name
 from tests import tiny_checkpoint as tc
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CAP = "4"
 
 

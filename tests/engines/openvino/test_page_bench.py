@@ -15,7 +15,7 @@ pytest.importorskip("openvino")
 
 from tests import tiny_checkpoint as tc  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_vision_flops_of_the_layout_image_match_the_issue_estimate():
