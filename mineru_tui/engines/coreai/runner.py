@@ -103,19 +103,34 @@ def odix_dir(asset: Path) -> Path:
     return cache_root() / "coreai" / f"{asset.stem}-{key}.aimodelx"
 
 
+_LOWER = """
+import sys
+from pathlib import Path
+from coreai.authoring import AIModelAsset
+AIModelAsset.load(sys.argv[1])._write_odix(Path(sys.argv[2]))
+"""
+
+
 def ensure_odix(asset: Path) -> Path:
-    """The asset lowered to ODIX (the local runtime's loadable form), made once and cached."""
+    """The asset lowered to ODIX (the local runtime's loadable form), made once and cached.
+
+    The lowering runs in a child process: the compiler aborts the whole process on a damaged
+    program (a tampered ``main.mlirb``), which must end as one line, not kill the app."""
+    import subprocess
+
     target = odix_dir(asset)
     if (target / "main-universal.odix").is_file():
         return target
-    from coreai.authoring import AIModelAsset
-
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f"{target.name}.tmp{os.getpid()}-{threading.get_ident()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     try:
-        AIModelAsset.load(str(asset))._write_odix(tmp)
+        r = subprocess.run([sys.executable, "-c", _LOWER, str(asset), str(tmp)], capture_output=True, text=True)
+        if r.returncode != 0 or not (tmp / "main-universal.odix").is_file():
+            lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+            why = lines[-1].strip()[:160] if lines else f"exit code {r.returncode}"
+            raise BundleError(f"{asset}: the Core AI program cannot be compiled ({why}); rebuild the bundle")
         try:
             os.replace(tmp, target)
         except OSError:  # another process made it meanwhile
