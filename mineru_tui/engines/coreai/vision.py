@@ -33,7 +33,11 @@ def bucket_of(function: str) -> int | None:
     return int(n) if head == "main" and n.isdigit() else None
 
 
-def add_vision(ops: Ops, cfg: VisionConfig, patches: int) -> None:
+def add_vision(ops: Ops, cfg: VisionConfig, patches: int, *, grid: tuple[int, int] | None = None,
+               name: str | None = None, input_name: str = "pixel_values") -> None:
+    """One vision function over ``patches`` rows. With ``grid`` (patch rows, cols) the 2-D rotary
+    tables are baked in and the only input is the patches (the port's fixed-grid contract: no
+    padding, no mask); else cos / sin / key_mask are inputs (our bucket contract)."""
     ca = ops.ca
     E, Hh, D, m = cfg.embed_dim, cfg.num_heads, cfg.head_dim, cfg.spatial_merge_size
     K = cfg.in_channels * cfg.temporal_patch_size * cfg.patch_size**2
@@ -46,7 +50,12 @@ def add_vision(ops: Ops, cfg: VisionConfig, patches: int) -> None:
     def lin(x, name, bias=True):
         return ops.linear(x, PREFIX + name + ".weight", PREFIX + name + ".bias" if bias else None, quantize=False)
 
-    def body(pixel_values, cos, sin, key_mask):
+    def body(pixel_values, cos=None, sin=None, key_mask=None):
+        if grid is not None:
+            from mineru_tui.engines.numpy.rope import vision_cos_sin
+
+            c, s_ = vision_cos_sin([(1, grid[0], grid[1])], D, cfg.rope_theta, m)
+            cos, sin, key_mask = c.astype(np.float32), s_.astype(np.float32), np.zeros((1, N), np.float32)
         # Conv3d with kernel == stride over (C, T, P, P)-ordered rows is a plain matmul
         x = ops.linear(ops.from_f32(pixel_values), PREFIX + "patch_embed.proj.weight", quantize=False, weight=patch_w)
         cos3 = ops.from_f32(ca.reshape(cos, u32(N, 1, D)))
@@ -70,8 +79,10 @@ def add_vision(ops: Ops, cfg: VisionConfig, patches: int) -> None:
         h = ca.gelu(lin(h, "merger.mlp.0"), approximate="none")
         return [ops.f32(lin(h, "merger.mlp.2"))]
 
-    inputs = [("pixel_values", (N, K), f32), ("cos", (N, D), f32), ("sin", (N, D), f32), ("key_mask", (1, N), f32)]
-    define_graph(function_name(N), inputs, [("image_embeds", (N // (m * m), out), f32)], body)
+    inputs = [(input_name, (N, K), f32)]
+    if grid is None:
+        inputs += [("cos", (N, D), f32), ("sin", (N, D), f32), ("key_mask", (1, N), f32)]
+    define_graph(name or function_name(N), inputs, [("image_embeds", (N // (m * m), out), f32)], body)
 
 
 def vision_module(weights: Mapping[str, np.ndarray], cfg: VisionConfig, buckets: Sequence[int], *,
