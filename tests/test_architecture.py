@@ -5,6 +5,7 @@ imported only by the code that runs it."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "mineru_tui"
@@ -70,6 +71,12 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
 
 
 def _graph() -> dict[str, set[str]]:
+    return _graph_of(PACKAGE)
+
+
+@functools.lru_cache(maxsize=4)
+def _graph_of(package: Path) -> dict[str, set[str]]:
+    """The import graph of ``package``, read once per test session (the tests only read it)."""
     modules = _modules()
     return {name: _imports(name, path, modules) for name, path in modules.items()}
 
