@@ -128,6 +128,7 @@ def _loaded(*args, cwd) -> str:
     return [ln for ln in r.stderr.splitlines() if ln.startswith("COREAI")][-1], r.stderr
 
 
+@pytest.mark.slow  # parse processes loading the tiny model
 def test_parse_imports_coreai_only_when_asked(tmp_path):
     from PIL import Image
 
