@@ -7,7 +7,7 @@ checks and tests — correct, single-threaded, far slower than numpy). The runti
 a private event loop and wait without the GIL, so the engine runs in the caller's process.
 
 Options (``EngineOptions.extra``): ``bundle`` (a folder: our bundle or the MinerU2.5-Pro Core AI
-port's layout; default the model's cache folder ``<bundles>/<model>.coreai``), ``compute``
+port's layout; else $MINERU_TUI_BUNDLE; else the model's cache folder ``<bundles>/<model>.coreai``), ``compute``
 (the macOS 27 compute-unit preference: default, gpu, neural-engine, cpu), ``max_batch``.
 """
 
@@ -37,8 +37,11 @@ def macos_version() -> tuple[int, int] | None:
 
 
 def bundle_dir(options: EngineOptions) -> Path:
-    """The bundle the options point at: extra ``bundle``, else the model's Core AI cache folder."""
-    given = dict(options.extra).get("bundle")
+    """The bundle the options point at: extra ``bundle`` (``--bundle``), $MINERU_TUI_BUNDLE (how
+    ``serve`` is given one), else the model's Core AI cache folder."""
+    import os
+
+    given = dict(options.extra).get("bundle") or os.environ.get("MINERU_TUI_BUNDLE")
     if given:
         return Path(given).expanduser()
     from .build import coreai_bundle_dir

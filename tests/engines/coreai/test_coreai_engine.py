@@ -178,3 +178,29 @@ def test_engine_option_errors_are_one_line(tmp_path):
         with pytest.raises(EngineError, match=words) as e:
             open_engine(EngineOptions(engine="coreai", model=str(tc.TINY_DIR), extra=extra))
         assert "\n" not in str(e.value)
+
+
+def test_serve_runs_the_coreai_engine(monkeypatch):
+    import httpx
+    from mineru_vl_utils.mineru_client import DEFAULT_SAMPLING_PARAMS
+    from mineru_vl_utils.vlm_client.http_client import HttpVlmClient
+
+    from mineru_tui.engines.numpy import load_model
+    from mineru_tui.reader.tasks import TASKS
+    from tests.server_helpers import ServeProcess
+
+    use_session_cache()
+    monkeypatch.setenv("MINERU_TUI_BUNDLE", str(tiny_coreai_bundle()))
+    server = ServeProcess(max_tokens=8, extra=("--engine", "coreai"))
+    try:
+        assert httpx.get(server.url + "/health").json()["engine"] == "coreai"
+        client = HttpVlmClient(server_url=server.url, allow_truncated_content=True, use_tqdm=False)
+        text = client.predict(str(tc.REF_PNG), "\nTable Recognition:", DEFAULT_SAMPLING_PARAMS["table"])
+    finally:
+        server.stop()
+    s = TASKS["table"].sampling
+    want = load_model(str(tc.TINY_DIR)).generate(
+        str(tc.REF_PNG), "\nTable Recognition:", max_new_tokens=8, no_repeat_ngram_size=s.no_repeat_ngram_size,
+        presence_penalty=s.presence_penalty, frequency_penalty=s.frequency_penalty,
+        repetition_penalty=s.repetition_penalty)
+    assert text and text == want.text  # f32: the numpy engine's answer, through the server
