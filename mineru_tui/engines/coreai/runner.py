@@ -126,7 +126,7 @@ def ensure_odix(asset: Path) -> Path:
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     try:
-        r = subprocess.run([sys.executable, "-c", _LOWER, str(asset), str(tmp)], capture_output=True, text=True)
+        r = subprocess.run([sys.executable, "-P", "-c", _LOWER, str(asset), str(tmp)], capture_output=True, text=True)
         if r.returncode != 0 or not (tmp / "main-universal.odix").is_file():
             lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
             why = lines[-1].strip()[:160] if lines else f"exit code {r.returncode}"
