@@ -140,3 +140,19 @@ def test_parse_imports_coreai_only_when_asked(tmp_path):
     line, err = _loaded("parse", "-v", tmp_path / "p.png", "--model", tc.TINY_DIR, cwd=tmp_path)
     assert line == "COREAI []", err  # auto on Linux looked for Core AI without importing it
     assert "engine: auto picked" in err and "Core AI needs macOS 27+" in err
+
+
+def test_bundle_option_on_parse_and_watch_and_a_missing_package_is_one_line(monkeypatch):
+    from typer.testing import CliRunner
+
+    import mineru_tui.engines.coreai.authoring as authoring
+    from mineru_tui.cli import app
+    from mineru_tui.engines import EngineError, open_engine
+
+    for command in ("parse", "watch"):
+        r = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "200"})
+        assert r.exit_code == 0 and "--bundle" in r.output and "coreai" in r.output
+    monkeypatch.setattr(authoring, "installed", lambda: False)
+    with pytest.raises(EngineError, match=r"pip install 'mineru-tui\[coreai\]'") as e:
+        open_engine(EngineOptions(engine="coreai"))
+    assert "\n" not in str(e.value)
