@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 def requests():
     """(name, image, prompt): a page, a text crop, a table crop, the verify page, a text-only prompt."""
     from bench.engine import page_image
-    from mineru_tui.bundles.verify import builtin_page
+    from mineru_tui.engines.bundle_files.verify import builtin_page
 
     page = page_image(672, 896)
     return [
@@ -57,9 +57,9 @@ def main() -> None:
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
 
-    from mineru_tui.bundles.openvino.bundle import open_openvino_model
-    from mineru_tui.bundles.openvino.runtime import weights_for
-    from mineru_tui.bundles.verify import _Forced, _Recorder, compare
+    from mineru_tui.engines.openvino.bundle import open_openvino_model
+    from mineru_tui.engines.openvino.runtime import weights_for
+    from mineru_tui.engines.bundle_files.verify import _Forced, _Recorder, compare
     from mineru_tui.engines.numpy import load_model
 
     knobs = dict(max_new_tokens=args.n, no_repeat_ngram_size=0, stop_ids=[])

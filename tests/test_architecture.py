@@ -18,9 +18,11 @@ FLOORS = {
     "root": 0, "errors": 0, "console": 0, "interrupts": 0, "events": 0, "engines.words": 0,
     "units": 0,
     "document": 1, "detect": 1,
-    "office": 2, "pdf": 2, "engines.numpy": 2,
-    "bundles": 3,               # compiled bundles, checked against the numpy model
-    "engines.impl": 4,          # numpy adapter, Core ML, OpenVINO, http, llama.cpp
+    "office": 2, "pdf": 2,
+    "engines.qwen2vl": 2,       # the MinerU2.5 host every local engine shares (no forward pass)
+    "engines.numpy": 3,         # the numpy forward pass and its engine adapter
+    "engines.bundle_files": 3,  # manifests, locations, errors, verify of compiled bundles
+    "engines.impl": 4,          # Core ML, OpenVINO, http, llama.cpp, GGUF export
     "engines.registry": 5,      # engines/__init__: the lazy name -> engine table
     "reader": 6,                # the page reader: MinerU2.5's two stages over any engine
     "convert": 7, "output": 7,
@@ -33,12 +35,9 @@ FLOORS = {
 # Modules outside engines/numpy that import it, and why: they run the numpy model itself
 # (not one of them may import it for a word: those live in engines/).
 RUNS_THE_NUMPY_MODEL = {
-    "mineru_tui.bundles": "builds Core ML programs from the checkpoint and checks them against it",
-    "mineru_tui.engines.coreml": "drives the numpy host loop with Core ML forward passes",
-    "mineru_tui.engines.coreai": "authors Core AI programs from the checkpoint and drives the numpy host loop "
-                                 "with their forward passes",
-    "mineru_tui.engines.openvino": "drives the numpy host loop with OpenVINO forward passes",
-    "mineru_tui.engines.gguf_export": "reads the checkpoint to write GGUF files",
+    "mineru_tui.engines.coreml": "drives the numpy host loop with Core ML forward passes; verify runs the reference",
+    "mineru_tui.engines.coreai": "drives the numpy host loop with Core AI forward passes; verify runs the reference",
+    "mineru_tui.engines.openvino": "drives the numpy host loop with OpenVINO forward passes; verify runs the reference",
     "mineru_tui.cli.generate": "the command that runs the numpy engine on one image",
 }
 
@@ -91,7 +90,9 @@ def _wing(module: str) -> str:
         return "engines.registry"
     if parts[2] in ENGINE_WORDS:
         return "engines.words"
-    return "engines.numpy" if parts[2] == "numpy" else "engines.impl"
+    if parts[2] in ("numpy", "qwen2vl", "bundle_files"):
+        return f"engines.{parts[2]}"
+    return "engines.impl"
 
 
 def test_every_wing_has_a_floor():

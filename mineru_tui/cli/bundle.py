@@ -139,14 +139,14 @@ def build(
         _build_coreai(model or DEFAULT_MODEL, out, weights.value, None if compute is Compute.default else compute.value,
                       context, chunk, sizes, quiet)
         return
-    from mineru_tui.bundles.errors import BundleError
-    from mineru_tui.bundles.locations import default_bundle_dir
+    from mineru_tui.engines.bundle_files.errors import BundleError
+    from mineru_tui.engines.bundle_files.locations import default_bundle_dir
     from mineru_tui.engines.errors import ModelError
 
     model = model or DEFAULT_MODEL
     target = out if out is not None else default_bundle_dir(model)
     try:
-        from mineru_tui.bundles.build import build_bundle
+        from mineru_tui.engines.coreml.build import build_bundle
 
         build_bundle(model, target, weights=weights.value, context=context, prefill_chunk=chunk, buckets=sizes,
                      progress=_say(quiet))
@@ -162,8 +162,8 @@ def _build_openvino(model: str, out: Path | None, precision: str, quiet: bool) -
 
     if importlib.util.find_spec("openvino") is None:
         _fail("--target openvino needs the openvino package (pip install openvino)")
-    from mineru_tui.bundles.errors import BundleError
-    from mineru_tui.bundles.openvino.bundle import build_openvino_bundle, openvino_bundle_dir
+    from mineru_tui.engines.bundle_files.errors import BundleError
+    from mineru_tui.engines.openvino.bundle import build_openvino_bundle, openvino_bundle_dir
     from mineru_tui.engines.errors import ModelError
 
     target = out if out is not None else openvino_bundle_dir(model, precision)
@@ -178,7 +178,7 @@ def _build_openvino(model: str, out: Path | None, precision: str, quiet: bool) -
 
 def _build_coreai(model: str, out: Path | None, weights: str, compute: str | None, context: int, chunk: int,
                   sizes: list[int], quiet: bool) -> None:
-    from mineru_tui.bundles.errors import BundleError
+    from mineru_tui.engines.bundle_files.errors import BundleError
     from mineru_tui.engines.coreai.authoring import MISSING, installed
     from mineru_tui.engines.errors import ModelError
 
@@ -211,14 +211,14 @@ def verify(
 ) -> None:
     if tokens < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--max-new-tokens")
-    from mineru_tui.bundles.errors import BundleError
+    from mineru_tui.engines.bundle_files.errors import BundleError
     from mineru_tui.engines.errors import ImageError, ModelError, PromptError
 
     try:
-        from mineru_tui.bundles.openvino.bundle import is_openvino_bundle
+        from mineru_tui.engines.openvino.bundle import is_openvino_bundle
 
         if is_openvino_bundle(bundle):
-            from mineru_tui.bundles.openvino.verify import verify_openvino_bundle
+            from mineru_tui.engines.openvino.verify import verify_openvino_bundle
 
             report = verify_openvino_bundle(bundle, model, image=image, prompt=prompt,
                                             max_new_tokens=tokens, progress=_say(quiet))
@@ -239,7 +239,7 @@ def verify(
             for line in report.lines():
                 print(line)
             raise typer.Exit(0 if report.passed else 1)
-        from mineru_tui.bundles.verify import verify_bundle
+        from mineru_tui.engines.coreml.verify import verify_bundle
 
         report = verify_bundle(bundle, model or DEFAULT_MODEL, image=image, prompt=prompt, max_new_tokens=tokens,
                                backend=backend.value, progress=_say(quiet))

@@ -119,22 +119,9 @@ def main() -> None:
 def _make_engine(fields: dict[str, Any] | None):
     from mineru_tui.engines import EngineOptions, LazyEngine
 
-    class Engine(LazyEngine):
-        """A LazyEngine that remembers why it could not open (no model, no server), so a
-        file failing for that reason is shown as "model needed", not as a broken file."""
-
-        open_error: str | None = None
-
-        def get(self):
-            try:
-                engine = super().get()
-            except Exception as e:
-                self.open_error = str(e) or type(e).__name__
-                raise
-            self.open_error = None
-            return engine
-
-    return Engine(EngineOptions(**(fields or {})))
+    # LazyEngine.open_error says why it could not open (no model, no server), so a file failing
+    # for that reason is shown as "model needed", not as a broken file.
+    return LazyEngine(EngineOptions(**(fields or {})))
 
 
 def _run(job: Job, convert, options, cancel: threading.Event, emit) -> Result:

@@ -109,7 +109,7 @@ def test_cli_choices_and_default_follow_the_reader():
     must not import numpy at start-up); they have to stay those of reader/tasks.py and the
     numpy engine's checkpoint loader."""
     from mineru_tui.cli import generate
-    from mineru_tui.engines.numpy.checkpoint import DEFAULT_MODEL
+    from mineru_tui.engines.qwen2vl.checkpoint import DEFAULT_MODEL
 
     assert {t.value for t in generate.Task} == set(TASKS)
     res = _run("--help")

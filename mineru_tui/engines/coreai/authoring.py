@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 
-from mineru_tui.bundles.errors import BundleError
+from mineru_tui.engines.bundle_files.errors import BundleError
 
 PINNED = "1.0.0b3"
 MISSING = ("Core AI needs the coreai-core package (pip install 'mineru-tui[coreai]', "

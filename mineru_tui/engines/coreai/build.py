@@ -26,12 +26,12 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from mineru_tui.bundles.build import DEFAULT_BUCKETS, DEFAULT_CHUNK, DEFAULT_CONTEXT, dir_size, peak_rss_gib
-from mineru_tui.bundles.errors import BundleError
-from mineru_tui.bundles.locations import default_bundle_dir
-from mineru_tui.bundles.manifest import checkpoint_identity
+from mineru_tui.engines.coreml.build import DEFAULT_BUCKETS, DEFAULT_CHUNK, DEFAULT_CONTEXT, dir_size, peak_rss_gib
+from mineru_tui.engines.bundle_files.errors import BundleError
+from mineru_tui.engines.bundle_files.locations import default_bundle_dir
+from mineru_tui.engines.bundle_files.manifest import checkpoint_identity
 from mineru_tui.engines.errors import ModelError
-from mineru_tui.engines.numpy.checkpoint import load_checkpoint, resolve_model
+from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint, resolve_model
 from .authoring import authoring, version
 from .manifest import CoreAIManifest, record_files
 from .ops import COMPUTE, WEIGHTS

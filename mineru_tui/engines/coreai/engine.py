@@ -79,7 +79,7 @@ class CoreAIEngine(NumpyEngine):
 
 def open_engine(options: EngineOptions) -> CoreAIEngine:
     """The Core AI engine for ``options`` (EngineError with one line when it cannot run)."""
-    from mineru_tui.bundles.errors import BundleError
+    from mineru_tui.engines.bundle_files.errors import BundleError
     from mineru_tui.console import one_line
     from mineru_tui.engines.errors import ModelError
     from .authoring import MISSING, installed

@@ -19,10 +19,10 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from mineru_tui.bundles.errors import BundleError
-from mineru_tui.bundles.manifest import (check_built_for, file_digest, read_manifest_json,
+from mineru_tui.engines.bundle_files.errors import BundleError
+from mineru_tui.engines.bundle_files.manifest import (check_built_for, file_digest, read_manifest_json,
                                          write_manifest)
-from mineru_tui.engines.numpy.checkpoint import Checkpoint
+from mineru_tui.engines.qwen2vl.checkpoint import Checkpoint
 
 FORMAT = "mineru-tui-coreai-bundle"
 FORMAT_VERSION = 1

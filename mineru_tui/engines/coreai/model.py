@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from mineru_tui.bundles.errors import BundleError
-from mineru_tui.bundles.runtime import BundleTextForward, BundleVision
+from mineru_tui.engines.bundle_files.errors import BundleError
+from mineru_tui.engines.coreml.runtime import BundleTextForward, BundleVision
 from .manifest import check_coreai_bundle
 
 
@@ -22,9 +22,9 @@ def open_coreai_model(bundle: str | os.PathLike[str], model: str | None, *, pref
                       vision_fallback: bool = True, full_check: bool = False):
     """A ``Model`` whose forward passes run in the Core AI ``bundle`` (checked against the
     checkpoint first; ``full_check`` also compares every file's sha256)."""
-    from mineru_tui.engines.numpy.checkpoint import load_checkpoint, resolve_model
+    from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint, resolve_model
     from mineru_tui.engines.numpy.model import Model
-    from mineru_tui.engines.numpy.tokenizer import Tokenizer
+    from mineru_tui.engines.qwen2vl.tokenizer import Tokenizer
     from mineru_tui.engines.numpy.vision import VisionTower
     from .runner import CoreAIRunner
 

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mineru_tui.bundles.errors import BundleError
-from mineru_tui.bundles.runtime import StateCache
+from mineru_tui.engines.bundle_files.errors import BundleError
+from mineru_tui.engines.coreml.runtime import StateCache
 from .port_build import GRIDS, PREFILL, TEXT_ONLY_START
 
 LAYOUT_PROMPT = "Layout Detection"
@@ -198,7 +198,7 @@ def fit_to_grid(image, prompt: str, grids: dict[str, tuple[int, int]]):
     letterboxed (aspect kept, white, centred) into the recognition grid otherwise (PIL)."""
     from PIL import Image
 
-    from mineru_tui.engines.numpy.preprocess import load_image
+    from mineru_tui.engines.qwen2vl.preprocess import load_image
 
     img = load_image(image).convert("RGB")
     if LAYOUT_PROMPT in prompt and "layout" in grids:
@@ -217,8 +217,8 @@ def fit_to_grid(image, prompt: str, grids: dict[str, tuple[int, int]]):
 
 def open_port_model(bundle: Path, model: str | None, *, preference: str = "default"):
     """A ``Model`` reading with the port's bundles at ``bundle`` (see the module docstring)."""
-    from mineru_tui.engines.numpy.checkpoint import load_checkpoint, resolve_model
-    from mineru_tui.engines.numpy.tokenizer import Tokenizer
+    from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint, resolve_model
+    from mineru_tui.engines.qwen2vl.tokenizer import Tokenizer
 
     bundle = Path(bundle).expanduser()
     model_dir = resolve_model(model)

@@ -34,10 +34,10 @@ from pathlib import Path
 
 import numpy as np
 
-from mineru_tui.bundles.errors import BundleError
+from mineru_tui.engines.bundle_files.errors import BundleError
 from mineru_tui.engines.errors import ModelError
-from mineru_tui.engines.numpy.checkpoint import load_checkpoint, resolve_model
-from mineru_tui.engines.numpy.config import TextConfig
+from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint, resolve_model
+from mineru_tui.engines.qwen2vl.config import TextConfig
 from .authoring import authoring
 from .ops import Ops, define_graph, i32, u32
 from .text import STATE_NAMES, head_table

@@ -1,6 +1,6 @@
 """Run the functions of a Core AI asset (``.aimodel``) with ``coreai.runtime``.
 
-:class:`CoreAIRunner` is a *runner* in the sense of ``bundles/runtime.py`` (``predict(function,
+:class:`CoreAIRunner` is a *runner* in the sense of ``engines/coreml/runtime.py`` (``predict(function,
 feeds, state)`` / ``new_state()``), so ``BundleVision`` and ``BundleTextForward`` — the Core ML
 bundle's host side — drive a Core AI bundle unchanged.
 
@@ -33,8 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mineru_tui.bundles.errors import BundleError
-from mineru_tui.bundles.locations import cache_root
+from mineru_tui.engines.bundle_files.errors import BundleError
+from mineru_tui.engines.bundle_files.locations import cache_root
 from .authoring import runtime, version
 from .vision import bucket_of, function_name
 

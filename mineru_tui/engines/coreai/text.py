@@ -1,7 +1,7 @@
 """The Qwen2 text decoder as Core AI functions (``coreai.authoring``, no torch).
 
 One asset, three functions sharing one copy of the weights — the Core ML bundle's contract
-(``bundles/mil_text.py``), so the same host (``BundleTextForward``) drives both:
+(``engines/coreml/mil_text.py``), so the same host (``BundleTextForward``) drives both:
 
 * ``prefill`` — a fixed chunk of S tokens: ``inputs_embeds [1,S,H]``, ``cos``/``sin [1,S,D]``
   (M-RoPE on the host), ``mask [1,1,S,C]`` (additive, over all C cache slots), ``pos [1]`` (the
@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from mineru_tui.engines.numpy.config import TextConfig
+from mineru_tui.engines.qwen2vl.config import TextConfig
 from .ops import Ops, define_graph, i32, u32
 
 STATE_NAMES = ("keyCache", "valueCache")

@@ -1,11 +1,11 @@
 """``mineru-tui bundle verify`` for Core AI bundles: the bundle on the local runtime (Linux) or
 the OS framework (macOS 27) against the numpy engine, teacher-forced on the same request
-(``bundles/verify.py``: first differing step, share of equal greedy tokens, largest logit
+(``engines/bundle_files/verify.py``: first differing step, share of equal greedy tokens, largest logit
 difference). A float bundle must agree on every token, an int8 / int4 one reach its floor."""
 
 from __future__ import annotations
 
-from mineru_tui.bundles.verify import DEFAULT_PROMPT, DEFAULT_TOKENS, VerifyReport, teacher_forced
+from mineru_tui.engines.bundle_files.verify import DEFAULT_PROMPT, DEFAULT_TOKENS, VerifyReport, teacher_forced
 from .manifest import read_coreai_manifest
 from .model import open_coreai_model
 

@@ -1,6 +1,6 @@
 """The Qwen2-VL vision tower (ViT + PatchMerger) as Core AI functions (``coreai.authoring``).
 
-The Core ML bundle's contract (``bundles/mil_vision.py``), one image per call padded to a bucket
+The Core ML bundle's contract (``engines/coreml/mil_vision.py``), one image per call padded to a bucket
 of N patches:
 
     pixel_values [N, 1176]   cos, sin [N, head_dim]   key_mask [1, N]   →   image_embeds [N/4, out]
@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from mineru_tui.engines.numpy.config import VisionConfig
+from mineru_tui.engines.qwen2vl.config import VisionConfig
 from .ops import Ops, define_graph, u32
 
 PREFIX = "visual."
@@ -52,7 +52,7 @@ def add_vision(ops: Ops, cfg: VisionConfig, patches: int, *, grid: tuple[int, in
 
     def body(pixel_values, cos=None, sin=None, key_mask=None):
         if grid is not None:
-            from mineru_tui.engines.numpy.rope import vision_cos_sin
+            from mineru_tui.engines.qwen2vl.rope import vision_cos_sin
 
             c, s_ = vision_cos_sin([(1, grid[0], grid[1])], D, cfg.rope_theta, m)
             cos, sin, key_mask = c.astype(np.float32), s_.astype(np.float32), np.zeros((1, N), np.float32)

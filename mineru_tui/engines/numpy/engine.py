@@ -54,7 +54,7 @@ class NumpyEngine:
 
     def _stream(self, requests: Sequence[Request], cancel: CancelFlag | None) -> Iterator[Event]:
         from mineru_tui.engines.errors import ImageError, PromptError
-        from mineru_tui.engines.numpy.generate import run_generation
+        from mineru_tui.engines.qwen2vl.generate import run_generation
 
         model = self.model
         t0 = time.perf_counter()

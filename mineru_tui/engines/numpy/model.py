@@ -18,14 +18,15 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from .checkpoint import DEFAULT_MODEL, Checkpoint, load_checkpoint, resolve_model
-from .decoder import NumpyTextForward, TextForward
+from mineru_tui.engines.qwen2vl.checkpoint import DEFAULT_MODEL, Checkpoint, load_checkpoint, resolve_model
+from mineru_tui.engines.qwen2vl.kv_cache import TextForward
+from .decoder import NumpyTextForward
 from mineru_tui.engines.errors import ImageError, PromptError
 from mineru_tui.engines.events import CancelFlag, Done, Event, EventCallback, GenerationResult
-from .generate import PreparedRequest, run_generation
-from .preprocess import preprocess_image
-from .sampling import SamplingParams
-from .tokenizer import Tokenizer
+from mineru_tui.engines.qwen2vl.generate import PreparedRequest, run_generation
+from mineru_tui.engines.qwen2vl.preprocess import preprocess_image
+from mineru_tui.engines.qwen2vl.sampling import SamplingParams
+from mineru_tui.engines.qwen2vl.tokenizer import Tokenizer
 from .vision import VisionTower
 
 ImageInput = Any  # a path, bytes, a PIL image, or None for a text-only request

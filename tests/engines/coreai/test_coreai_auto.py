@@ -22,8 +22,8 @@ def platform_(monkeypatch, tmp_path):
     import platform
 
     import mineru_tui.engines.coreai.authoring as authoring
-    import mineru_tui.engines.coreml as coreml
-    import mineru_tui.engines.openvino as ov
+    import mineru_tui.engines.coreml.engine as coreml
+    import mineru_tui.engines.openvino.engine as ov
 
     state = {"coreml": False}
     monkeypatch.setattr(authoring, "installed", lambda: True)
@@ -72,7 +72,7 @@ def test_macos_15_to_26_uses_core_ml_even_with_a_coreai_bundle(platform_, tmp_pa
 
 
 def test_linux_never_picks_coreai(platform_, tmp_path, monkeypatch):
-    import mineru_tui.engines.openvino as ov
+    import mineru_tui.engines.openvino.engine as ov
 
     platform_("linux")
     name, why = auto_choice(_with_bundle(tmp_path, "ours"))
@@ -96,7 +96,7 @@ def test_bundle_build_picks_the_target_that_fits_the_os(platform_, monkeypatch, 
 
     seen = []
     monkeypatch.setattr(cli_bundle, "_build_coreai", lambda *a, **k: seen.append("coreai"))
-    import mineru_tui.bundles.build as coreml_build
+    import mineru_tui.engines.coreml.build as coreml_build
 
     monkeypatch.setattr(coreml_build, "build_bundle", lambda *a, **k: seen.append("coreml"))
     from typer.testing import CliRunner

@@ -17,9 +17,9 @@ import pytest
 
 pytest.importorskip("coreai.runtime")
 
-from mineru_tui.bundles.errors import BundleError  # noqa: E402
+from mineru_tui.engines.bundle_files.errors import BundleError  # noqa: E402
 from mineru_tui.engines.coreai.manifest import check_coreai_bundle, read_coreai_manifest  # noqa: E402
-from mineru_tui.engines.numpy.checkpoint import load_checkpoint  # noqa: E402
+from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint  # noqa: E402
 from tests import tiny_checkpoint as tc  # noqa: E402
 from tests.engines.coreai.coreai_bundles import (BUCKETS, CHUNK, CONTEXT, other_checkpoint,  # noqa: E402
                                                  tiny_coreai_bundle, use_session_cache)

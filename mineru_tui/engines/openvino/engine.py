@@ -12,7 +12,9 @@ are OpenVINO's Intel devices, untested here), ``bundle`` (an IR bundle folder; d
 folder's bundle of the model and precision, built there on first use), ``max_batch``,
 ``decoder_activations`` (int8: the default, the decoder's activations quantized to int8 at its
 int8 matmuls — faster decode; bf16: the device default, faster prefill; split: both, from two
-compilations of the decoder, ≈ 0.5 GB more memory).
+compilations of the decoder, ≈ 0.5 GB more memory), ``vision_activations`` (auto: the default,
+int8 on a CPU with VNNI and no AMX — the vision tower's activations quantized to int8 at its
+int8-weight matmuls —, bf16 elsewhere; int8 or bf16 force one).
 OpenVINO releases the GIL while it computes, so the engine runs in the caller's process.
 """
 
@@ -41,14 +43,14 @@ class OpenVINOEngine(NumpyEngine):
 
 def open_engine(options: EngineOptions) -> OpenVINOEngine:
     """The OpenVINO engine for ``options`` (EngineError with one line when it cannot run)."""
-    from mineru_tui.bundles.errors import BundleError
+    from mineru_tui.engines.bundle_files.errors import BundleError
     from mineru_tui.console import one_line
     from mineru_tui.engines.errors import ModelError
 
     if not installed():
         raise EngineError("the openvino engine needs the openvino package (pip install openvino); "
                           "or use --engine numpy")
-    from mineru_tui.bundles.openvino.runtime import PRECISIONS
+    from mineru_tui.engines.openvino.runtime import PRECISIONS, VISION_ACTIVATIONS
 
     extra = dict(options.extra)
     precision = extra.get("precision", "default")
@@ -64,14 +66,17 @@ def open_engine(options: EngineOptions) -> OpenVINOEngine:
     acts = extra.get("decoder_activations", "int8")
     if acts not in ("int8", "bf16", "split"):
         raise EngineError(f"openvino engine: unknown decoder_activations {acts!r} (int8, bf16 or split)")
+    vision_acts = extra.get("vision_activations", "auto")
+    if vision_acts not in VISION_ACTIVATIONS:
+        raise EngineError(f"openvino engine: unknown vision_activations {vision_acts!r} (auto, int8 or bf16)")
     spec = model_spec(options)
     bundle = Path(extra["bundle"]).expanduser() if extra.get("bundle") else None
     try:
-        from mineru_tui.bundles.openvino.bundle import open_openvino_model
+        from mineru_tui.engines.openvino.bundle import open_openvino_model
 
         # no progress lines: the watch app owns the terminal while engines open
         model = open_openvino_model(spec, bundle=bundle, precision=precision, device=device, save=True,
-                                    decoder_activations=acts)
+                                    decoder_activations=acts, vision_activations=vision_acts)
     except (BundleError, ModelError) as e:
         raise EngineError(one_line(str(e))) from None
     except RuntimeError as e:  # OpenVINO's own errors (a device that is not there, a bad IR)

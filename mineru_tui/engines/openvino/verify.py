@@ -6,7 +6,7 @@ one (bf16 activations where the CPU has them) on at least the int8 floor.
 
 from __future__ import annotations
 
-from ..verify import DEFAULT_PROMPT, DEFAULT_TOKENS, VerifyReport, teacher_forced
+from mineru_tui.engines.bundle_files.verify import DEFAULT_PROMPT, DEFAULT_TOKENS, VerifyReport, teacher_forced
 from .bundle import check_openvino_bundle, open_openvino_model
 from .runtime import WEIGHT_FORMATS, OVTextForward
 
@@ -15,7 +15,7 @@ def verify_openvino_bundle(bundle, model, *, image=None, prompt: str = DEFAULT_P
                            max_new_tokens: int = DEFAULT_TOKENS, device: str = "CPU",
                            progress=None) -> VerifyReport:
     """Run the numpy engine and the bundle on one request and compare (teacher-forced)."""
-    from mineru_tui.engines.numpy.checkpoint import load_checkpoint, resolve_model
+    from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint, resolve_model
     from mineru_tui.engines.numpy.model import load_model
 
     man = check_openvino_bundle(bundle, load_checkpoint(resolve_model(model)), full=True)

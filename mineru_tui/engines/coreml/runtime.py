@@ -26,12 +26,12 @@ from typing import Protocol
 
 import numpy as np
 
-from mineru_tui.engines.numpy.config import TextConfig, VisionConfig
-from mineru_tui.engines.numpy.decoder import LogitsWhich
-from mineru_tui.engines.numpy.rope import vision_cos_sin
-from .errors import BundleError
-from .locations import cache_root
-from .manifest import Manifest, check_bundle
+from mineru_tui.engines.qwen2vl.config import TextConfig, VisionConfig
+from mineru_tui.engines.qwen2vl.kv_cache import LogitsWhich
+from mineru_tui.engines.qwen2vl.rope import vision_cos_sin
+from mineru_tui.engines.bundle_files.errors import BundleError
+from mineru_tui.engines.bundle_files.locations import cache_root
+from mineru_tui.engines.bundle_files.manifest import Manifest, check_bundle
 from .mil_text import STATE_NAMES
 from .mil_vision import PAD_MASK
 
@@ -290,9 +290,9 @@ def open_bundle_model(bundle: str | os.PathLike[str], model: str | None, *, back
     ``full_check`` also compares every file's sha256 with the manifest (else sizes only; Core ML
     checks the sums once, before compiling).
     """
-    from mineru_tui.engines.numpy.checkpoint import load_checkpoint, resolve_model
+    from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint, resolve_model
     from mineru_tui.engines.numpy.model import Model
-    from mineru_tui.engines.numpy.tokenizer import Tokenizer
+    from mineru_tui.engines.qwen2vl.tokenizer import Tokenizer
     from mineru_tui.engines.numpy.vision import VisionTower
     from .coremltools_import import can_predict
 

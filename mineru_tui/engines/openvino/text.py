@@ -26,7 +26,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from mineru_tui.engines.numpy.config import TextConfig
+from mineru_tui.engines.qwen2vl.config import TextConfig
 from .ops import const, i64, linear, opset, rms_norm, rope_fusable, weight
 
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from mineru_tui.engines.numpy.config import VisionConfig
+from mineru_tui.engines.qwen2vl.config import VisionConfig
 from .mil_ops import layer_norm, linear, mb, rotary
 
 PAD_MASK = -1e4  # additive key mask of padding patches (finite: fp16 arithmetic)

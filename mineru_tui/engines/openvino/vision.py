@@ -34,7 +34,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from mineru_tui.engines.numpy.config import VisionConfig
+from mineru_tui.engines.qwen2vl.config import VisionConfig
 from .ops import const, i64, layer_norm, linear, opset, rope_fusable
 
 INPUTS = ("pixel_values", "cos", "sin", "cos_padded", "sin_padded", "gather_idx", "scatter_idx", "key_mask")

@@ -14,7 +14,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from mineru_tui.engines.numpy.checkpoint import Checkpoint
+from mineru_tui.engines.qwen2vl.checkpoint import Checkpoint
 from .errors import BundleError
 
 FORMAT = "mineru-tui-coreml-bundle"

@@ -46,7 +46,7 @@ from typing import Protocol
 import numpy as np
 
 from .config import ModelConfig
-from .decoder import KVCache, TextForward
+from .kv_cache import KVCache, TextForward
 from mineru_tui.engines.errors import PromptError
 from mineru_tui.engines.events import (
     CancelFlag,

@@ -33,11 +33,11 @@ from pathlib import Path
 
 import numpy as np
 
-from mineru_tui.engines.numpy.checkpoint import Checkpoint, load_checkpoint, resolve_model
+from mineru_tui.engines.qwen2vl.checkpoint import Checkpoint, load_checkpoint, resolve_model
 from mineru_tui.engines.errors import ModelError
 from .coremltools_import import coremltools
-from .errors import BundleError
-from .manifest import Manifest, checkpoint_identity, record_files
+from mineru_tui.engines.bundle_files.errors import BundleError
+from mineru_tui.engines.bundle_files.manifest import Manifest, checkpoint_identity, record_files
 from .mil_text import STATE_NAMES, decoder_program, embed_program
 from .mil_vision import vision_program
 

@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .runtime import BundleTextForward, open_bundle_model
-
 # Least share of equal greedy tokens (teacher-forced) a quantised bundle must keep. Measured on
 # the tiny random checkpoint (tests/engines/coreml/test_bundles_verify.py) and the full-size random one
 # (docs/coreml.md); random weights have tiny top-1 margins, so a real checkpoint does better.
@@ -134,17 +132,6 @@ def compare(ref: list[np.ndarray], got: list[np.ndarray], weights: str, decode=N
     return VerifyReport(weights, n, equal, first, max_diff, detail, tokens)
 
 
-def verify_bundle(bundle, model, *, image=None, prompt: str = DEFAULT_PROMPT, max_new_tokens: int = DEFAULT_TOKENS,
-                  backend: str = "auto", progress=None) -> VerifyReport:
-    """Run both engines on one request and compare (see the module docstring)."""
-    from mineru_tui.engines.numpy.model import load_model
-
-    bundled = open_bundle_model(bundle, model, backend=backend, vision_fallback=False, full_check=True)
-    assert isinstance(bundled.text, BundleTextForward)
-    return teacher_forced(load_model(model), bundled, _weights_of(bundle), "bundle", image=image,
-                          prompt=prompt, max_new_tokens=max_new_tokens, progress=progress)
-
-
 def teacher_forced(reference, bundled, weights: str, label: str, *, image, prompt: str,
                    max_new_tokens: int, progress=None) -> VerifyReport:
     """The numpy ``reference`` generates; ``bundled`` (a Core ML or OpenVINO model) is then fed
@@ -163,9 +150,3 @@ def teacher_forced(reference, bundled, weights: str, label: str, *, image, promp
     bundled.generate(image, prompt, **knobs)
     decode = getattr(reference.tokenizer, "decode", None)
     return compare(rec.logits, forced.logits, weights, decode)
-
-
-def _weights_of(bundle) -> str:
-    from .manifest import Manifest
-
-    return Manifest.read(bundle).weights

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from mineru_tui.engines.numpy.config import TextConfig
+from mineru_tui.engines.qwen2vl.config import TextConfig
 from .mil_ops import linear, mb, rms_norm, rotary
 
 STATE_NAMES = ("keyCache", "valueCache")

@@ -13,7 +13,7 @@ import os
 import sys
 from types import ModuleType
 
-from .errors import BundleError
+from mineru_tui.engines.bundle_files.errors import BundleError
 
 
 def coremltools() -> ModuleType:

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from mineru_tui.engines.numpy.config import TextConfig, VisionConfig
-from mineru_tui.engines.numpy.decoder import KVCache, LogitsWhich
-from mineru_tui.engines.numpy.rope import vision_cos_sin
+from mineru_tui.engines.qwen2vl.config import TextConfig, VisionConfig
+from mineru_tui.engines.qwen2vl.kv_cache import KVCache, LogitsWhich
+from mineru_tui.engines.qwen2vl.rope import vision_cos_sin
 from .vision import batch_layout
 
 MASK_MIN = np.float32(-1e30)  # −inf in the host's masks (finite: no inf − inf anywhere)
@@ -53,11 +53,50 @@ def vision_weights_for(precision: str) -> str:
 
 
 DECODER_ACTIVATIONS = ("int8", "bf16", "split")
+VISION_ACTIVATIONS = ("auto", "int8", "bf16")
 
 
-def compile_config(precision: str, device: str, part: str = "vision", decoder_activations: str = "int8") -> dict[str, str]:
-    """compile_model properties: f32 everywhere for ``f32``; otherwise the device's default for
-    the vision tower (bf16 activations on a CPU with AMX / AVX-512-BF16, f32 elsewhere).
+def cpu_flags() -> frozenset[str]:
+    """The CPU's feature flags as Linux lists them (``/proc/cpuinfo``); empty elsewhere."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return frozenset(line.partition(":")[2].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+def int8_vision_wins(flags: frozenset[str] | set[str]) -> bool:
+    """Whether the vision tower should quantize its activations to int8: a CPU with VNNI's int8
+    dot products (AVX-512 VNNI or AVX-VNNI) and no AMX. With AMX, bf16 tiles are faster than
+    int8 with activations quantized on the fly (docs/openvino.md, "int8 vision"); without VNNI,
+    int8 has no fast dot product."""
+    vnni = bool({"avx512_vnni", "avx_vnni"} & set(flags))
+    amx = any(f.startswith("amx") for f in flags)
+    return vnni and not amx
+
+
+def vision_activations_for(choice: str, device: str = "CPU", flags: frozenset[str] | None = None) -> str:
+    """``auto`` made concrete for this machine: ``int8`` on a CPU where :func:`int8_vision_wins`,
+    else ``bf16`` (the device's default: bf16 where the CPU has it, f32 elsewhere)."""
+    if choice not in VISION_ACTIVATIONS:
+        raise ValueError(f"unknown vision_activations {choice!r} (one of {', '.join(VISION_ACTIVATIONS)})")
+    if choice != "auto":
+        return choice
+    return "int8" if device == "CPU" and int8_vision_wins(cpu_flags() if flags is None else flags) else "bf16"
+
+
+def compile_config(precision: str, device: str, part: str = "vision", decoder_activations: str = "int8",
+                   vision_activations: str = "bf16") -> dict[str, str]:
+    """compile_model properties: f32 everywhere for ``f32``; otherwise, for the vision tower, the
+    device's default (bf16 activations on a CPU with AMX / AVX-512-BF16, f32 elsewhere) or, with
+    ``vision_activations="int8"`` on a CPU, an f32 hint: the CPU plugin then quantizes the
+    activations per group of 32 to int8 at each int8-weight matmul (its dynamic quantization,
+    as for the decoder below) and runs them as int8 × int8 dot products (VNNI); the attention,
+    norms and GELU then run in f32. ``vision_activations`` must be concrete here (see
+    :func:`vision_activations_for` for ``auto``).
 
     The decoder (``part="decoder"``) on a CPU gets an f32 hint by default (``decoder_activations
     ="int8"``): the CPU plugin then quantizes the activations per group of 32 to int8 at each
@@ -69,8 +108,11 @@ def compile_config(precision: str, device: str, part: str = "vision", decoder_ac
     gives the decode side's settings)."""
     if decoder_activations not in DECODER_ACTIVATIONS:
         raise ValueError(f"unknown decoder_activations {decoder_activations!r} (one of {', '.join(DECODER_ACTIVATIONS)})")
+    if vision_activations not in ("int8", "bf16"):
+        raise ValueError(f"unknown vision_activations {vision_activations!r} (int8 or bf16)")
     cfg: dict[str, str] = {}
-    if precision == "f32" or (part == "decoder" and device == "CPU" and decoder_activations != "bf16"):
+    if (precision == "f32" or (part == "decoder" and device == "CPU" and decoder_activations != "bf16")
+            or (part == "vision" and device == "CPU" and vision_activations == "int8")):
         cfg["INFERENCE_PRECISION_HINT"] = "f32"
     threads = os.environ.get("MINERU_TUI_THREADS")
     if device == "CPU" and threads and threads.isdigit() and int(threads) > 0:
@@ -105,6 +147,7 @@ class OVVision:
 
     def __init__(self, compiled, cfg: VisionConfig):
         self.cfg = cfg  # the host reads cfg.spatial_merge_size
+        self.activations = "bf16"  # int8 | bf16 | f32: set by whoever compiled it (shown by benchmarks)
         self.request = compiled.create_infer_request()
         self._lock = threading.Lock()
 

@@ -23,11 +23,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import BundleError
-from ..locations import cache_root, default_bundle_dir
-from ..manifest import check_built_for, checkpoint_identity, file_digest, read_manifest_json, write_manifest
-from .runtime import (OVTextForward, OVVision, compile_config, core, release_mapped_files, vision_weights_for,
-                      weights_for)
+from mineru_tui.engines.bundle_files.errors import BundleError
+from mineru_tui.engines.bundle_files.locations import cache_root, default_bundle_dir
+from mineru_tui.engines.bundle_files.manifest import check_built_for, checkpoint_identity, file_digest, read_manifest_json, write_manifest
+from .runtime import (OVTextForward, OVVision, compile_config, core, release_mapped_files, vision_activations_for,
+                      vision_weights_for, weights_for)
 
 FORMAT = "mineru-tui-openvino-bundle"
 FORMAT_VERSION = 3  # 2: vision cos/sin in the padded batch order (RoPE fusion); 3: the decoder's one mask input, the vision tower's unpadded, unmasked part
@@ -42,8 +42,17 @@ def openvino_bundle_dir(model: str | os.PathLike[str] | None, precision: str = "
 
 
 def compiled_cache_dir() -> Path:
-    """OpenVINO's compiled-model cache (CACHE_DIR)."""
+    """OpenVINO's compiled-model cache (CACHE_DIR): one folder per compile setting below it."""
     return cache_root() / "openvino"
+
+
+def with_cache_dir(config: dict[str, str]) -> dict[str, str]:
+    """``config`` plus a CACHE_DIR of its own: OpenVINO 2026.4's cache key leaves out the
+    precision hint, so a model compiled with ``INFERENCE_PRECISION_HINT=f32`` (int8 activations)
+    and then with the device default would load the first blob for the second — NaNs in the
+    vision tower (measured on the tiny checkpoint). A folder per hint keeps the blobs apart."""
+    name = "hint-" + config["INFERENCE_PRECISION_HINT"] if "INFERENCE_PRECISION_HINT" in config else "device-default"
+    return {**config, "CACHE_DIR": str(compiled_cache_dir() / name)}
 
 
 @dataclass
@@ -117,7 +126,7 @@ def build_openvino_bundle(model: str | None, out: Path, *, precision: str = "def
     temporary sibling, renamed at the end). Returns the manifest."""
     import openvino as ov
 
-    from mineru_tui.engines.numpy.checkpoint import load_checkpoint, resolve_model
+    from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint, resolve_model
 
     from .text import build_text
     from .vision import build_vision
@@ -182,17 +191,18 @@ def _cached_bundle(model, ck, precision: str, save: bool, say) -> Path | None:
 
 def open_openvino_model(model: str | None, *, bundle: Path | None = None, precision: str = "default",
                         device: str = "CPU", full_check: bool = False, save: bool = False, progress=None,
-                        decoder_activations: str = "int8"):
+                        decoder_activations: str = "int8", vision_activations: str = "auto"):
     """A ``reader``-style ``Model`` (numpy engine host side) whose forward passes run in OpenVINO.
 
     ``bundle``: an IR bundle to load (checked against the checkpoint); None: the cache folder's
     bundle for this model and precision when it is usable, else — with ``save`` — one is built
     there first (once per checkpoint; a stale one is replaced), else the graphs are built in
-    memory. ``decoder_activations``: see ``runtime.compile_config``.
+    memory. ``decoder_activations``, ``vision_activations`` (auto: int8 on a CPU with VNNI and no
+    AMX, else bf16): see ``runtime.compile_config``.
     """
-    from mineru_tui.engines.numpy.checkpoint import load_checkpoint, resolve_model
+    from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint, resolve_model
     from mineru_tui.engines.numpy.model import Model
-    from mineru_tui.engines.numpy.tokenizer import Tokenizer
+    from mineru_tui.engines.qwen2vl.tokenizer import Tokenizer
 
     say = progress or (lambda s: None)
     model_dir = resolve_model(model)
@@ -200,12 +210,15 @@ def open_openvino_model(model: str | None, *, bundle: Path | None = None, precis
     wformat = weights_for(precision)
     if bundle is None:
         bundle = _cached_bundle(model, ck, precision, save, say)
-    config, text_config = compile_config(precision, device), compile_config(precision, device, "decoder", decoder_activations)
+    vision_acts = vision_activations_for(vision_activations, device)
+    config = compile_config(precision, device, vision_activations=vision_acts)
+    text_config = compile_config(precision, device, "decoder", decoder_activations)
     # "split": prefill chunks in a bf16 compilation of the same decoder (only where it differs)
     prefill_config = compile_config(precision, device, "decoder", "bf16")
     split = decoder_activations == "split" and prefill_config != text_config
     prefill_c = None
-    c = core(compiled_cache_dir())
+    c = core()
+    config, text_config, prefill_config = (with_cache_dir(x) for x in (config, text_config, prefill_config))
     if bundle is not None:
         man = check_openvino_bundle(bundle, ck, full=full_check)
         if man.weights != wformat:
@@ -230,6 +243,7 @@ def open_openvino_model(model: str | None, *, bundle: Path | None = None, precis
                                    device, config)
     embed = np.asarray(ck.weights["model.embed_tokens.weight"])
     vision, text = OVVision(vision_c, ck.config.vision), OVTextForward(text_c, ck.config.text, embed, prefill_c)
+    vision.activations = "f32" if precision == "f32" else vision_acts  # what ran (benchmarks record it)
     if bundle is not None:  # one model at a time: its first inference repacks the weights
         mapped = [compiled_cache_dir(), Path(bundle)]
         warm_up_vision(vision)

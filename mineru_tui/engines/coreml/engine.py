@@ -53,7 +53,7 @@ def _extra(options: EngineOptions) -> dict[str, str]:
 
 def bundle_dir(options: EngineOptions) -> Path:
     """The bundle the options point at: extra ``bundle``, $MINERU_TUI_BUNDLE, or the model's cache folder."""
-    from mineru_tui.bundles.locations import default_bundle_dir
+    from mineru_tui.engines.bundle_files.locations import default_bundle_dir
 
     given = _extra(options).get("bundle") or os.environ.get("MINERU_TUI_BUNDLE")
     return Path(given).expanduser() if given else default_bundle_dir(options.model)
@@ -68,7 +68,7 @@ def available_for(options: EngineOptions) -> bool:
     if not _apple_silicon() or not (bundle_dir(options) / "manifest.json").is_file():
         return False
     try:
-        from mineru_tui.bundles.coremltools_import import can_predict
+        from mineru_tui.engines.coreml.coremltools_import import can_predict
     except ImportError:
         return False
     return can_predict()
@@ -83,7 +83,7 @@ def open_engine(options: EngineOptions) -> Engine:
     if backend == "coreml":
         if not _apple_silicon():
             raise EngineError(NOT_HERE)
-        from mineru_tui.bundles.coremltools_import import can_predict
+        from mineru_tui.engines.coreml.coremltools_import import can_predict
 
         if not can_predict():
             raise EngineError(NOT_HERE)
@@ -106,8 +106,8 @@ class CoreMLEngine(NumpyEngine):
     name = "coreml"
 
     def __init__(self, options: EngineOptions):
-        from mineru_tui.bundles.errors import BundleError
-        from mineru_tui.bundles.runtime import open_bundle_model
+        from mineru_tui.engines.bundle_files.errors import BundleError
+        from mineru_tui.engines.coreml.runtime import open_bundle_model
         from mineru_tui.console import one_line
         from mineru_tui.engines.errors import ModelError
 
