@@ -114,7 +114,8 @@ def device_option():
     """``--device``, as ``parse`` and ``watch`` take it (the openvino engine's device)."""
     return typer.Option(None, "--device", metavar="CPU|GPU|NPU",
                         help="OpenVINO device for --engine openvino (default CPU; GPU and NPU "
-                             "are Intel's, untested by this project).")
+                             "are Intel's, untested by this project); for --engine coreai the "
+                             "preferred compute unit on macOS 27 (NPU: the Neural Engine).")
 
 
 def precision_option():

@@ -8,7 +8,8 @@ a private event loop and wait without the GIL, so the engine runs in the caller'
 
 Options (``EngineOptions.extra``): ``bundle`` (a folder: our bundle or the MinerU2.5-Pro Core AI
 port's layout; else $MINERU_TUI_BUNDLE; else the model's cache folder ``<bundles>/<model>.coreai``), ``compute``
-(the macOS 27 compute-unit preference: default, gpu, neural-engine, cpu), ``max_batch``.
+(the macOS 27 compute-unit preference: default, gpu, neural-engine, cpu; ``--device GPU|NPU|CPU``
+sets it too), ``max_batch``.
 """
 
 from __future__ import annotations
@@ -88,7 +89,9 @@ def open_engine(options: EngineOptions) -> CoreAIEngine:
     if not installed():
         raise EngineError(MISSING + "; or use --engine numpy")
     extra = dict(options.extra)
-    preference = extra.get("compute", "default")
+    # --device (CPU | GPU | NPU, as parse and watch take it) names the preferred compute unit too
+    device = {"CPU": "cpu", "GPU": "gpu", "NPU": "neural-engine"}.get(extra.get("device", "").upper().split(".")[0])
+    preference = extra.get("compute") or device or "default"
     if preference not in PREFERENCES:
         raise EngineError(f"coreai engine: unknown compute preference {preference!r} ({', '.join(PREFERENCES)})")
     try:

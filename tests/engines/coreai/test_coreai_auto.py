@@ -156,3 +156,18 @@ def test_bundle_option_on_parse_and_watch_and_a_missing_package_is_one_line(monk
     with pytest.raises(EngineError, match=r"pip install 'mineru-tui\[coreai\]'") as e:
         open_engine(EngineOptions(engine="coreai"))
     assert "\n" not in str(e.value)
+
+
+def test_device_names_the_preferred_compute_unit(monkeypatch, tmp_path):
+    """``--device NPU`` on --engine coreai asks for the Neural Engine (macOS 27); ``compute`` wins."""
+    import mineru_tui.engines.coreai.authoring as authoring
+    import mineru_tui.engines.coreai.engine as engine
+    import mineru_tui.engines.coreai.model as model
+
+    seen = []
+    monkeypatch.setattr(authoring, "installed", lambda: True)
+    monkeypatch.setattr(model, "open_coreai_model", lambda bundle, spec, preference: seen.append(preference))
+    (tmp_path / "manifest.json").write_text("{}")  # opened by the (replaced) model loader only
+    for extra in ((("device", "NPU"),), (("device", "GPU"),), (), (("device", "NPU"), ("compute", "cpu"))):
+        engine.open_engine(EngineOptions(engine="coreai", extra=extra + (("bundle", str(tmp_path)),)))
+    assert seen == ["neural-engine", "gpu", "default", "cpu"]
