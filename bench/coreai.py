@@ -35,8 +35,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# this file is named coreai.py: its folder must not shadow the coreai package
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(ROOT))
 
 GRIDS = {"layout 1036x1036": (1036, 1036), "crop 672x896": (672, 896), "line 448x112": (448, 112)}

@@ -7,6 +7,8 @@ KV-cache states use ``coreai._compiler`` builders that carry no stability guaran
 from __future__ import annotations
 
 import importlib.util
+import sys
+from pathlib import Path
 
 from mineru_tui.engines.bundle_files.errors import BundleError
 
@@ -15,12 +17,24 @@ MISSING = ("Core AI needs the coreai-core package (pip install 'mineru-tui[corea
            f"i.e. coreai-core=={PINNED}; Linux x86-64 and macOS wheels)")
 
 
-def installed() -> bool:
-    """True when ``coreai`` can be imported (without importing it: the runtime is 75 MB)."""
+def _find():
+    """The ``coreai`` package's spec, looking past a module file named ``coreai.py`` that hides it
+    (``bench/coreai.py``: a script run from ``bench/`` has that folder first on ``sys.path``)."""
     try:
-        return importlib.util.find_spec("coreai") is not None
+        spec = importlib.util.find_spec("coreai")
+        if spec is not None and spec.submodule_search_locations is None and spec.origin and "coreai" not in sys.modules:
+            shadow = Path(spec.origin).resolve().parent
+            sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != shadow]
+            importlib.invalidate_caches()
+            spec = importlib.util.find_spec("coreai")
+        return spec if spec is not None and spec.submodule_search_locations is not None else None
     except (ImportError, ValueError):
-        return False
+        return None
+
+
+def installed() -> bool:
+    """True when the ``coreai`` package can be imported (without importing it: the runtime is 75 MB)."""
+    return _find() is not None
 
 
 def authoring():

@@ -171,3 +171,16 @@ def test_device_names_the_preferred_compute_unit(monkeypatch, tmp_path):
     for extra in ((("device", "NPU"),), (("device", "GPU"),), (), (("device", "NPU"), ("compute", "cpu"))):
         engine.open_engine(EngineOptions(engine="coreai", extra=extra + (("bundle", str(tmp_path)),)))
     assert seen == ["neural-engine", "gpu", "default", "cpu"]
+
+
+def test_a_coreai_py_beside_the_script_does_not_hide_the_package(tmp_path):
+    """bench/coreai.py sits first on sys.path of every script run from bench/ (bench/pages.py
+    opening the coreai engine): the package is still found."""
+    pytest.importorskip("coreai.runtime")
+    (tmp_path / "coreai.py").write_text("raise SystemExit('the shadow was imported')\n")
+    (tmp_path / "script.py").write_text(
+        "from mineru_tui.engines.coreai.authoring import installed, runtime\n"
+        "assert installed()\nprint(runtime().__name__)\n")
+    r = subprocess.run([sys.executable, str(tmp_path / "script.py")], cwd=tmp_path, capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "coreai.runtime", r.stderr
