@@ -32,6 +32,7 @@ from .port_build import GRIDS, PREFILL, TEXT_ONLY_START
 
 LAYOUT_PROMPT = "Layout Detection"
 PIXELS_PER_CELL = 28  # one merged token: 2×2 patches of 14 px
+KEEP_IMAGES = 64  # image embeds waiting for their sequence's prefill (more than any batch holds)
 
 
 def is_port_layout(path: Path) -> bool:
@@ -115,6 +116,8 @@ class PortVision:
             with self._lock:
                 key = next(self._keys)
                 self.images[key] = (grid, emb)
+                while len(self.images) > KEEP_IMAGES:  # a cancelled request never claims its image
+                    self.images.pop(next(iter(self.images)))
             rows = np.zeros((grid.n, self.hidden), np.float32)
             rows[:, 0] = self.vocab + np.arange(grid.n)
             rows[:, 1] = key
