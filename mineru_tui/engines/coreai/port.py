@@ -61,15 +61,30 @@ def _max_context(folder: Path, default: int = 4096) -> int:
         return default
 
 
+def load_runner(folder: Path, functions: list[str], preference: str):
+    """A runner for a port folder's model. On macOS 27 its ahead-of-time compiled
+    ``<name>.<arch>.aimodelc`` files are tried first (the port made them with ``xcrun coreai-build
+    --expect-frequent-reshapes`` because a raw load of its dynamic decoder wedged; one loads only
+    on its own Mac architecture and raises elsewhere), then the ``.aimodel`` it names."""
+    from .runner import CoreAIRunner, os_framework
+
+    asset = _asset(folder)
+    if os_framework():
+        for compiled in sorted(folder.glob("*.aimodelc")):
+            try:
+                return CoreAIRunner(compiled, functions, preference=preference)
+            except (RuntimeError, BundleError):  # another Mac's architecture
+                continue
+    return CoreAIRunner(asset, functions, preference=preference)
+
+
 class _Grid:
     """One of the port's grids: its vision and decoder runners, merged rows × cols."""
 
     def __init__(self, base: Path, rows: int, cols: int, preference: str):
-        from .runner import CoreAIRunner
-
         self.rows, self.cols, self.n = rows, cols, rows * cols
-        self.vision = CoreAIRunner(_asset(base / "vision"), ["main"], preference=preference)
-        self.decoder = CoreAIRunner(_asset(base / "decoder"), ["main", "prefill"], preference=preference)
+        self.vision = load_runner(base / "vision", ["main"], preference)
+        self.decoder = load_runner(base / "decoder", ["main", "prefill"], preference)
         self.max_context = _max_context(base / "decoder")
         want = self.n * 4
         got = self.vision.desc["main"].input_descriptor("patches").shape[0]

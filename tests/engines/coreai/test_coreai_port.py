@@ -118,3 +118,32 @@ def test_parse_reads_a_page_through_the_port_layout(tmp_path, port_bundle):
     # the reader hands the layout stage a 1036x1036 page: the port's layout grid, so numpy's answer
     assert [p["layout"] for p in outs["coreai"]["pages"]] == [p["layout"] for p in outs["numpy"]["pages"]]
     assert all(p["layout"]["answer"] for p in outs["coreai"]["pages"])
+
+
+def test_on_macos_a_compiled_aimodelc_for_this_mac_is_tried_first(tmp_path, monkeypatch):
+    """The port ships ``.aimodelc`` compiled per Mac architecture; one for another Mac raises on
+    load and the next is tried, then the ``.aimodel`` (the OS framework faked)."""
+    import mineru_tui.engines.coreai.runner as runner
+    from mineru_tui.engines.coreai.port import load_runner
+
+    folder = tmp_path / "decoder"
+    for name in ("decoder.aimodel", "decoder.h16c.aimodelc", "decoder.h18p.aimodelc"):
+        (folder / name).mkdir(parents=True)
+    (folder / "metadata.json").write_text(json.dumps({"assets": {"main": "decoder.aimodel"}}))
+    tried = []
+
+    class FakeRunner:
+        def __init__(self, path, functions, preference):
+            tried.append(path.name)
+            if path.name != "decoder.h18p.aimodelc":
+                raise RuntimeError("built for another architecture")
+
+    monkeypatch.setattr(runner, "CoreAIRunner", FakeRunner)
+    monkeypatch.setattr(runner, "os_framework", lambda: True)
+    load_runner(folder, ["main"], "default")
+    assert tried == ["decoder.h16c.aimodelc", "decoder.h18p.aimodelc"]
+    monkeypatch.setattr(runner, "os_framework", lambda: False)  # Linux: only the .aimodel
+    tried.clear()
+    with pytest.raises(RuntimeError):
+        load_runner(folder, ["main"], "default")
+    assert tried == ["decoder.aimodel"]
