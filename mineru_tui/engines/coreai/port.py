@@ -32,6 +32,7 @@ from .port_build import GRIDS, PREFILL, TEXT_ONLY_START
 
 LAYOUT_PROMPT = "Layout Detection"
 PIXELS_PER_CELL = 28  # one merged token: 2×2 patches of 14 px
+DECODER_INPUTS = ("input_ids", "position_ids", "image_embeds", "rope_shift_start", "rope_shift_amount")
 KEEP_IMAGES = 64  # image embeds waiting for their sequence's prefill (more than any batch holds)
 
 
@@ -86,10 +87,15 @@ class _Grid:
         self.vision = load_runner(base / "vision", ["main"], preference)
         self.decoder = load_runner(base / "decoder", ["main", "prefill"], preference)
         self.max_context = _max_context(base / "decoder")
-        want = self.n * 4
-        got = self.vision.desc["main"].input_descriptor("patches").shape[0]
+        vdesc = self.vision.desc["main"]
+        self.patches_input = vdesc.input_names[0]  # "patches" in the port's export; taken as it is named
+        want, got = self.n * 4, vdesc.input_descriptor(self.patches_input).shape[0]
         if got != want:
             raise BundleError(f"{base / 'vision'}: takes {got} patches, the {rows}x{cols} grid needs {want}")
+        missing = [n for n in DECODER_INPUTS if n not in self.decoder.desc["main"].input_names]
+        if missing:
+            raise BundleError(f"{base / 'decoder'}: not the port's decoder (no input {missing[0]!r}; it has "
+                              f"{', '.join(self.decoder.desc['main'].input_names)})")
 
 
 class _Row:
@@ -127,7 +133,8 @@ class PortVision:
             if grid is None:
                 raise BundleError(f"the port's bundles read {', '.join(f'{g.cols * 28}x{g.rows * 28}' for g in self.grids)}"
                                   f" images; this one is {w * 14}x{h * 14}")
-            emb = np.asarray(grid.vision.predict("main", {"patches": px})["image_embeds"], np.float32)
+            out_name = grid.vision.desc["main"].output_names[0]
+            emb = np.asarray(grid.vision.predict("main", {grid.patches_input: px})[out_name], np.float32)
             with self._lock:
                 key = next(self._keys)
                 self.images[key] = (grid, emb)

@@ -184,10 +184,11 @@ class CoreAIRunner:
             model = await rt.AIModel.load(path, opts) if opts is not None else await rt.AIModel.load(path)
             names = list(functions) if functions is not None else list(model.function_names)
             loaded = {}
+            have = set(model.function_names)
             for n in names:
-                fn = model.load_function(n)
+                fn = model.load_function(n) if n in have else None
                 if fn is None:
-                    raise BundleError(f"{asset}: no function {n!r} in the asset; rebuild the bundle")
+                    raise BundleError(f"{asset}: no function {n!r} in the asset (it has {', '.join(sorted(have))})")
                 loaded[n] = fn
             return model, loaded
 

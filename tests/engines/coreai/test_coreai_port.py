@@ -147,3 +147,43 @@ def test_on_macos_a_compiled_aimodelc_for_this_mac_is_tried_first(tmp_path, monk
     with pytest.raises(RuntimeError):
         load_runner(folder, ["main"], "default")
     assert tried == ["decoder.aimodel"]
+
+
+def test_a_folder_in_the_layout_with_another_decoder_is_refused_in_one_line(tmp_path, port_bundle):
+    import shutil
+
+    from mineru_tui.engines import EngineError
+    from tests.engines.coreai.coreai_bundles import tiny_coreai_bundle
+
+    use_session_cache()
+    b = tmp_path / "port"
+    shutil.copytree(port_bundle, b)
+    shutil.rmtree(b / "decoder" / "decoder.aimodel")
+    shutil.copytree(tiny_coreai_bundle() / "decoder.aimodel", b / "decoder" / "decoder.aimodel")  # our contract
+    with pytest.raises(EngineError, match="no function 'main' in the asset") as e:
+        open_engine(EngineOptions(engine="coreai", model=str(tc.TINY_DIR), extra=(("bundle", str(b)),)))
+    assert "\n" not in str(e.value)
+
+
+def test_a_decoder_without_the_ports_inputs_is_refused_in_one_line(tmp_path, port_bundle):
+    import shutil
+
+    import numpy as np
+    from coreai.authoring import AIProgram, Module
+
+    from mineru_tui.engines import EngineError
+    from mineru_tui.engines.coreai.ops import define_graph
+
+    use_session_cache()
+    b = tmp_path / "port"
+    shutil.copytree(port_bundle, b)
+    shutil.rmtree(b / "decoder" / "decoder.aimodel")
+    mod = Module.create()
+    with mod:  # main + prefill, but taking embeddings instead of ids
+        for name in ("main", "prefill"):
+            define_graph(name, [("inputs_embeds", (1, 4), np.float32)], [("logits", (1, 4), np.float32)],
+                         lambda x: [x])
+    AIProgram(mod).save_asset(b / "decoder" / "decoder.aimodel")
+    with pytest.raises(EngineError, match="not the port's decoder .no input 'input_ids'") as e:
+        open_engine(EngineOptions(engine="coreai", model=str(tc.TINY_DIR), extra=(("bundle", str(b)),)))
+    assert "\n" not in str(e.value)
