@@ -13,7 +13,7 @@ argmax), so the token counts are those of a real page while the weights are rand
   forced ids are the text's ids cycled to those counts (the cost of a step does not depend
   on which id it is).
 
-Runs, all through :class:`mineru_tui.engines.numpy.engine.NumpyEngine` and the page reader's
+Runs, all through the engine interface (:class:`mineru_tui.engines.qwen2vl.engine.HostEngine`) and the page reader's
 own crops, prompts and knobs (:mod:`mineru_tui.reader.protocol`):
 
 1. layout: the 1036x1036 page image → vision, prefill, decode of the layout answer;

@@ -1,4 +1,4 @@
-"""``mineru-tui bundle build|verify``: Core ML bundles (Typer sub-app).
+"""``mineru-tui bundle build|verify``: compiled bundles, Core ML and OpenVINO (Typer sub-app).
 
 Only Typer is imported here; numpy, coremltools and the model code load when a command runs,
 so ``mineru-tui parse`` never pays for them.
@@ -211,6 +211,7 @@ def verify(
 ) -> None:
     if tokens < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--max-new-tokens")
+    from mineru_tui.engines import reference_model
     from mineru_tui.engines.bundle_files.errors import BundleError
     from mineru_tui.engines.errors import ImageError, ModelError, PromptError
 
@@ -220,7 +221,8 @@ def verify(
         if is_openvino_bundle(bundle):
             from mineru_tui.engines.openvino.verify import verify_openvino_bundle
 
-            report = verify_openvino_bundle(bundle, model, image=image, prompt=prompt,
+            report = verify_openvino_bundle(bundle, model, reference=lambda: reference_model(model), image=image,
+                                            prompt=prompt,
                                             max_new_tokens=tokens, progress=_say(quiet))
             for line in report.lines():
                 print(line)
@@ -234,14 +236,15 @@ def verify(
                 _fail(MISSING)
             from mineru_tui.engines.coreai.verify import verify_coreai_bundle
 
-            report = verify_coreai_bundle(bundle, model, image=image, prompt=prompt, max_new_tokens=tokens,
-                                          progress=_say(quiet))
+            report = verify_coreai_bundle(bundle, model, reference=reference_model, image=image, prompt=prompt,
+                                          max_new_tokens=tokens, progress=_say(quiet))
             for line in report.lines():
                 print(line)
             raise typer.Exit(0 if report.passed else 1)
         from mineru_tui.engines.coreml.verify import verify_bundle
 
-        report = verify_bundle(bundle, model or DEFAULT_MODEL, image=image, prompt=prompt, max_new_tokens=tokens,
+        report = verify_bundle(bundle, model or DEFAULT_MODEL, reference=lambda: reference_model(model or DEFAULT_MODEL),
+                               image=image, prompt=prompt, max_new_tokens=tokens,
                                backend=backend.value, progress=_say(quiet))
     except (BundleError, ModelError, ImageError, PromptError) as e:
         _fail(str(e))

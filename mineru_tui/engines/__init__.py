@@ -21,7 +21,7 @@ from mineru_tui.engines.base import Engine, EngineError, EngineOptions, ImageInp
 from mineru_tui.engines.events import CancelFlag, Event
 
 __all__ = ["ENGINES", "Engine", "EngineError", "EngineOptions", "ImageInput", "LazyEngine",
-           "Request", "open_engine"]
+           "Request", "open_engine", "reference_model"]
 
 # engine name -> module that provides ``open_engine(options)``
 ENGINES: dict[str, str] = {
@@ -76,6 +76,14 @@ def open_engine(options: EngineOptions) -> Engine:
     except ImportError as e:
         raise EngineError(f"the {name} engine is not available in this installation ({e})") from None
     return module.open_engine(options)
+
+
+def reference_model(model: str | None = None):
+    """The numpy engine's model (the exact reference; ``None``: the default checkpoint), for
+    ``bundle verify``, which compares a compiled bundle with it step by step."""
+    from mineru_tui.engines.numpy import load_model
+
+    return load_model(model) if model else load_model()
 
 
 class LazyEngine:

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from mineru_tui.engines.base import EngineError, EngineOptions
-from mineru_tui.engines.numpy.engine import NumpyEngine, model_spec
+from mineru_tui.engines.qwen2vl.engine import HostEngine, model_spec
 
 # Each decode step is one call per sequence (one state each): batching only delays first results.
 DEFAULT_MAX_BATCH = 1
@@ -72,8 +72,8 @@ def available_for(options: EngineOptions) -> tuple[bool, str]:
     return True, f"macOS {mac[0]} with a Core AI bundle for the model"
 
 
-class CoreAIEngine(NumpyEngine):
-    """The numpy engine's request handling over a Core AI bundle's forward passes."""
+class CoreAIEngine(HostEngine):
+    """The host's request handling over a Core AI bundle's forward passes."""
 
     name = "coreai"
 

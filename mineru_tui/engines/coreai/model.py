@@ -23,7 +23,7 @@ def open_coreai_model(bundle: str | os.PathLike[str], model: str | None, *, pref
     """A ``Model`` whose forward passes run in the Core AI ``bundle`` (checked against the
     checkpoint first; ``full_check`` also compares every file's sha256)."""
     from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint, resolve_model
-    from mineru_tui.engines.numpy.model import Model
+    from mineru_tui.engines.qwen2vl.model import Model
     from mineru_tui.engines.qwen2vl.tokenizer import Tokenizer
     from mineru_tui.engines.numpy.vision import VisionTower
     from .runner import CoreAIRunner

@@ -275,7 +275,7 @@ def _port_model_class():
     """``PortModel``: the shared ``Model`` whose images are fitted to the port's grids first
     (made on first use: the model code loads only when a port bundle is opened)."""
     from mineru_tui.engines.errors import ImageError
-    from mineru_tui.engines.numpy.model import Model
+    from mineru_tui.engines.qwen2vl.model import Model
 
     class PortModel(Model):
         def __init__(self, *args, grids: dict[str, tuple[int, int]], **kwargs):

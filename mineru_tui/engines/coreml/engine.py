@@ -2,7 +2,7 @@
 
 It is the reader's ``Model`` — the same preprocessing, prompt, M-RoPE, sampling knobs, streaming
 events, cancel and batch code as the numpy engine — with its two forward passes replaced by the
-bundle's (``bundles/runtime.py``). Nothing else differs.
+bundle's (``runtime.py``). Nothing else differs.
 
 **Threads.** coremltools' ``predict`` holds the GIL for the whole prediction (its pybind11
 bindings never release it), so a Core ML engine on a background thread would freeze a UI thread
@@ -30,10 +30,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from mineru_tui.engines.base import Engine, EngineError, EngineOptions, Request
-from mineru_tui.engines.numpy.engine import (  # light: the model loads when opened
-    NumpyEngine,
-    model_spec,
-)
+from mineru_tui.engines.qwen2vl.engine import HostEngine, model_spec  # light: the model loads when opened
 from mineru_tui.engines.events import (
     CancelFlag,
     Event,
@@ -98,9 +95,9 @@ def open_engine(options: EngineOptions) -> Engine:
 # ----------------------------------------------------------------------------- in-process engine
 
 
-class CoreMLEngine(NumpyEngine):
+class CoreMLEngine(HostEngine):
     """The engine in this process: the numpy engine's request handling (per-request knobs and
-    limits, errors per request, event indices) over a ``reader.Model`` whose forward passes
+    limits, errors per request, event indices) over the host's ``Model`` whose forward passes
     run in the bundle."""
 
     name = "coreml"

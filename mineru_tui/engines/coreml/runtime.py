@@ -1,11 +1,11 @@
 """Run a bundle: the two forward passes the reader's host side needs, backed by Core ML or the
 numpy evaluator.
 
-    model = open_bundle_model(bundle_dir, "path/or/repo")   # a reader.Model: same host side
+    model = open_bundle_model(bundle_dir, "path/or/repo")   # the host's Model (engines/qwen2vl/)
     model.generate(image, "\\nText Recognition:")
 
 :class:`BundleVision` is a ``VisionTower``-like callable, :class:`BundleTextForward` a
-``TextForward`` (``engines/numpy/decoder.py``); ``reader.Model(checkpoint, tokenizer, vision=, text=)``
+``TextForward`` (``engines/qwen2vl/kv_cache.py``); the host's ``Model(checkpoint, tokenizer, vision=, text=)``
 does preprocessing, prompt, M-RoPE, masks, sampling, streaming, cancel and batching exactly as
 for the numpy engine. Only the forward passes run in the bundle.
 
@@ -89,7 +89,7 @@ class CoreMLRunner:
     """Core ML predictions (macOS 15+): ``CompiledMLModel`` per function, compiled once.
 
     ``predict`` holds the GIL for the whole prediction (coremltools' bindings never release it),
-    so the engine runs this in a worker process (``engines/coreml.py``). Predictions that
+    so the engine runs this in a worker process (``engine.py``). Predictions that
     share an ``MLState`` must not overlap (Apple's ``MLState`` contract): a lock serialises them.
     """
 
@@ -284,14 +284,14 @@ class BundleTextForward:
 
 def open_bundle_model(bundle: str | os.PathLike[str], model: str | None, *, backend: str = "auto",
                       vision_fallback: bool = True, compute_units: str = "ALL", full_check: bool = False):
-    """A ``reader.Model`` whose forward passes run in ``bundle`` (checked against the checkpoint).
+    """The host's ``Model`` whose forward passes run in ``bundle`` (checked against the checkpoint).
 
     ``backend``: "coreml" (macOS), "evaluator" (any OS; slow) or "auto" (Core ML where it can run).
     ``full_check`` also compares every file's sha256 with the manifest (else sizes only; Core ML
     checks the sums once, before compiling).
     """
     from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint, resolve_model
-    from mineru_tui.engines.numpy.model import Model
+    from mineru_tui.engines.qwen2vl.model import Model
     from mineru_tui.engines.qwen2vl.tokenizer import Tokenizer
     from mineru_tui.engines.numpy.vision import VisionTower
     from .coremltools_import import can_predict

@@ -201,7 +201,7 @@ def open_openvino_model(model: str | None, *, bundle: Path | None = None, precis
     AMX, else bf16): see ``runtime.compile_config``.
     """
     from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint, resolve_model
-    from mineru_tui.engines.numpy.model import Model
+    from mineru_tui.engines.qwen2vl.model import Model
     from mineru_tui.engines.qwen2vl.tokenizer import Tokenizer
 
     say = progress or (lambda s: None)

@@ -1,8 +1,8 @@
 """The OpenVINO engine: MinerU2.5 on a CPU (or an Intel GPU / NPU) through OpenVINO.
 
-It is the numpy engine's ``Model`` — the same preprocessing, prompt, M-RoPE, sampling knobs,
-streaming events, cancel and batch code — with its two forward passes run by OpenVINO models
-built from the checkpoint (``bundles/openvino/``). Linear weights are int8 per output channel and
+It is the host's ``Model`` and engine (``engines/qwen2vl/``) — the same preprocessing, prompt,
+M-RoPE, sampling knobs, streaming events, cancel and batch code as the numpy engine — with its two
+forward passes run by OpenVINO models built from the checkpoint (this folder). Linear weights are int8 per output channel and
 activations bf16 where the CPU has it (AMX / AVX-512-BF16), f32 elsewhere; ``precision=f32``
 runs f32 weights and f32 arithmetic (the numpy engine's tokens).
 
@@ -24,7 +24,7 @@ import importlib.util
 from pathlib import Path
 
 from mineru_tui.engines.base import EngineError, EngineOptions
-from mineru_tui.engines.numpy.engine import NumpyEngine, model_spec
+from mineru_tui.engines.qwen2vl.engine import HostEngine, model_spec
 
 DEFAULT_MAX_BATCH = 8
 DEVICES = ("CPU", "GPU", "NPU")
@@ -35,8 +35,8 @@ def installed() -> bool:
     return importlib.util.find_spec("openvino") is not None
 
 
-class OpenVINOEngine(NumpyEngine):
-    """The numpy engine's request handling over a ``Model`` whose forward passes run in OpenVINO."""
+class OpenVINOEngine(HostEngine):
+    """The host's request handling over a ``Model`` whose forward passes run in OpenVINO."""
 
     name = "openvino"
 

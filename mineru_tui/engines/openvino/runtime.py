@@ -1,11 +1,11 @@
 """Run MinerU2.5's forward passes in OpenVINO behind the reader's host side.
 
-    model = open_openvino_model("path/or/repo")          # a reader.Model: same host side
+    model = open_openvino_model("path/or/repo")          # the host's Model (engines/qwen2vl/)
     model.generate(image, "\\nText Recognition:")
 
 :class:`OVVision` is a ``VisionTower``-like callable and :class:`OVTextForward` a
-``TextForward`` (``reader/decoder.py``): preprocessing, prompt, M-RoPE, masks, sampling, streaming,
-cancel and batching are the numpy engine's host code (``reader/generate.py``); only the two
+``TextForward`` (``engines/qwen2vl/kv_cache.py``): preprocessing, prompt, M-RoPE, masks, sampling, streaming,
+cancel and batching are the host's code (``engines/qwen2vl/generate.py``); only the two
 forward passes run in OpenVINO. The KV cache is the host's ``KVCache`` (see ``text.py``).
 """
 

@@ -17,6 +17,7 @@ import pytest
 
 pytest.importorskip("coreai.runtime")
 
+from mineru_tui.engines import reference_model  # noqa: E402
 from mineru_tui.engines.bundle_files.errors import BundleError  # noqa: E402
 from mineru_tui.engines.coreai.manifest import check_coreai_bundle, read_coreai_manifest  # noqa: E402
 from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint  # noqa: E402
@@ -75,16 +76,19 @@ def test_quantised_decoders_are_smaller_and_stay_near_numpy():
     # int8: 1 byte + a 4-byte scale per 32 instead of 4 bytes; int4: half a byte less again (packed by hand)
     assert sizes["f32"] - sizes["int8"] >= 0.95 * (3 * n - n / 8)
     assert sizes["int8"] - sizes["int4"] >= 0.95 * (n / 2)
-    report = verify_coreai_bundle(tiny_coreai_bundle("int8"), str(tc.TINY_DIR), max_new_tokens=12)
+    report = verify_coreai_bundle(tiny_coreai_bundle("int8"), str(tc.TINY_DIR), reference=reference_model,
+                                  max_new_tokens=12)
     assert report.passed and report.floor == 0.6 and 0 < report.max_logit_diff < 1.0
-    report = verify_coreai_bundle(tiny_coreai_bundle("int4"), str(tc.TINY_DIR), max_new_tokens=12)
+    report = verify_coreai_bundle(tiny_coreai_bundle("int4"), str(tc.TINY_DIR), reference=reference_model,
+                                  max_new_tokens=12)
     assert report.steps == 12 and report.max_logit_diff > 0.5  # 4-bit noise: runs, measured, not exact
 
 
 def test_bf16_compute_keeps_the_greedy_tokens_on_the_builtin_page():
     from mineru_tui.engines.coreai.verify import verify_coreai_bundle
 
-    report = verify_coreai_bundle(tiny_coreai_bundle("bf16", "bf16"), str(tc.TINY_DIR), max_new_tokens=12)
+    report = verify_coreai_bundle(tiny_coreai_bundle("bf16", "bf16"), str(tc.TINY_DIR), reference=reference_model,
+                                  max_new_tokens=12)
     assert report.passed, report.lines()
     assert 1e-3 < report.max_logit_diff < 1.0  # bf16 rounding, not f32 exactness
 

@@ -22,6 +22,7 @@ from tests.tiny_checkpoint import REF_PNG, TINY_DIR
 from mineru_tui.engines.coreml.runtime import open_bundle_model
 from mineru_tui.engines.bundle_files.verify import AGREEMENT_FLOOR
 from mineru_tui.engines.coreml.verify import verify_bundle
+from mineru_tui.engines.numpy import load_model
 
 ROOT = Path(__file__).resolve().parents[3]
 MACOS = sys.platform == "darwin"
@@ -85,7 +86,7 @@ def test_generation_stops_at_the_bundles_context(fp16_model):
 
 
 def test_verify_fp16_passes_with_every_token_equal():
-    rep = verify_bundle(tiny_bundle("fp16"), str(TINY_DIR), image=str(REF_PNG), max_new_tokens=20, backend="evaluator")
+    rep = verify_bundle(tiny_bundle("fp16"), str(TINY_DIR), reference=lambda: load_model(TINY_DIR), image=str(REF_PNG), max_new_tokens=20, backend="evaluator")
     assert rep.steps == 20 and rep.equal == 20 and rep.first_diff is None and rep.passed
     assert 0 < rep.max_logit_diff < 0.1  # fp16 rounding, measured 4e-2 (coreml-build.md §2.2)
 
@@ -93,8 +94,8 @@ def test_verify_fp16_passes_with_every_token_equal():
 def test_int8_agreement_is_measured_and_held_to_its_floor():
     """Teacher-forced greedy agreement of the int8 bundle over the test requests. Measured on the
     tiny random checkpoint: 15-16 of 16 per request (94-100 %), held to verify.AGREEMENT_FLOOR."""
-    reps = [verify_bundle(tiny_bundle("int8"), str(TINY_DIR), image=i, prompt=p, max_new_tokens=16,
-                          backend="evaluator") for i, p in REQUESTS[:4]]
+    reps = [verify_bundle(tiny_bundle("int8"), str(TINY_DIR), reference=lambda: load_model(TINY_DIR), image=i, prompt=p,
+                          max_new_tokens=16, backend="evaluator") for i, p in REQUESTS[:4]]
     for r in reps:
         assert r.agreement >= AGREEMENT_FLOOR["int8"], r.lines()
         assert r.passed
