@@ -13,7 +13,8 @@ from typing import List, Optional
 import typer
 
 from mineru_tui.cli.options import (Effort, EngineName, Format, MineruFormat, Mode, check_max_new_tokens,
-                                    concurrency_option, device_option, effort_option, engine_fields,
+                                    bundle_option, concurrency_option, device_option, effort_option,
+                                    engine_fields,
                                     engine_option, image_analysis_option, max_new_tokens_option,
                                     mode_option, model_option, precision_option, reading_fields,
                                     server_url_option)
@@ -85,6 +86,7 @@ def parse(
     concurrency: int = concurrency_option(),
     device: Optional[str] = device_option(),
     precision: Optional[str] = precision_option(),
+    bundle: Optional[Path] = bundle_option(),
     workers: int = typer.Option(1, "--workers", metavar="N",
                                 help="Files read at once, sharing the engine: keeps several "
                                      "servers busy (--engine http). Output order unchanged."),
@@ -112,7 +114,8 @@ def parse(
     if output is not None and (problem := out_dir_problem(output)):
         raise typer.BadParameter(problem, param_hint="-o/--output")
     reading = ConvertOptions(
-        engine=LazyEngine(EngineOptions(**engine_fields(engine, model, server_url, concurrency, device, precision)),
+        engine=LazyEngine(EngineOptions(**engine_fields(engine, model, server_url, concurrency, device, precision,
+                                                        bundle)),
                           announce=_once(_say_line) if verbose else None),
         pages=pages, **reading_fields(mode, effort, image_analysis, max_new_tokens))
     opts = Options(out_dir=output, fmt=fmt.value, verbose=verbose, quiet=quiet,
