@@ -77,14 +77,16 @@ def cases(d: Path) -> list[tuple[str, Path]]:
 
 
 def measure(path: Path, out: Path) -> tuple[float, int, int, str]:
-    """(CPU seconds, peak RSS in MB, exit status, the first `content cut:` line)."""
-    proc = subprocess.Popen([sys.executable, "-m", "mineru_tui", "parse", str(path), "-o", str(out)],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    cut = next((line.split("content cut: ", 1)[1] for line in err.splitlines() if "content cut:" in line), "")
-    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss // 1024, proc.returncode, cut
+    """(CPU seconds, peak RSS in MB, exit status, the first `content cut:` line), from GNU
+    time (a small parent, so the peak is the child's own, not inherited from this script)."""
+    report = out.with_suffix(".time")
+    r = subprocess.run(["/usr/bin/time", "-o", str(report), "-f", "%U %S %M",
+                        sys.executable, "-m", "mineru_tui", "parse", str(path), "-o", str(out)],
+                       cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    user, system, rss_kb = report.read_text().split()[-3:]
+    cut = next((line.split("content cut: ", 1)[1] for line in r.stderr.splitlines()
+                if "content cut:" in line), "")
+    return float(user) + float(system), int(rss_kb) // 1024, r.returncode, cut
 
 
 def main() -> None:
