@@ -31,25 +31,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mineru_tui.errors import InputError, os_reason
+from mineru_tui.kinds import DIRECT_KINDS
+from mineru_tui.kinds import PAGE_KINDS as _PAGE_KINDS
 
 KIND_DOCX = "docx"
 KIND_PPTX = "pptx"
 KIND_XLSX = "xlsx"
 KIND_PDF = "pdf"
 KIND_IMAGE = "image"
-
-OFFICE_KINDS = (KIND_DOCX, KIND_PPTX, KIND_XLSX)
 # Web and text formats, read directly like Office files (mineru_tui/office/html, epub, csv).
 KIND_HTML, KIND_MHTML, KIND_EPUB, KIND_CSV = "html", "mhtml", "epub", "csv"
-WEB_KINDS = (KIND_HTML, KIND_MHTML, KIND_EPUB, KIND_CSV)
-OFFICE_KINDS += WEB_KINDS
 # OpenDocument, RTF and the legacy binary Office formats: read directly too.
 KIND_ODT, KIND_ODS, KIND_ODP = "odt", "ods", "odp"
 KIND_RTF = "rtf"
 KIND_DOC, KIND_XLS, KIND_PPT = "doc", "xls", "ppt"
-ODF_LEGACY_KINDS = (KIND_ODT, KIND_ODS, KIND_ODP, KIND_RTF, KIND_DOC, KIND_XLS, KIND_PPT)
-OFFICE_KINDS += ODF_LEGACY_KINDS
-PAGE_KINDS = (KIND_PDF, KIND_IMAGE)  # read page by page with the model
+
+# Which kinds are read from their structure and which page by page with the model: the
+# table of kinds says (mineru_tui/kinds.py), once for detection, reading and progress.
+OFFICE_KINDS = DIRECT_KINDS
+PAGE_KINDS = _PAGE_KINDS  # read page by page with the model
 
 
 class RecognisedError(InputError):

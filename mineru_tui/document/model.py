@@ -185,6 +185,9 @@ class Document:
     (``"office"`` for direct OOXML reading, ``"vlm"`` for the page reader).
     ``extra_outputs`` maps a file-name suffix to a function giving more bytes to write beside
     the output set with ``-o`` (the page reader: ``_model.json``, ``_layout.pdf``).
+    ``meta`` holds facts about the reading the MinerU 4 set records (the page reader:
+    ``kind``, ``effort``, ``engine``, ``model``, ``page_selection``; ``model_output``, a
+    function giving MinerU 4's ``model_output.json``).
     """
 
     pages: list[Page] = field(default_factory=list)
@@ -192,6 +195,7 @@ class Document:
     images: dict[str, bytes] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     extra_outputs: dict[str, Callable[[], bytes | None]] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
 
     def add_image(self, data: bytes, ext: str, stem: str = "image") -> str:
         """Store image bytes under a fresh unique name and return that name.
@@ -199,7 +203,9 @@ class Document:
         The picture passes :func:`~mineru_tui.document.pictures.safe_picture` first (an SVG
         is cleaned of scripts and references, an extension that is no picture's becomes
         ``.bin``); one that cannot be made safe is left out with a ``content cut:`` warning
-        and the name is ``""`` (the writers then show the alt text).
+        and the name is ``""`` (the writers then show the alt text). Names are numbered per
+        stem (``image_001``, ``table_001``...), so pictures of one kind keep their numbers
+        whatever else a page adds.
         """
         from mineru_tui.document.pictures import safe_picture
 
@@ -209,9 +215,11 @@ class Document:
                                              "not cleaned of scripts) is left out"))
             return ""
         data, ext = safe
-        name = f"{stem}_{len(self.images) + 1:03d}.{ext}"
+        n = sum(1 for taken in self.images if taken.startswith(stem + "_")) + 1
+        name = f"{stem}_{n:03d}.{ext}"
         while name in self.images:
-            name = f"{stem}_{len(self.images) + 2:03d}.{ext}"
+            n += 1
+            name = f"{stem}_{n:03d}.{ext}"
         self.images[name] = data
         return name
 

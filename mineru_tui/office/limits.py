@@ -32,6 +32,12 @@ MAX_CSV_LINE = 16 << 20  # characters of one line, read before the csv module se
 MAX_CSV_SEPARATORS = 4 * MAX_CSV_CELLS  # separators and line ends fed to the csv module:
 #                                         no row can hold more fields than this
 
+# -- DOC (office/doc) -------------------------------------------------------------------
+# Characters a document may have, counted from the piece table before decoding. `parse -o`
+# costs about 157 bytes and 2.5 µs CPU a character of short paragraphs (6.9 M characters:
+# 17 s, 1.08 GB), so 10 M stays near 25 s and 1.6 GB (docs/hostile-inputs.md).
+MAX_DOC_CHARS = 10_000_000
+
 # -- RTF (office/rtf) -------------------------------------------------------------------
 MAX_RTF_BYTES = 256 << 20  # the file (hex pictures are cheap: one token per run)
 MAX_RTF_PARAGRAPHS = 250_000  # paragraphs and cells read (\par, \cell): ~3.5 KB each

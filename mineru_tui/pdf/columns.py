@@ -63,12 +63,16 @@ def text_blocks(glyphs: list, right_to_left: bool | None = None) -> list[TextBlo
         return []
     if right_to_left is None:
         r = l_ = 0
+        counts: dict[str, int] = {}  # each distinct character's class is asked once
         for g in glyphs:
-            c = bidi_class(g.char.text)
+            t = g.char.text
+            counts[t] = counts.get(t, 0) + 1
+        for t, n in counts.items():
+            c = bidi_class(t)
             if c in ("R", "AL"):
-                r += 1
+                r += n
             elif c == "L":
-                l_ += 1
+                l_ += n
         right_to_left = r > l_
     return [TextBlock([g for p in leaf for g in p.glyphs], stretch, column)
             for leaf, stretch, column in _cut(pieces, right_to_left)]

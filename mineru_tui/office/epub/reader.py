@@ -117,10 +117,8 @@ def _read(pkg: Package, doc: Document, spine: list[_Item], chapters: dict[str, s
             del root
         if page.para_blocks:
             doc.pages.append(page)
-    if doc.pages:
+    if doc.pages:  # no pages: the epilogue of every format says it is empty
         doc.pages[-1].para_blocks += notes.note_blocks(rendered)
-    else:
-        doc.warnings.append("the book has no text, table or picture to read")
 
 
 def _chapter_tree(pkg: Package, doc: Document, item: _Item, spend: bool):

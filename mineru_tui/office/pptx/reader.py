@@ -70,9 +70,7 @@ def read_pptx(path: str | Path, include_hidden: bool = True) -> Document:
     with single parts are reported in ``doc.warnings`` instead.
     """
     with Package(path, "pptx") as pkg:
-        doc = _Reader(pkg, Path(path).name, include_hidden).read()
-        pkg.check_budget()
-        return doc
+        return _Reader(pkg, Path(path).name, include_hidden).read()
 
 
 @dataclass
