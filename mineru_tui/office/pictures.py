@@ -66,6 +66,16 @@ class Pictures:
         name = self.names[identity] = self._take(read, label, size)
         return name
 
+    def take_member(self, pkg, name: str, ext: str, label: str) -> str | None:
+        """:meth:`take` for a package member: its identity is the member's stored name,
+        its declared size is checked before it is read. A member that cannot be read
+        raises :class:`~mineru_tui.office.package.PartError` (the caller says so)."""
+        stored = pkg.member(name)
+        if stored is None:
+            return None
+        return self.take(("member", stored), lambda: (pkg.blob(name), ext), label,
+                         size=pkg.size(name))
+
     def _take(self, read, label: str, size: int | None) -> str | None:
         try:
             if size is not None and size > self.each:
