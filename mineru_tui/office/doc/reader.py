@@ -34,6 +34,7 @@ from mineru_tui.office.doc.fib import (CLX, PLCFBTECHPX, PLCFBTEPAPX, PLCFENDREF
                                        read_pieces, read_styles, stored_pictures, style_outline,
                                        text_of)
 from mineru_tui.office.flow import BREAK, Counters, Flow, counter_text, note_ref
+from mineru_tui.office.merged_cells import MergedCells
 from mineru_tui.office.limits import MAX_DOC_CHARS as MAX_CHARS
 from mineru_tui.office.limits import MAX_TABLE_CELLS
 from mineru_tui.office.ole import ENCRYPTED, Ole
@@ -436,38 +437,25 @@ def _grid(rows: list[list[Cell]], defs: list) -> list[list[Cell]]:
         return rows
     index = {e: i for i, e in enumerate(edges)}
     out: list[list[Cell]] = []
-    above: dict[int, Cell] = {}  # left edge -> the cell that starts there in the row above
-    merge_starts: set[int] = set()  # ids of cells a vertical merge starts at
+    merges = MergedCells(row_above=True)  # placed by left edge
     for row, d in zip(rows, defs):
         if not d:
             out.append(row)
-            above = {}
+            merges.reset()
             continue
-        kept: list[Cell] = []
-        starts: dict[int, Cell] = {}
         for i, cell in enumerate(row):
             left, right, h, v = d[i] if i < len(d) else (None, None, 0, 0)
             if left is None or left not in index or right not in index:
-                kept.append(cell)
+                merges.add(cell)
                 continue
-            span = max(1, index[right] - index[left])
-            if h in (2, 3) and kept:
-                kept[-1].colspan += span
-                continue
-            if left in above and (v == 1 or v == 3 and not cell.blocks and above[left].blocks
-                                  and id(above[left]) in merge_starts):
-                # continued (vertMerge 1); an empty "restart" under a merge start reads as
-                # its continuation too (some writers mark every cell of the run so)
-                above[left].rowspan += 1
-                starts[left] = above[left]
-                continue
-            cell.colspan = span
-            if v == 3:
-                merge_starts.add(id(cell))
-            kept.append(cell)
-            starts[left] = cell
-        out.append(kept)
-        above = starts
+            start = merges.started(left)
+            # continued (vertMerge 1); an empty "restart" under a merge start reads as its
+            # continuation too (some writers mark every cell of the run so)
+            merge = ("continue" if v == 1 or v == 3 and not cell.blocks and start is not None
+                     and start.blocks else "restart" if v == 3 else "")
+            merges.add(cell, left, max(1, index[right] - index[left]), joins_left=h in (2, 3),
+                       merge=merge)
+        out.append(merges.end_row())
     return out
 
 

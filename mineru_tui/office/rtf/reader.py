@@ -37,6 +37,7 @@ from mineru_tui.document import (Cell, Document, Page, Span, SpanType, image_blo
 from mineru_tui.document import Table as _Table
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.flow import BREAK, Flow, note_ref
+from mineru_tui.office.merged_cells import MergedCells
 from mineru_tui.office.rtf.charsets import codec_for_charset, codec_for_cpg
 from mineru_tui.office.rtf.math import SKIPPED as MATH_SKIPPED
 from mineru_tui.office.rtf.math import MathBuilder
@@ -108,7 +109,7 @@ class _TableState:
     cells: list[list] = field(default_factory=list)  # the current row's cells' blocks
     cur: list = field(default_factory=list)  # the current cell's blocks
     defs: list[_CellDef] = field(default_factory=list)
-    vopen: dict[int, Cell] = field(default_factory=dict)  # right boundary -> cell spanning down
+    merges: MergedCells = field(default_factory=MergedCells)  # cells placed by right edge
 
 
 def read_rtf(path: str | Path) -> Document:
@@ -592,22 +593,12 @@ class _Reader:
             t.cells.append(t.cur)
             t.cur = []
         self._close_tables(level, into=t.cells[-1] if t.cells else t.cur)
-        row: list[Cell] = []
         defs = t.defs or [_CellDef(i) for i in range(len(t.cells))]
         for i, content in enumerate(t.cells):
             d = defs[i] if i < len(defs) else _CellDef(10**9 + i)
-            if d.hmerge == "cont" and row:
-                row[-1].colspan += 1
-                continue
-            if d.vmerge == "cont" and d.right in t.vopen:
-                t.vopen[d.right].rowspan += 1
-                continue
-            cell = Cell(blocks=content)
-            if d.vmerge == "first":
-                t.vopen[d.right] = cell
-            else:
-                t.vopen.pop(d.right, None)
-            row.append(cell)
+            t.merges.add(Cell(blocks=content), d.right, joins_left=d.hmerge == "cont",
+                         merge={"first": "restart", "cont": "continue"}.get(d.vmerge, ""))
+        row = t.merges.end_row()
         self.cells += len(row)
         if self.cells > MAX_TABLE_CELLS:
             if not self.cut:
