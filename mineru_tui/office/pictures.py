@@ -76,6 +76,11 @@ class Pictures:
         return self.take(("member", stored), lambda: (pkg.blob(name), ext), label,
                          size=pkg.size(name))
 
+    def take_data(self, data: bytes, ext: str | None, label: str) -> str | None:
+        """:meth:`take` for a picture already in hand (a binary format's record): its
+        identity is its digest, so the same picture placed twice is stored once."""
+        return self.take(("data", hashlib.sha1(data).digest()), lambda: (data, ext), label)
+
     def _take(self, read, label: str, size: int | None) -> str | None:
         try:
             if size is not None and size > self.each:

@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 
 from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Page, Span, Table,
-                                 safe_url, table_block, text_span)
+                                 image_block, safe_url, table_block, text_span)
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.doc.fib import (CLX, PLCFBTECHPX, PLCFBTEPAPX, PLCFENDREF, PLCFENDTXT,
                                        PLCFFNDREF, PLCFFNDTXT, STSHF, DGGINFO, PLCFANDREF,
@@ -35,6 +35,7 @@ from mineru_tui.office.doc.fib import (CLX, PLCFBTECHPX, PLCFBTEPAPX, PLCFENDREF
                                        text_of)
 from mineru_tui.office.flow import BREAK, Counters, Flow, counter_text, note_ref
 from mineru_tui.office.merged_cells import MergedCells
+from mineru_tui.office.pictures import MAX_PACKAGE_PICTURES, Pictures
 from mineru_tui.office.limits import MAX_DOC_CHARS as MAX_CHARS
 from mineru_tui.office.limits import MAX_TABLE_CELLS
 from mineru_tui.office.ole import ENCRYPTED, Ole
@@ -87,6 +88,7 @@ class _Reader:
     def __init__(self, word: bytes, table: bytes, fib, data: bytes = b""):
         self.word, self.table, self.fib, self.data = word, table, fib, data
         self.doc = Document(backend="office")
+        self.intake = Pictures(self.doc, total=MAX_PACKAGE_PICTURES)
         self.flow = Flow()
         self.notes = 0
         self.counters = Counters()
@@ -282,8 +284,7 @@ class _Reader:
                     self.queued += self.boxes.pop(cp)  # a text box: read after its paragraph
                     continue
                 if ch == "\x08" and cprops.special and self.floating:
-                    from mineru_tui.document import image_block
-                    self.pictures.append(image_block(self.doc.add_image(*self.floating.pop(0))))
+                    self._add_picture(self.floating.pop(0))
                     continue
             if ch == "\x13":
                 flush()
@@ -410,8 +411,13 @@ class _Reader:
         except (struct.error, ValueError, IndexError):  # a damaged picture record
             found = None
         if found is not None:
-            from mineru_tui.document import image_block
-            self.pictures.append(image_block(self.doc.add_image(*found)))
+            self._add_picture(found)
+
+    def _add_picture(self, found: tuple[bytes, str]) -> None:
+        """A picture through the document's intake (the same one twice is stored once)."""
+        name = self.intake.take_data(found[0], found[1], "in the document")
+        if name:
+            self.pictures.append(image_block(name))
 
     def _note(self, start: int, end: int) -> Span:
         self.notes += 1
