@@ -13,7 +13,7 @@ argmax), so the token counts are those of a real page while the weights are rand
   forced ids are the text's ids cycled to those counts (the cost of a step does not depend
   on which id it is).
 
-Runs, all through :class:`mineru_tui.engines.numpy.engine.NumpyEngine` and the page reader's
+Runs, all through the engine interface (:class:`mineru_tui.engines.qwen2vl.engine.HostEngine`) and the page reader's
 own crops, prompts and knobs (:mod:`mineru_tui.reader.protocol`):
 
 1. layout: the 1036x1036 page image → vision, prefill, decode of the layout answer;
@@ -174,7 +174,7 @@ def run_forced(engine, requests, schedules, max_batch, continuous=True):
     ``max_batch`` rows refilled as they end (``continuous``), or in fixed chunks of
     ``max_batch``; returns summed stage seconds and token counts."""
     from mineru_tui.engines.events import Done
-    from mineru_tui.engines.numpy import generate
+    from mineru_tui.engines.qwen2vl import generate
 
     totals = dict(preprocess_s=0.0, vision_s=0.0, vision_tokens=0, prefill_s=0.0, prefill_tokens=0,
                   decode_s=0.0, decode_tokens=0, decode_steps=0, generated=0, wall_s=0.0)
@@ -435,9 +435,9 @@ def prebuild_openvino_bundle(ckpt: Path, extra: dict) -> None:
     checkpoint's pages, is not the engine's)."""
     import subprocess
 
-    from mineru_tui.bundles.errors import BundleError
-    from mineru_tui.bundles.openvino.bundle import check_openvino_bundle, openvino_bundle_dir
-    from mineru_tui.engines.numpy.checkpoint import load_checkpoint
+    from mineru_tui.engines.bundle_files.errors import BundleError
+    from mineru_tui.engines.openvino.bundle import check_openvino_bundle, openvino_bundle_dir
+    from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint
 
     if extra.get("bundle"):
         return
@@ -453,7 +453,7 @@ def prebuild_openvino_bundle(ckpt: Path, extra: dict) -> None:
 
 
 def _tokenizer(ckpt: Path):
-    from mineru_tui.engines.numpy.tokenizer import Tokenizer
+    from mineru_tui.engines.qwen2vl.tokenizer import Tokenizer
 
     return Tokenizer.from_dir(ckpt)
 
@@ -465,7 +465,7 @@ def add_bounds(args, results: dict) -> None:
     """Each run's FLOPs per stage and its compute bound (FLOPs over the measured peak; decode:
     the larger of that and weight bytes over the measured bandwidth); a table per page."""
     import bench.compute_bound as cb
-    from mineru_tui.engines.numpy.config import load_model_config, load_preprocessor_config
+    from mineru_tui.engines.qwen2vl.config import load_model_config, load_preprocessor_config
 
     cfg, pre = load_model_config(args.ckpt), load_preprocessor_config(args.ckpt)
     name = results["engine"]

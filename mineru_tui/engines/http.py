@@ -227,6 +227,7 @@ class HttpEngine:
     """An :class:`~mineru_tui.engines.base.Engine` over OpenAI-compatible servers."""
 
     name = "http"
+    continuous_batching = False  # the page reader sends ``max_batch`` requests per call
 
     def __init__(self, servers: list[Server], model_id: str, *, retries: int = 3,
                  backoff: float = 0.5, health_interval: float = 5.0,

@@ -39,7 +39,7 @@ class PageStructure:
     def read(cls, page, chars: list[Char]) -> PageStructure:
         """Faces, rules and links of ``page`` (each best effort: a page whose drawing or
         annotations PDFium cannot walk is still read as plain text)."""
-        from mineru_tui.pdf.links import link_texts, page_links
+        from mineru_tui.pdf.links import linked_texts, page_links
         from mineru_tui.pdf.rules import page_rules
 
         out = cls()
@@ -58,8 +58,7 @@ class PageStructure:
         try:
             links = page_links(page)
             upright = [c for c in chars if c.direction == 0]
-            out.links = [(text, uri, link.box) for link, (text, uri) in
-                         ((lk, t) for lk in links for t in link_texts([lk], upright))]
+            out.links = linked_texts(links, upright)  # the characters indexed once
         except Exception:  # noqa: BLE001 - links are an extra
             out.links = []
         return out

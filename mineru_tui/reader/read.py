@@ -13,8 +13,9 @@ import time
 from pathlib import Path
 
 from mineru_tui.errors import ConvertError
-from mineru_tui.events import PageDone, PageStarted
+from mineru_tui.events import PageDone, PagesResumed, PageStarted
 from mineru_tui.reader import pipeline, sources
+from mineru_tui.reader.journal import Journal, identity
 
 
 class PagesInterrupted(KeyboardInterrupt):
@@ -29,40 +30,80 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
     """Read every selected page of an image or PDF file into a :class:`Document`."""
     path = Path(path)
     settings = _settings(options, detected)
-    total, pages, close = sources.open_source(path, detected.kind, options.pages, settings,
-                                              classify=detected.kind == "pdf" and settings.mode != "text")
+    journal = None
+    if options.journal is not None:
+        journal = Journal.open(options.journal, identity(path, settings, options.engine, options.pages))
+    try:
+        total, pages, close = sources.open_source(
+            path, detected.kind, options.pages, settings,
+            classify=detected.kind == "pdf" and settings.mode != "text",
+            kept=journal.done if journal else None)
+    except BaseException:
+        if journal is not None:
+            journal.close()
+        raise
     # after opening: a broken file loads no document model (tests/cli checks it)
     from mineru_tui.document import Document
     from mineru_tui.reader import assemble, outcomes
 
     reading = outcomes.Reading(settings, options.engine, str(path), emit or outcomes.no_events, cancel)
     doc = Document(backend="vlm")
+    doc.meta["page_selection"] = str(options.pages or "").strip().lower() not in ("", "all")
     records: list[dict] = []
 
     def interrupted() -> PagesInterrupted:
         return PagesInterrupted(assemble.finish(doc, records, path, detected.kind, reading))
 
+    if journal is not None:
+        _say_resumed(journal, total, reading)
     try:
         for item in pages:
             if cancel is not None and cancel.is_set():
                 raise interrupted()
             reading.emit(PageStarted(str(path), item.ordinal, total))
             t0 = time.perf_counter()
+            kept = getattr(item, "record", None) is not None
             try:
                 page, record = outcomes.read(item, doc, reading)
             except pipeline.PageCancelled:
                 raise interrupted() from None
+            markdown = None
+            if options.page_markdown:  # kept in the record: a restored file shows it at once
+                markdown = record.get("markdown") if kept and "markdown" in record \
+                    else assemble.page_markdown(doc, page)
+                record["markdown"] = markdown
+            if journal is not None and not kept and "error" not in record:
+                journal.keep(item.ordinal, record)  # on disk before the page counts as done
             records.append(record)
             doc.pages.append(page)
-            markdown = assemble.page_markdown(doc, page) if options.page_markdown else None
             reading.emit(PageDone(str(path), item.ordinal, total, markdown, time.perf_counter() - t0))
     finally:
         close()
+        if journal is not None:
+            journal.close()
     failed = [r["error"] for r in records if "error" in r]
     if failed and len(failed) == len(doc.pages):
         raise ConvertError(failed[0] if len(failed) == 1 else f"no page could be read ({failed[0]})")
     assemble.warn_nothing_read(doc, records)
-    return assemble.finish(doc, records, path, detected.kind, reading)
+    doc = assemble.finish(doc, records, path, detected.kind, reading)
+    doc.journal = journal  # the output writer removes it once the whole set is written
+    return doc
+
+
+def _say_resumed(journal: Journal, total: int, reading) -> None:
+    """One event saying what the journal gave: pages kept (reading resumes after them), or a
+    start over and why."""
+    kept = sum(1 for k in journal.done if 0 <= k < total)
+    if kept:
+        first = next((k for k in range(total) if k not in journal.done), total)
+        where = (f"all {total} pages kept" if first >= total
+                 else f"resumed at page {first + 1} of {total} ({kept} "
+                      f"page{'s' if kept != 1 else ''} kept")
+        journal.note = f"{where} from an earlier run{')' if first < total else ''}"
+    else:
+        first = 0
+    if journal.note:
+        reading.emit(PagesResumed(reading.path, first, total, kept, journal.note))
 
 
 def _settings(options, detected) -> pipeline.Settings:

@@ -64,3 +64,32 @@ def test_eight_threads_render_pages_of_one_pdf(tmp_path):
                                                     "PATH": "/usr/bin:/bin"})
     assert r.returncode == 0, f"the threads crashed the process ({r.returncode}): {r.stderr[-500:]}"
     assert "errors: []" in r.stdout, r.stdout
+
+
+def test_previews_render_the_newest_request_and_keep_neighbours(tmp_path):
+    import threading
+
+    from mineru_tui.pdf.previews import Previews
+
+    pdf = joined_pdf(tmp_path / "joined.pdf", 12)
+    got, started, gate, arrived = [], threading.Event(), threading.Event(), threading.Semaphore(0)
+
+    def on_image(index, image):
+        got.append((index, image))
+        arrived.release()
+        if index == 0:
+            started.set()
+            gate.wait(60)  # hold the thread: the requests below pile up meanwhile
+
+    previews = Previews(pdf, on_image, keep=3)
+    previews.request(0)
+    assert started.wait(60)
+    for index in range(1, 9):  # a held key: only the newest request is rendered
+        previews.request(index)
+    gate.set()
+    assert arrived.acquire(timeout=60) and arrived.acquire(timeout=60)  # pages 0 and 8
+    previews.request(8)  # the same page again comes from the cache: the same image
+    assert arrived.acquire(timeout=60)
+    previews.close()
+    assert [i for i, _ in got] == [0, 8, 8]
+    assert got[1][1] is got[2][1] and max(got[1][1].size) <= 900
