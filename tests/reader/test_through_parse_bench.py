@@ -9,11 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests import tiny_checkpoint as tc
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow  # the tiny model through two documents and the engine-only page, in a child
 def test_the_real_path_bench_reads_both_documents_through_convert(tmp_path):
     out = tmp_path / "pages.json"
     env = dict(os.environ, MINERU_TUI_CACHE=str(tmp_path / "cache"), HF_HUB_OFFLINE="1")
