@@ -27,6 +27,7 @@ __all__ = ["ENGINES", "Engine", "EngineError", "EngineOptions", "ImageInput", "L
 ENGINES: dict[str, str] = {
     "numpy": "mineru_tui.engines.numpy.engine",
     "coreml": "mineru_tui.engines.coreml.engine",
+    "coreai": "mineru_tui.engines.coreai.engine",
     "openvino": "mineru_tui.engines.openvino.engine",
     "http": "mineru_tui.engines.http",
     "llama-cpp": "mineru_tui.engines.llama_cpp",
@@ -41,10 +42,16 @@ def resolve_engine_name(options: EngineOptions) -> str:
 
 
 def auto_choice(options: EngineOptions) -> tuple[str, str]:
-    """(engine, why) for ``--engine auto``: servers when given; Core ML on a Mac with a bundle
-    for the model; else OpenVINO where it is installed; else numpy. Imports no engine."""
+    """(engine, why) for ``--engine auto``: servers when given; Core AI on macOS 27+ with a Core AI
+    bundle; Core ML on a Mac with a bundle for the model; else OpenVINO where it is installed;
+    else numpy. Imports no engine."""
     if options.server_urls:
         return "http", "--server-url given"
+    from mineru_tui.engines.coreai.engine import available_for as coreai_ready
+
+    ready, why_not_coreai = coreai_ready(options)
+    if ready:
+        return "coreai", why_not_coreai
     try:  # Core ML on Apple silicon when a bundle for the model exists
         from mineru_tui.engines.coreml.engine import available_for  # type: ignore[import-not-found]
     except ImportError:
@@ -54,8 +61,8 @@ def auto_choice(options: EngineOptions) -> tuple[str, str]:
     from mineru_tui.engines.openvino.engine import installed
 
     if installed():
-        return "openvino", "OpenVINO is installed (runs on this CPU; no Core ML bundle here)"
-    return "numpy", "no Core ML bundle and no OpenVINO installed"
+        return "openvino", f"OpenVINO is installed (runs on this CPU; no Core ML bundle here; {why_not_coreai})"
+    return "numpy", f"no Core ML bundle and no OpenVINO installed ({why_not_coreai})"
 
 
 def open_engine(options: EngineOptions) -> Engine:

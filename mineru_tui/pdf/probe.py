@@ -35,6 +35,7 @@ import os
 import select
 import subprocess
 import sys
+import threading
 import time
 
 DEFAULT_MEMORY_MB = 1024
@@ -67,6 +68,7 @@ class PageProbe:
         self.seconds = seconds or _env_number("MINERU_TUI_PAGE_SECONDS", DEFAULT_SECONDS)
         self._child: subprocess.Popen | None = None
         self._passed: set[int] = set()
+        self._lock = threading.Lock()  # one question at a time: answers are lines in order
 
     def _start(self) -> subprocess.Popen:
         child = subprocess.Popen(
@@ -80,6 +82,10 @@ class PageProbe:
 
     def check(self, index: int) -> str | None:
         """None when page ``index`` (0-based) can be loaded; else why not, in words."""
+        with self._lock:
+            return self._check(index)
+
+    def _check(self, index: int) -> str | None:
         if index in self._passed:
             return None
         if self._child is None or self._child.poll() is not None:
@@ -119,7 +125,8 @@ class PageProbe:
 
     def close(self) -> None:
         """Stop the child process."""
-        self._stop()
+        with self._lock:
+            self._stop()
 
 
 def _read_line(stream, seconds: float) -> bytes | None:

@@ -5,7 +5,10 @@ own /Rotate applied, so the image is the page as a reader sees it ("the display 
 Layout boxes are normalised to that image; :meth:`PdfPage.to_user` / :meth:`PdfPage.to_display`
 convert between the display frame (points, origin top left) and PDF user space.
 
-PDFium is not thread-safe: use a document (and every page of it) from one thread at a time.
+PDFium is not thread-safe: every call goes through the process's one PDFium lock
+(:mod:`.pdfium`), held over each whole chain here (open, load a page, render and free the
+bitmap, make a text page, close). Still use a document (and its pages) from one thread at a
+time: the lock keeps PDFium whole, not one page object shared by two threads.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 
 from mineru_tui.errors import InputError
 from mineru_tui.pdf.page_range import parse_pages
+from mineru_tui.pdf.pdfium import load, owned
 
 RENDER_DPI = 200  # MinerU's DEFAULT_PDF_IMAGE_DPI
 MAX_RENDER_EDGE = 3500  # MinerU's DEFAULT_MAX_RENDER_EDGE, in pixels
@@ -63,7 +67,8 @@ class PdfPage:
             if refused:
                 raise PageError(f"page {self.number} cannot be loaded: {refused}")
             try:
-                self._page = self.document.raw[self.index]
+                with owned():
+                    self._page = self.document.raw[self.index]
             except Exception as err:  # pypdfium2 raises PdfiumError; anything else is damage too
                 raise PageError(f"page {self.number} cannot be loaded ({_reason(err)})") from None
         return self._page
@@ -72,7 +77,9 @@ class PdfPage:
         """The page's ``pypdfium2.PdfTextPage`` (made once, freed by :meth:`close`)."""
         if self._textpage is None:
             try:
-                self._textpage = self.raw.get_textpage()
+                page = self.raw
+                with owned():
+                    self._textpage = page.get_textpage()
             except PageError:
                 raise
             except Exception as err:
@@ -89,6 +96,10 @@ class PdfPage:
         """Free the PDFium handles (text page first, then the page), keeping the cached
         characters: a page still held by its reader fills its blocks without reading them
         again."""
+        with owned():
+            self._release()
+
+    def _release(self) -> None:
         if self._textpage is not None:
             self._textpage.close()
             self._textpage = None
@@ -107,7 +118,9 @@ class PdfPage:
     @property
     def size_pt(self) -> tuple[float, float]:
         """(width, height) in points as displayed, i.e. after the page's /Rotate."""
-        w, h = self.raw.get_size()
+        page = self.raw
+        with owned():
+            w, h = page.get_size()
         if not (w > 0 and h > 0):
             raise PageError(f"page {self.number} has an empty page box ({w:g} x {h:g} pt)")
         return (w, h)
@@ -177,17 +190,17 @@ class PdfPage:
         Raises :class:`PageError` when the page cannot be rendered.
         """
         scale = self.render_scale(dpi, max_edge)
+        page = self.raw  # loaded (and probed) before PDFium is held
         bitmap = None
-        try:
-            bitmap = self.raw.render(scale=scale, may_draw_forms=False)
-            return bitmap.to_pil().convert("RGB")
-        except PageError:
-            raise
-        except Exception as err:
-            raise PageError(f"page {self.number} cannot be rendered ({_reason(err)})") from None
-        finally:
-            if bitmap is not None:
-                bitmap.close()
+        with owned():
+            try:
+                bitmap = page.render(scale=scale, may_draw_forms=False)
+                return bitmap.to_pil().convert("RGB")  # a copy: the bitmap's buffer is freed
+            except Exception as err:
+                raise PageError(f"page {self.number} cannot be rendered ({_reason(err)})") from None
+            finally:
+                if bitmap is not None:
+                    bitmap.close()
 
 
 class PdfDocument:
@@ -246,7 +259,8 @@ class PdfDocument:
         if self._probe is not None:
             self._probe.close()
             self._probe = None
-        self.raw.close()
+        with owned():
+            self.raw.close()
 
     def __enter__(self) -> PdfDocument:
         return self
@@ -263,16 +277,18 @@ def open_pdf(path, pages: str | None = None, password: str | None = None) -> Pdf
     not a PDF, damaged, truncated, encrypted (no or wrong password), no pages, bad
     ``pages``.
     """
-    import pypdfium2 as pdfium
-    import pypdfium2.raw as pdfium_c
+    pdfium = load()
+    pdfium_c = pdfium.raw
 
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: no such file")
     pw = None if password is None else (password + "\x00").encode("utf-8")
-    handle = pdfium_c.FPDF_LoadDocument((str(path.resolve()) + "\x00").encode("utf-8"), pw)
+    with owned():  # the error code belongs to this load: no other call in between
+        handle = pdfium_c.FPDF_LoadDocument((str(path.resolve()) + "\x00").encode("utf-8"), pw)
+        error = 0 if handle else pdfium_c.FPDF_GetLastError()
     if not handle:
-        raise InputError(_open_failure(path, pdfium_c.FPDF_GetLastError(), password))
+        raise InputError(_open_failure(path, error, password))
     raw = pdfium.PdfDocument(handle)  # owns the handle from here on: close() frees it
     try:
         total = len(raw)
@@ -280,7 +296,8 @@ def open_pdf(path, pages: str | None = None, password: str | None = None) -> Pdf
             raise InputError(f"{path.name}: the PDF has no pages")
         selected = parse_pages(pages, total)
     except BaseException:
-        raw.close()
+        with owned():
+            raw.close()
         raise
     return PdfDocument(path, raw, selected, password)
 

@@ -63,6 +63,7 @@ class PageInput:
     pdf_page: object | None = None
     decision: dict | None = None  # {"use_text_layer": bool, "reason": str} (PDF pages)
     blank: bool = False  # a PDF page that draws nothing: empty, not a scan
+    record: dict | None = None  # the record it was read with, when rebuilt from _model.json
 
 
 def read_page(inp: PageInput, engine, settings: Settings, *, path: str, emit: Callable,

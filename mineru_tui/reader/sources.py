@@ -13,6 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mineru_tui.errors import InputError
+from mineru_tui.pdf import classify_page, is_blank, open_pdf
+from mineru_tui.pdf.page_range import parse_pages  # the one --pages syntax (no pypdfium2)
+from mineru_tui.reader import images
 from mineru_tui.reader.pipeline import PageInput
 
 
@@ -26,18 +29,19 @@ class PageError:
     page_size: tuple[float, float] | None = None
 
 
-def open_source(path: Path, kind: str, pages: str | None, settings, *, classify: bool):
-    """(pages to read, iterator of PageInput | PageError, closer)."""
-    if kind == "pdf":
-        return _pdf_source(path, pages, classify)
-    return _image_source(path, pages)
+def open_source(path: Path, kind: str, pages: str | None, settings, *, classify: bool,
+                kept: dict[int, dict] | None = None):
+    """(pages to read, iterator of PageInput | PageError, closer).
+
+    Pages in ``kept`` (ordinal -> record, from the journal) come with their record and are
+    neither classified nor, unless the model read them (their pictures are cropped from the
+    image), rendered."""
+    if kind == "pdf":  # effort low reads only the text layer: no page needs an image
+        return _pdf_source(path, pages, classify, kept or {}, render=settings.effort != "low")
+    return _image_source(path, pages, kept or {})
 
 
-def _image_source(path: Path, pages: str | None):
-    from mineru_tui.reader import images
-
-    from mineru_tui.pdf.page_range import parse_pages  # the one --pages syntax (no pypdfium2)
-
+def _image_source(path: Path, pages: str | None, kept: dict[int, dict]):
     total = images.count_pages(path)
     wanted = parse_pages(pages, total)
 
@@ -52,22 +56,38 @@ def _image_source(path: Path, pages: str | None):
             except StopIteration:
                 yield PageError(ordinal, index + 1, "frame missing (truncated file)")
                 continue
-            yield PageInput(ordinal, page.index + 1, page.image, tuple(page.image.size))
+            yield PageInput(ordinal, page.index + 1, page.image, tuple(page.image.size),
+                            record=kept.get(ordinal))
 
     return len(wanted), gen(), lambda: None
 
 
-def _pdf_source(path: Path, pages: str | None, classify: bool):
-    from mineru_tui.pdf import classify_page, is_blank, open_pdf
+def _kept_page(ordinal: int, page, record: dict) -> PageInput:
+    """A PDF page an earlier run finished: its record, the page, and its image when the
+    model read it (pictures are cropped from it again)."""
+    model_read = record.get("mode") != "text-layer" and not record.get("blank") and record.get("blocks")
+    return PageInput(ordinal, int(page.index) + 1, page.render() if model_read else None,
+                     tuple(record["page_size"]), page, record.get("decision"),
+                     blank=bool(record.get("blank")), record=record)
 
+
+def _pdf_source(path: Path, pages: str | None, classify: bool, kept: dict[int, dict],
+                render: bool = True):
     pdf = open_pdf(path, pages)
     n = len(pdf)
 
     def gen() -> Iterator[PageInput | PageError]:
         for ordinal, page in enumerate(pdf):
             number = int(page.index) + 1
+            if ordinal in kept:
+                try:
+                    yield _kept_page(ordinal, page, kept[ordinal])
+                finally:
+                    page.close()
+                continue
             try:
-                image = page.render()  # MinerU's size: 200 dpi, long edge at most 3500 px
+                # MinerU's size: 200 dpi, long edge at most 3500 px
+                image = page.render() if render else None
                 decision = None
                 blank = is_blank(page)  # nothing drawn: an empty page, not a scan
                 if classify and not blank:

@@ -9,7 +9,14 @@ events. The output folder has what the app needs:
   model (:func:`mineru_tui.reader.rebuild`) for each page's own Markdown;
 * ``<stem>_middle.json`` (MinerU's middle JSON, every reader writes it): pages and blocks
   with boxes in page units, when there is no ``_model.json`` (Office files, older sets);
-* ``<stem>.md``: the whole Markdown, shown when pages have none of their own.
+* ``<stem>.md``: the whole Markdown, shown when pages have none of their own;
+* ``.<stem>.journal`` beside the set (the pages a run finished, ``reader/journal.py``): a
+  file cut off mid-way shows the pages it has.
+
+Nothing is rendered here: a record written by the app's reader carries its page's Markdown
+(``markdown``); an older record is rebuilt from the answers without the source file (its
+pictures and text-layer pages are then not re-read). Page images are rendered only when the
+Page tab shows one (:class:`mineru_tui.pdf.previews.Previews`).
 
 Runs in a worker thread of the app (it reads files); knows nothing of Textual.
 """
@@ -34,6 +41,8 @@ def load_detail(path: str, output: str) -> DetailLoaded:
     pages: list[PageRow] = []
     warnings: list[str] = []
     model = _read_json(folder / f"{stem}_model.json")
+    if not (isinstance(model, dict) and isinstance(model.get("pages"), list)):
+        model = _read_journal(folder.parent / f".{stem}.journal")
     if isinstance(model, dict) and isinstance(model.get("pages"), list):
         pages = _from_model_json(model, path)
         warnings = [w for p in pages for w in p.warnings]
@@ -54,6 +63,19 @@ def _read_text(path: Path, limit: int) -> str:
             return f.read(limit)
     except OSError:
         return ""
+
+
+def _read_journal(path: Path) -> dict | None:
+    """The pages a journal holds, in order, as ``_model.json``'s ``pages`` (None without one)."""
+    try:
+        if not path.is_file() or path.stat().st_size > JSON_LIMIT:
+            return None
+        from mineru_tui.reader.journal import read_records
+
+        records = read_records(path)
+    except (OSError, ValueError):
+        return None
+    return {"pages": [records[k] for k in sorted(records)]} if records else None
 
 
 def _read_json(path: Path):
@@ -105,15 +127,21 @@ def _from_model_json(model: dict, source: str) -> list[PageRow]:
 
 
 def _page_markdown(model: dict, n: int, source: str) -> list[str | None]:
-    """Each page's Markdown, as the reader's PageDone carried it (None when not rebuilt).
-    The source file, when it is still there, gives the pictures their place."""
+    """Each page's Markdown, as the reader's PageDone carried it (None when not known):
+    from the records when they carry it, else rebuilt from the answers without rendering."""
+    pages = model["pages"]
+    if all(isinstance(r, dict) and isinstance(r.get("markdown"), str) for r in pages):
+        return [r["markdown"] for r in pages]
     try:
         from mineru_tui.document import to_markdown
         from mineru_tui.reader import rebuild
 
-        doc = rebuild(model, source if Path(source).is_file() else None)
+        doc = rebuild(model, None)
         out: list[str | None] = []
-        for page in doc.pages:
+        for page, record in zip(doc.pages, pages):
+            if record.get("mode") == "text-layer" or record.get("fallback") == "text_layer":
+                out.append(None)  # its text is in the PDF, not in the record: not known here
+                continue
             one = copy(doc)
             one.pages = [page]
             out.append(to_markdown(one))

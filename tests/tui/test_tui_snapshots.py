@@ -32,7 +32,7 @@ sizes = pytest.mark.parametrize("size", list(SIZES))
 
 
 def fed_app(**kw) -> WatchApp:
-    return WatchApp(None, image_loader=page_image, **kw)
+    return WatchApp(None, image_loader=page_image, clock=lambda: 0.0, **kw)
 
 
 async def feed(pilot, events) -> None:

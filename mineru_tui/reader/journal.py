@@ -1,0 +1,168 @@
+"""Pages kept as they finish: a per-file journal beside the output set, to resume from.
+
+A page counts as done only once its record (the same record ``<stem>_model.json`` holds: the
+model's answers, or what the text layer gave) is appended to the journal and flushed to disk
+(``fsync``). A later run of the same file — the same bytes, the same reading settings (effort,
+mode, engine family, model, image analysis, token cap, pages) — takes those pages from the
+journal (rebuilt through the page outcomes, :mod:`.outcomes`, without the model) and reads only
+the others, whether the earlier run was quit, cancelled, interrupted, killed or cut by a power
+loss. The set it writes is byte-identical to an uninterrupted run's (apart from timings).
+
+The file is JSON lines: a header with the identity, then one line per finished page with a
+CRC-32 of its record. A torn or damaged line (the write a kill or a power cut interrupted)
+and everything after it are dropped, never read; the file is cut back to the last whole line.
+A different identity starts over and says why in one line. Pages that failed are not kept:
+the next run tries them again. The journal is removed once the complete set is written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FORMAT = "mineru-tui page journal 1"
+SETTINGS = ("effort", "mode", "engine", "model", "image_analysis", "max_new_tokens", "pages")
+
+
+def identity(path: Path, settings, engine, pages: str | None) -> dict:
+    """What a resume must match: the file's bytes (SHA-256) and the reading settings."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return {"sha256": digest.hexdigest(), "effort": settings.effort, "mode": settings.mode,
+            "engine": getattr(engine, "name", None) if settings.effort != "low" else None,
+            "model": (getattr(engine, "model_id", None) or None) if settings.effort != "low" else None,
+            "image_analysis": settings.image_analysis, "max_new_tokens": settings.max_new_tokens,
+            "pages": pages}
+
+
+def _why_different(old: dict, new: dict) -> str | None:
+    """None when ``old`` (the journal's) and ``new`` identities match, else why not."""
+    if old.get("sha256") != new["sha256"]:
+        return "the file changed since the earlier run"
+    changed = []
+    for key in SETTINGS:
+        a, b = old.get(key), new.get(key)
+        if key == "model" and (a is None or b is None):  # not known before the engine loads
+            continue
+        if a != b:
+            changed.append(f"{key.replace('_', ' ')} {a} → {b}")
+    return f"the reading settings changed ({', '.join(changed)})" if changed else None
+
+
+def _crc(record: dict) -> int:
+    return zlib.crc32(json.dumps(record, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+
+
+@dataclass
+class Journal:
+    """An open journal: ``done`` maps page ordinals to the records kept; ``note`` is the one
+    line saying what was found (resumed, or started over and why), None for a fresh start."""
+
+    path: Path
+    ident: dict = field(default_factory=dict)
+    done: dict[int, dict] = field(default_factory=dict)
+    note: str | None = None
+    _file: object = None
+
+    @classmethod
+    def open(cls, path: Path, ident: dict) -> Journal:
+        """Open the journal at ``path`` for a run with identity ``ident`` (nothing is written
+        until the first page is kept: a file that fails early leaves no journal)."""
+        journal = cls(Path(path), ident=ident)
+        header, done, good = _read(journal.path)
+        if header is not None:
+            why = _why_different(header, ident)
+            if why is None:
+                journal.done = done
+                if good is not None:  # a torn tail: cut back to the last whole line
+                    with open(journal.path, "r+b") as f:
+                        f.truncate(good)
+                        os.fsync(f.fileno())
+                journal._file = open(journal.path, "a", encoding="utf-8")
+            else:
+                journal.note = f"started over: {why}"
+        return journal
+
+    def keep(self, ordinal: int, record: dict) -> None:
+        """Append a finished page's record and flush it to disk before returning."""
+        if self._file is None:  # the first page kept: a new journal replaces any other
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_name(self.path.name + ".new")
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(json.dumps({"format": FORMAT, **self.ident}, ensure_ascii=False) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path)
+            _sync_dir(self.path.parent)
+            self._file = open(self.path, "a", encoding="utf-8")
+        line = json.dumps({"page": ordinal, "crc": _crc(record), "record": record}, ensure_ascii=False)
+        self._file.write(line + "\n")
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        self.done[ordinal] = record
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def remove(self) -> None:
+        """The set is complete and written: the journal is no longer needed."""
+        self.close()
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def read_records(path: Path) -> dict[int, dict]:
+    """The records a journal holds, by page ordinal (whatever its identity; for display)."""
+    return _read(Path(path))[1]
+
+
+def _read(path: Path) -> tuple[dict | None, dict[int, dict], int | None]:
+    """(header, records by ordinal, length to cut the file to when its tail is torn)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None, {}, None
+    header, done, pos = None, {}, 0
+    while pos < len(data):
+        end = data.find(b"\n", pos)
+        if end < 0:
+            break  # no newline: the last write was cut
+        try:
+            entry = json.loads(data[pos:end].decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            break
+        if header is None:
+            if not isinstance(entry, dict) or entry.get("format") != FORMAT:
+                return None, {}, None
+            header = entry
+        elif (isinstance(entry, dict) and isinstance(entry.get("record"), dict)
+              and entry.get("crc") == _crc(entry["record"]) and isinstance(entry.get("page"), int)):
+            done[entry["page"]] = entry["record"]
+        else:
+            break
+        pos = end + 1
+    return header, done, (pos if pos < len(data) else None)
+
+
+def _sync_dir(folder: Path) -> None:
+    """Make a rename in ``folder`` durable (where the platform allows it)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -1,0 +1,214 @@
+"""Finished pages are kept in a journal beside the output set, and a later run resumes after
+them with the same outputs (reader/journal.py): after a cancel, a SIGKILL, a torn last record;
+changed bytes or settings start over and say so."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from mineru_tui.convert import ConvertOptions, convert
+from mineru_tui.events import PageDone, PagesResumed
+from mineru_tui.output import journal_path, write_outputs
+from mineru_tui.reader import PagesInterrupted
+from mineru_tui.reader.journal import Journal
+from tests import pdf_fixtures as pf
+from tests.scripted_engine import ScriptedEngine, layout_line
+
+ROOT = Path(__file__).resolve().parents[2]
+LAYOUT = (layout_line(100, 40, 900, 80, "title") + layout_line(100, 100, 900, 300, "text")
+          + layout_line(100, 350, 900, 600, "table") + layout_line(100, 650, 500, 900, "image")
+          + layout_line(100, 905, 500, 930, "image_caption"))
+
+
+def answer(request) -> str:
+    if "Layout" in request.prompt:
+        return LAYOUT
+    if "Table" in request.prompt:
+        return "<fcel>a<fcel>b<nl><fcel>1<fcel>2<nl>"
+    return f"words {len(request.prompt)}"
+
+
+def mixed_pdf(path: Path, pages: int = 6) -> Path:
+    """Text pages, scans (an image only) and a blank page, in turn."""
+    kinds = [pf.Page(items=list(pf.text_lines([f"Page {n} carries its own words in a line.",
+                                               "A second line of plain text follows here."])))
+             if n % 3 == 0 else pf.Page(items=[pf.Image(0, 0, 612, 792)]) if n % 3 == 1 else pf.Page()
+             for n in range(pages)]
+    return pf.write_pdf(path, kinds)
+
+
+def output_set(folder: Path) -> dict[str, bytes]:
+    """Every file of a set, with what differs between any two runs blanked: timings
+    (``seconds``), and the creation time and random file ID PDFium gives ``_layout.pdf``."""
+    def same(data: bytes) -> bytes:
+        data = re.sub(rb'"seconds": [0-9.e-]+', b'"seconds": 0', data)
+        data = re.sub(rb"/CreationDate\(D:[0-9+']+\)", b"/CreationDate()", data)
+        return re.sub(rb"/ID\[<[0-9A-F]+><[0-9A-F]+>\]", b"/ID[]", data)
+
+    return {str(p.relative_to(folder)): same(p.read_bytes())
+            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != "manifest.json"}
+
+
+def run(pdf: Path, out: Path, engine=None, cancel_after: int | None = None, **kw):
+    """Read ``pdf`` as ``parse -o out`` does; returns (doc or None when cancelled, events)."""
+    events, cancel = [], threading.Event()
+
+    def on_event(e):
+        events.append(e)
+        if cancel_after is not None and isinstance(e, PageDone) and e.page + 1 == cancel_after:
+            cancel.set()
+
+    options = ConvertOptions(engine=engine, journal=journal_path(out, pdf.stem), **kw)
+    try:
+        doc = convert(pdf, options, on_event=on_event, cancel=cancel)
+    except PagesInterrupted:
+        return None, events
+    write_outputs(doc, out, pdf.stem, source=pdf)
+    return doc, events
+
+
+def model_prompts(engine) -> int:
+    return sum(1 for call in engine.calls for r in call if "Layout" in r.prompt)
+
+
+@pytest.mark.parametrize("effort", ["medium", "low"])
+def test_cancel_then_resume_reads_only_the_rest_and_writes_the_same_set(tmp_path, effort):
+    pdf = mixed_pdf(tmp_path / "doc.pdf")
+    engine = ScriptedEngine(answer) if effort != "low" else None
+    whole, _ = run(pdf, tmp_path / "whole", engine, effort=effort)
+    assert not journal_path(tmp_path / "whole", "doc").exists()  # removed once the set is written
+    expected = output_set(tmp_path / "whole" / "doc")
+
+    out = tmp_path / "resumed"
+    first = ScriptedEngine(answer) if engine else None
+    doc, _ = run(pdf, out, first, cancel_after=4, effort=effort)
+    assert doc is None and journal_path(out, "doc").exists()
+    second = ScriptedEngine(answer) if engine else None
+    doc, events = run(pdf, out, second, effort=effort)
+    [note] = [e for e in events if isinstance(e, PagesResumed)]
+    if engine:
+        assert (note.page, note.kept, note.pages) == (4, 4, 6)
+        assert note.note == "resumed at page 5 of 6 (4 pages kept from an earlier run)"
+    else:  # the scans failed (they need the model): failed pages are not kept, but tried again
+        assert (note.page, note.kept, note.pages) == (1, 3, 6)
+        assert note.note == "resumed at page 2 of 6 (3 pages kept from an earlier run)"
+    if engine:  # pages 5 and 6: a scan (one layout call) and a blank page (none)
+        assert model_prompts(first) == 3 and model_prompts(second) == 1
+    assert [e.page for e in events if isinstance(e, PageDone)] == list(range(6))
+    assert output_set(out / "doc") == expected
+    assert not journal_path(out, "doc").exists()
+
+
+def test_torn_last_record_is_dropped_and_the_page_read_again(tmp_path):
+    pdf = mixed_pdf(tmp_path / "doc.pdf", 3)
+    out = tmp_path / "out"
+    run(pdf, out, ScriptedEngine(answer), cancel_after=2)
+    journal = journal_path(out, "doc")
+    lines = journal.read_bytes().splitlines(keepends=True)
+    assert len(lines) == 3  # the header and two pages
+    journal.write_bytes(b"".join(lines[:2]) + lines[2][: len(lines[2]) // 2])  # cut mid-record
+    engine = ScriptedEngine(answer)
+    doc, events = run(pdf, out, engine)
+    [note] = [e for e in events if isinstance(e, PagesResumed)]
+    assert note.kept == 1 and note.page == 1
+    assert model_prompts(engine) == 1  # page 2 (a scan) again; page 3 is blank
+    whole, _ = run(pdf, tmp_path / "whole", ScriptedEngine(answer))
+    assert output_set(out / "doc") == output_set(tmp_path / "whole" / "doc")
+
+
+def test_a_damaged_record_ends_what_is_read(tmp_path):
+    path = tmp_path / "j"
+    ident = {"sha256": "x", "effort": "medium", "mode": "two-stage"}
+    j = Journal.open(path, ident)
+    j.keep(0, {"a": 1})
+    j.keep(1, {"a": 2})
+    j.keep(2, {"a": 3})
+    j.close()
+    lines = path.read_text().splitlines(keepends=True)
+    lines[2] = lines[2].replace('"a": 2', '"a": 9')  # a bit flip the CRC catches
+    path.write_text("".join(lines))
+    again = Journal.open(path, ident)
+    assert again.done == {0: {"a": 1}} and again.note is None
+    again.close()
+    assert len(path.read_text().splitlines()) == 2  # cut back to the last whole record
+
+
+def test_changed_settings_or_bytes_start_over_and_say_so(tmp_path):
+    pdf = mixed_pdf(tmp_path / "doc.pdf", 4)
+    out = tmp_path / "out"
+    run(pdf, out, ScriptedEngine(answer), cancel_after=3)
+    engine = ScriptedEngine(answer)
+    doc, events = run(pdf, out, engine, effort="high")
+    [note] = [e for e in events if isinstance(e, PagesResumed)]
+    assert note.kept == 0 and note.note == "started over: the reading settings changed (effort medium → high)"
+    assert model_prompts(engine) == 3  # every page again (two text pages, a scan; one is blank)
+
+    run(pdf, out, ScriptedEngine(answer), cancel_after=2)
+    mixed_pdf(pdf, 5)  # the file is replaced by another
+    doc, events = run(pdf, out, ScriptedEngine(answer))
+    [note] = [e for e in events if isinstance(e, PagesResumed)]
+    assert note.note == "started over: the file changed since the earlier run" and len(doc.pages) == 5
+
+
+KILLER = """
+import os, signal, sys
+from pathlib import Path
+from mineru_tui.convert import ConvertOptions, convert
+from mineru_tui.events import PageDone
+from mineru_tui.output import journal_path, write_outputs
+from tests.reader.test_journal import answer
+from tests.scripted_engine import ScriptedEngine
+
+pdf, out, kill_at = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+engine = ScriptedEngine(answer)
+
+def on_event(e):
+    if isinstance(e, PageDone) and e.page + 1 == kill_at:
+        os.kill(os.getpid(), signal.SIGKILL)  # as a power cut would: nothing runs after it
+
+doc = convert(pdf, ConvertOptions(engine=engine, journal=journal_path(out, pdf.stem)), on_event=on_event)
+write_outputs(doc, out, pdf.stem, source=pdf)
+print(sum(1 for call in engine.calls for r in call if "Layout" in r.prompt))
+"""
+
+
+def test_sigkill_keeps_every_finished_page(tmp_path):
+    pdf = mixed_pdf(tmp_path / "doc.pdf", 5)
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    killed = subprocess.run([sys.executable, "-c", KILLER, str(pdf), str(out), "2"], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert killed.returncode == -signal.SIGKILL
+    resumed = subprocess.run([sys.executable, "-c", KILLER, str(pdf), str(out), "0"], cwd=ROOT, env=env,
+                             capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stdout.split() == ["2"]  # pages 3-5: blank (no call), text and scan (a layout call each)
+    whole, _ = run(pdf, tmp_path / "whole", ScriptedEngine(answer))
+    assert output_set(out / "doc") == output_set(tmp_path / "whole" / "doc")
+
+
+def test_restore_shows_pages_from_disk_without_the_source(tmp_path):
+    from mineru_tui.tui.restore import load_detail
+
+    pdf = mixed_pdf(tmp_path / "doc.pdf", 4)
+    out = tmp_path / "out"
+    events = []
+    options = ConvertOptions(engine=ScriptedEngine(answer), page_markdown=True, journal=journal_path(out, "doc"))
+    doc = convert(pdf, options, on_event=events.append)
+    write_outputs(doc, out, "doc", source=pdf)
+    shown = {e.page: e.markdown for e in events if isinstance(e, PageDone)}
+    pdf.unlink()  # nothing can be rendered or re-read: the records carry each page's Markdown
+    detail = load_detail(str(pdf), str(out / "doc"))
+    assert [p.markdown for p in detail.pages] == [shown[k] for k in range(4)]
+
+    # a file cut off mid-way: its pages from the journal beside the (missing) set
+    pdf = mixed_pdf(tmp_path / "doc2.pdf", 4)
+    run(pdf, out, ScriptedEngine(answer), cancel_after=2, page_markdown=True)
+    detail = load_detail(str(pdf), str(out / "doc2"))
+    assert len(detail.pages) == 2 and "words" in detail.pages[0].markdown
