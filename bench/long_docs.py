@@ -10,8 +10,8 @@ Test files are built at run time from the repo's public PDFs (``tests/corpus/pdf
 * a scan of N pages: the same pages rendered at 100 dpi and saved as an image-only PDF,
   read at the default effort by the scripted page reader (``tests/scripted_engine.py``: the
   real page pipeline — render, layout image, crops, post-processing, mapping, outputs — with
-  answers replayed instead of a model), through ``convert`` and ``write_outputs`` as
-  ``parse -o`` does.
+  answers replayed instead of a model; it is told not to keep the requests it saw), through
+  ``convert`` and ``write_outputs`` as ``parse -o`` does.
 
 Each run is its own process; wall time, CPU time (user + system) and peak RSS come from
 ``os.wait4`` on it (the page probe's child process is separate and small).
@@ -61,7 +61,13 @@ def answer(request):
         return LAYOUT
     return "<fcel>a<fcel>b<nl>" if "Table" in request.prompt else "Some words read from the page."
 
-options = ConvertOptions(engine=ScriptedEngine(answer), journal=journal_path(out, pdf.stem))
+class Forget(list):  # the test double records every request (images too): not here
+    def append(self, item):
+        pass
+
+engine = ScriptedEngine(answer)
+engine.calls = Forget()
+options = ConvertOptions(engine=engine, journal=journal_path(out, pdf.stem))
 doc = convert(pdf, options)
 write_outputs(doc, out, pdf.stem, source=pdf)
 """
@@ -165,6 +171,7 @@ def kill_runs(work: Path, pages: int, kills: int, seed: int) -> dict:
         runs.append(r["exit"])
         if r["exit"] == 0:  # it finished before the kill: start again from nothing
             shutil.rmtree(out)
+            counter.unlink()
     final = scripted(pdf, out, counter)
     same = output_set(work / "whole" / pdf.stem) == output_set(out / pdf.stem)
     requests = len(counter.read_text().splitlines())
