@@ -168,8 +168,9 @@ def kill_runs(work: Path, pages: int, kills: int, seed: int) -> dict:
     runs = []
     for _ in range(kills):
         r = scripted(pdf, out, counter, kill_after=rng.uniform(0.5, whole["wall_s"]))
-        runs.append(r["exit"])
-        if r["exit"] == 0:  # it finished before the kill: start again from nothing
+        runs.append("finished" if r["exit"] == 0 else r["exit"])
+        finished = (out / pdf.stem).is_dir() and not (out / f".{pdf.stem}.journal").exists()
+        if finished:  # the set was whole before the kill (journal removed): start from nothing
             shutil.rmtree(out)
             counter.unlink()
     final = scripted(pdf, out, counter)
