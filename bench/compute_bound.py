@@ -23,7 +23,7 @@ import numpy as np
 
 def image_patches(size: tuple[int, int], pre) -> int:
     """Patches the vision tower sees for an image of ``size`` (w, h), after ``smart_resize``."""
-    from mineru_tui.engines.numpy.preprocess import smart_resize
+    from mineru_tui.engines.qwen2vl.preprocess import smart_resize
 
     w, h = size
     rh, rw = smart_resize(h, w, pre.factor, pre.min_pixels, pre.max_pixels)

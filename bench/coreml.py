@@ -31,7 +31,7 @@ def _page(path: str | None):
 
     if path:
         return Image.open(path).convert("RGB")
-    from mineru_tui.bundles.verify import builtin_page
+    from mineru_tui.engines.bundle_files.verify import builtin_page
     import io
 
     return Image.open(io.BytesIO(builtin_page(816, 1056))).convert("RGB")  # a letter page at 96 dpi
@@ -71,9 +71,9 @@ def main() -> None:
     if sys.platform != "darwin":
         sys.exit("error: bench/coreml.py measures Core ML and needs macOS 15+; "
                  "on Linux use `mineru-tui bundle verify` and bench/coreml_build.py")
-    from mineru_tui.bundles.locations import default_bundle_dir
-    from mineru_tui.bundles.runtime import compiled_path, open_bundle_model
-    from mineru_tui.bundles.manifest import Manifest
+    from mineru_tui.engines.bundle_files.locations import default_bundle_dir
+    from mineru_tui.engines.coreml.runtime import compiled_path, open_bundle_model
+    from mineru_tui.engines.bundle_files.manifest import Manifest
 
     bundle = Path(args.bundle) if args.bundle else default_bundle_dir(args.model)
     man = Manifest.read(bundle)

@@ -53,7 +53,7 @@ def main() -> None:
     if str(REPO) not in sys.path:
         sys.path.append(str(REPO))  # after PYTHONPATH: another checkout given there wins
     import mineru_tui
-    from mineru_tui.bundles.openvino.bundle import open_openvino_model
+    from mineru_tui.engines.openvino.bundle import open_openvino_model
 
     model = open_openvino_model(str(args.ckpt), precision=args.precision, save=True)
     res: dict = {"code": str(Path(mineru_tui.__file__).parent), "precision": args.precision,

@@ -186,8 +186,8 @@ def blas_info() -> list[dict]:
 def decode_steps(model, batch: int, context: int, steps: int, room: int = 0) -> dict:
     """Time ``steps`` decode steps of ``batch`` rows at ``context`` cached tokens (random cache),
     in a cache with ``room`` slots beyond the context (at least ``steps``)."""
-    from mineru_tui.engines.numpy.rope import mrope_cos_sin
-    from mineru_tui.engines.numpy.sampling import LogitsProcessor, SamplingParams, greedy
+    from mineru_tui.engines.qwen2vl.rope import mrope_cos_sin
+    from mineru_tui.engines.qwen2vl.sampling import LogitsProcessor, SamplingParams, greedy
 
     tc = model.config.text
     text = model.text
@@ -220,7 +220,7 @@ def run(ckpt: Path, args) -> dict:
     """The measurements (in a fresh process, so peak RSS is the engine's own)."""
     sys.path.insert(0, str(REPO))
     from mineru_tui.engines.numpy import load_model
-    from mineru_tui.engines.numpy.preprocess import preprocess_image
+    from mineru_tui.engines.qwen2vl.preprocess import preprocess_image
 
     res: dict = {"python": platform.python_version(), "numpy": np.__version__, "nproc": os.cpu_count()}
     with open("/proc/cpuinfo") as f:
@@ -230,7 +230,7 @@ def run(ckpt: Path, args) -> dict:
     t = time.perf_counter()
     res["engine"] = args.engine
     if args.engine == "openvino":  # the bundle in the cache folder when built, else graphs in memory
-        from mineru_tui.bundles.openvino.bundle import open_openvino_model
+        from mineru_tui.engines.openvino.bundle import open_openvino_model
 
         model = open_openvino_model(str(ckpt), precision=args.precision, progress=lambda s: print(s, file=sys.stderr),
                                     decoder_activations=args.decoder_activations)
@@ -291,8 +291,8 @@ def hf_run(ckpt: Path, args) -> dict:
     from transformers import DynamicCache, Qwen2VLForConditionalGeneration
 
     sys.path.insert(0, str(REPO))
-    from mineru_tui.engines.numpy.checkpoint import load_checkpoint
-    from mineru_tui.engines.numpy.preprocess import preprocess_image
+    from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint
+    from mineru_tui.engines.qwen2vl.preprocess import preprocess_image
 
     res: dict = {"transformers": transformers.__version__, "torch": torch.__version__, "torch_threads": torch.get_num_threads()}
     t = time.perf_counter()

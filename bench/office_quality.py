@@ -9,7 +9,7 @@ Typical run, from the repository root (see docs/office-quality.md for the full r
 
     python bench/office_corpus.py --clone        # the wide corpus, once
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/office_quality.py \\
-        --run-peers --doc docs/office-quality.md
+        --run-peers --doc bench/results/DATE-office-quality.md
 
 Peers run in their own venvs through ``bench/office_peers.py`` (outputs cached under
 ``--work``); their Pythons default to ``.peer-venvs/<venv>/bin/python`` in the repository

@@ -30,9 +30,10 @@ from __future__ import annotations
 import posixpath
 import re
 import zipfile
-from dataclasses import dataclass, field
 
 from lxml import etree
+from truth_record import METRICS, Truth  # noqa: F401  (METRICS: re-exported for office_quality)
+from web_truth import web_kind, web_truth
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 A = "http://schemas.openxmlformats.org/drawingml/2006/main"
@@ -51,25 +52,6 @@ STRICT = {  # ISO strict namespaces → transitional ones
     "http://purl.oclc.org/ooxml/officeDocument/relationships": R,
     "http://purl.oclc.org/ooxml/spreadsheetml/main": S,
 }
-
-METRICS = ("tables", "headings", "equations", "links", "list_items", "images", "merged")
-
-
-@dataclass
-class Truth:
-    """Reference text and structural counts of one source file."""
-
-    text: str = ""
-    counts: dict[str, int] = field(default_factory=lambda: {m: 0 for m in METRICS})
-    notes: list[str] = field(default_factory=list)
-    # short samples of what each count is made of (for the "what's missing" report)
-    samples: dict[str, list[str]] = field(default_factory=lambda: {m: [] for m in METRICS})
-
-    def add(self, metric: str, sample: str = "") -> None:
-        self.counts[metric] += 1
-        if sample and len(self.samples[metric]) < 40:
-            self.samples[metric].append(sample[:80])
-
 
 def _q(ns: str, tag: str) -> str:
     return f"{{{ns}}}{tag}"
@@ -477,7 +459,6 @@ def truth(path: str, kind: str) -> Truth:
     """Read the reference of one file of ``kind`` ("docx", "pptx" or "xlsx"; the web
     kinds of ``bench/web_truth.py`` too)."""
     if kind not in ("docx", "pptx", "xlsx"):
-        from web_truth import web_truth
         return web_truth(path, kind)
     t = Truth()
     try:
@@ -491,8 +472,6 @@ def truth(path: str, kind: str) -> Truth:
 def kind_of(path: str) -> str | None:
     """The OOXML kind of ``path`` from its content types (not its name); for other files
     the web kind its name gives (``bench/web_truth.py``), if any."""
-    from web_truth import web_kind
-
     try:
         with zipfile.ZipFile(path) as z:
             ct = z.read("[Content_Types].xml").decode("utf-8", "replace")

@@ -13,7 +13,7 @@ argmax), so the token counts are those of a real page while the weights are rand
   forced ids are the text's ids cycled to those counts (the cost of a step does not depend
   on which id it is).
 
-Runs, all through :class:`mineru_tui.engines.numpy.engine.NumpyEngine` and the page reader's
+Runs, all through the engine interface (:class:`mineru_tui.engines.qwen2vl.engine.HostEngine`) and the page reader's
 own crops, prompts and knobs (:mod:`mineru_tui.reader.protocol`):
 
 1. layout: the 1036x1036 page image → vision, prefill, decode of the layout answer;
@@ -30,6 +30,21 @@ Each recognition run reports its live rows per decode step (decode tokens / deco
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/pages.py [--quick] \\
         [--ckpt CKPT] [--engines numpy,openvino,llama-cpp --gguf GGUF_DIR] [--effort high|default]
         [--json pages-bench.json]
+
+``--through parse`` measures the path a user runs beside those engine-only figures, in one run
+and one loaded model: a scan (``--parse-pages`` letter pages of the bench page's image; the model
+reads every block) and a born-digital PDF (the same pages with their text-like blocks' text
+drawn in Helvetica: the default effort fills those from the text layer) are read through
+``convert()`` — the engine as ``parse`` opens it (a ``LazyEngine``), the page reader and its
+scheduler, the output set written — with the answers forced by ``bench/forced_engine.py``
+(every real decode step runs, then the scheduled token is taken, and each request ends with
+its scripted answer: the layout above, and each block's answer found by its prompt and crop
+size). Per document: pages per minute, seconds per engine stage and outside the engine, the
+requests of each ``stream`` call the page reader made, and the rows each decode step carried;
+beside them the engine-only page (runs 1 + 2 for the scan, 1 + 5 for the PDF)::
+
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/pages.py --through parse \
+        [--parse-pages 3] [--parse-docs scan,digital] [--json pages-parse.json]
 
 ``--engines`` runs each engine in its own process (its own peak memory), one after the other.
 ``--effort high`` reads every block with the model (a scan, or ``--effort high`` on a text PDF);
@@ -159,7 +174,7 @@ def run_forced(engine, requests, schedules, max_batch, continuous=True):
     ``max_batch`` rows refilled as they end (``continuous``), or in fixed chunks of
     ``max_batch``; returns summed stage seconds and token counts."""
     from mineru_tui.engines.events import Done
-    from mineru_tui.engines.numpy import generate
+    from mineru_tui.engines.qwen2vl import generate
 
     totals = dict(preprocess_s=0.0, vision_s=0.0, vision_tokens=0, prefill_s=0.0, prefill_tokens=0,
                   decode_s=0.0, decode_tokens=0, decode_steps=0, generated=0, wall_s=0.0)
@@ -279,7 +294,18 @@ def main() -> None:
                     help="only every block read by the model (high) or the default effort on a text PDF")
     ap.add_argument("--gguf", type=Path, help="llama-cpp: the checkpoint converted to GGUF (gguf_export)")
     ap.add_argument("--no-bounds", action="store_true", help="skip measuring the CPU's peaks (compute bounds)")
+    ap.add_argument("--through", choices=("engine", "parse"), default="engine",
+                    help="parse: also read a multi-page scan and PDF through convert() (the real path)")
+    ap.add_argument("--parse-pages", type=int, default=3, help="--through parse: pages in each document")
+    ap.add_argument("--parse-docs", default="scan,digital", help="--through parse: which documents")
+    ap.add_argument("--parse-modes", default="cross",
+                    help="--through parse: cross (pages batched across the document, as parse does), "
+                         "alone (page by page), or both comma-separated, taking turns")
     args = ap.parse_args()
+    if args.through == "parse":  # the engine-only figures beside it: the layout and runs 2 and 5
+        args.quick = True
+        if names_of(args) != ["numpy"]:
+            sys.exit("bench/pages.py: --through parse forces answers on the numpy host loop: --engines numpy")
     if not (args.ckpt / "config.json").is_file():
         sys.exit(f"bench/pages.py: no checkpoint at {args.ckpt}: make one with "
                  "`python bench/engine.py --keep` (or pass --ckpt DIR)")
@@ -308,9 +334,17 @@ def main() -> None:
     if names[0] == "openvino":
         prebuild_openvino_bundle(args.ckpt, dict(extra))
     t0 = time.perf_counter()
+    lazy = None
     try:
-        engine = open_engine(EngineOptions(engine=names[0], model=str(args.gguf if served else args.ckpt),
-                                           concurrency=8 if served else 0, extra=extra))
+        options = EngineOptions(engine=names[0], model=str(args.gguf if served else args.ckpt),
+                                concurrency=8 if served else 0, extra=extra)
+        if args.through == "parse":  # as parse opens it: the page reader is given the LazyEngine
+            from mineru_tui.engines import LazyEngine
+
+            lazy = LazyEngine(options)
+            engine = lazy.get()
+        else:
+            engine = open_engine(options)
     except EngineError as e:
         sys.exit(f"bench/pages.py: {names[0]}: {e}")
     load_s = time.perf_counter() - t0
@@ -392,6 +426,8 @@ def main() -> None:
         # 4. every block, one at a time
         results["recognition_b1"] = run_forced(engine, requests, sched, 1)
         print("recognition batch 1", results["recognition_b1"], flush=True)
+    if lazy is not None:
+        through_parse(args, results, lazy)
     engine.close()
     finish(args, results)
 
@@ -402,9 +438,9 @@ def prebuild_openvino_bundle(ckpt: Path, extra: dict) -> None:
     checkpoint's pages, is not the engine's)."""
     import subprocess
 
-    from mineru_tui.bundles.errors import BundleError
-    from mineru_tui.bundles.openvino.bundle import check_openvino_bundle, openvino_bundle_dir
-    from mineru_tui.engines.numpy.checkpoint import load_checkpoint
+    from mineru_tui.engines.bundle_files.errors import BundleError
+    from mineru_tui.engines.openvino.bundle import check_openvino_bundle, openvino_bundle_dir
+    from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint
 
     if extra.get("bundle"):
         return
@@ -420,7 +456,7 @@ def prebuild_openvino_bundle(ckpt: Path, extra: dict) -> None:
 
 
 def _tokenizer(ckpt: Path):
-    from mineru_tui.engines.numpy.tokenizer import Tokenizer
+    from mineru_tui.engines.qwen2vl.tokenizer import Tokenizer
 
     return Tokenizer.from_dir(ckpt)
 
@@ -432,7 +468,7 @@ def add_bounds(args, results: dict) -> None:
     """Each run's FLOPs per stage and its compute bound (FLOPs over the measured peak; decode:
     the larger of that and weight bytes over the measured bandwidth); a table per page."""
     import bench.compute_bound as cb
-    from mineru_tui.engines.numpy.config import load_model_config, load_preprocessor_config
+    from mineru_tui.engines.qwen2vl.config import load_model_config, load_preprocessor_config
 
     cfg, pre = load_model_config(args.ckpt), load_preprocessor_config(args.ckpt)
     name = results["engine"]
@@ -477,6 +513,159 @@ def add_bounds(args, results: dict) -> None:
             print(f"    {stage:8s} {m:9.1f} {b:9.2f}   ({m / b:.1f}x)" if b else f"    {stage:8s} {m:9.1f}")
 
 
+# ---------------------------------------------------------------- --through parse (the real path)
+
+
+def write_documents(folder: Path, pages: int) -> dict[str, Path]:
+    """Two PDFs of ``pages`` letter pages, each page the bench page: ``scan.pdf`` holds only
+    its image (the model reads every block), ``digital.pdf`` draws the text of its text-like
+    blocks over it in Helvetica (the default effort fills those from the text layer)."""
+    import ctypes
+    import io
+
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+
+    from mineru_tui.pdf.blocks_text import TEXT_LAYER_TYPES
+
+    buf = io.BytesIO()
+    page_image().save(buf, "JPEG", quality=85)
+    jpeg = buf.getvalue()
+    out = {}
+    for name, with_text in (("scan", False), ("digital", True)):
+        doc = pdfium.PdfDocument.new()
+        w, h = 612.0, 792.0  # letter: 1700 x 2200 px at MinerU's 200 dpi
+        for _ in range(pages):
+            page = doc.new_page(w, h)
+            image = pdfium.PdfImage.new(doc)
+            image.load_jpeg(io.BytesIO(jpeg), inline=True)  # pypdfium2 closes the buffer
+            image.set_matrix(pdfium.PdfMatrix().scale(w, h))
+            page.insert_obj(image)
+            for kind, x0, y0, x1, y1, spec in BLOCKS if with_text else ():
+                if kind not in TEXT_LAYER_TYPES:
+                    continue
+                text = block_answer(kind, spec)[0]
+                size = 7.0
+                per_line = max(1, int((x1 - x0) / 1000 * w / (0.5 * size)))
+                top = h - y0 / 1000 * h - size
+                for k in range(0, len(text), per_line):
+                    if top < h - y1 / 1000 * h:
+                        break
+                    obj = pdfium_c.FPDFPageObj_NewTextObj(doc, b"Helvetica", size)
+                    words = (text[k:k + per_line] + "\x00").encode("utf-16-le")
+                    cbuf = ctypes.create_string_buffer(words, len(words))
+                    pdfium_c.FPDFText_SetText(obj, ctypes.cast(cbuf, ctypes.POINTER(pdfium_c.FPDF_WCHAR)))
+                    pdfium_c.FPDFPageObj_Transform(obj, 1, 0, 0, 1, x0 / 1000 * w + 2, top)
+                    pdfium_c.FPDFPage_InsertObject(page.raw, obj)
+                    top -= size * 1.2
+            page.gen_content()
+            page.close()
+        out[name] = folder / f"{name}.pdf"
+        doc.save(str(out[name]))
+        doc.close()
+    return out
+
+
+def answer_table(tok_stop=None):
+    """``answer_for(request)`` for :class:`bench.forced_engine.ForcedEngine`: the layout
+    answer for the layout prompt, and each block's answer found by its prompt and crop size
+    (the page reader cuts the same crops from a 1700x2200 page as ``block_requests`` here)."""
+    from mineru_tui.reader import protocol
+
+    page = page_image()
+    lay_req = protocol.layout_request(page, None)
+    blocks = protocol.parse_layout(layout_answer())
+    requests, indices = protocol.block_requests(page, blocks, False, None)
+    table: dict[tuple, tuple[str, int]] = {}
+    for r, i in zip(requests, indices):
+        table.setdefault((r.prompt, r.image.size), block_answer(BLOCKS[i][0], BLOCKS[i][5]))
+    layout = (layout_answer(), LAYOUT_TOKENS_PER_BLOCK * len(BLOCKS))
+
+    def answer_for(request):
+        if request.prompt == lay_req.prompt:
+            return layout
+        found = table.get((request.prompt, request.image.size))
+        if found is None:  # a crop of another size (a page of another size): a short paragraph
+            return block_answer("text", 200)
+        return found
+
+    return answer_for
+
+
+def names_of(args) -> list[str]:
+    return [e.strip() for e in args.engines.split(",") if e.strip()]
+
+
+def through_parse(args, results: dict, lazy) -> None:
+    """Read ``scan.pdf`` and ``digital.pdf`` through ``convert()`` with the forced engine and
+    write their output sets: pages per minute on the real path and seconds per stage."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from forced_engine import ForcedEngine  # beside this script
+    from mineru_tui.convert import ConvertOptions, convert
+    from mineru_tui.events import EngineStage, PageDone
+    from mineru_tui.output import write_outputs
+
+    forced = ForcedEngine(lazy, answer_table())
+    model = forced._model_of(lazy)
+    text = model.text
+    step_fn = text.step
+    hist: dict[int, int] = {}
+
+    def counting_step(inputs_embeds, *a, **kw):  # rows of each decode step
+        if inputs_embeds.shape[1] == 1:
+            hist[inputs_embeds.shape[0]] = hist.get(inputs_embeds.shape[0], 0) + 1
+        return step_fn(inputs_embeds, *a, **kw)
+
+    text.step = counting_step
+    results["continuous_batching_seen"] = bool(getattr(forced, "continuous_batching", False))
+    from mineru_tui.reader import lookahead
+
+    applies = lookahead.applies
+    with tempfile.TemporaryDirectory(prefix="pages-parse-") as tmp:
+        docs = write_documents(Path(tmp), args.parse_pages)
+        runs = [(name, mode) for name in args.parse_docs.split(",") for mode in args.parse_modes.split(",")]
+        for name, mode in runs:
+            # "alone": the page reader as before cross-page batching (one page at a time)
+            lookahead.applies = applies if mode == "cross" else (lambda engine, settings: False)
+            stages: dict[str, float] = {}
+            page_s: list[float] = []
+
+            def on_event(ev, stages=stages, page_s=page_s):
+                if isinstance(ev, EngineStage):
+                    stages[ev.stage] = stages.get(ev.stage, 0.0) + ev.seconds
+                elif isinstance(ev, PageDone):
+                    page_s.append(ev.seconds)
+
+            hist.clear()
+            forced.calls.clear()
+            t0, c0 = time.perf_counter(), time.process_time()
+            doc = convert(docs[name], ConvertOptions(engine=forced), on_event=on_event)
+            t1 = time.perf_counter()
+            write_outputs(doc, Path(tmp) / f"out-{mode}", name, source=docs[name])
+            t2, c2 = time.perf_counter(), time.process_time()
+            tokens = sum(n * b for b, n in hist.items())
+            steps = sum(hist.values())
+            engine_s = sum(stages.values())
+            one = {"pages": len(doc.pages), "wall_s": round(t2 - t0, 1), "cpu_s": round(c2 - c0, 1),
+                   "convert_s": round(t1 - t0, 1), "outputs_s": round(t2 - t1, 2),
+                   "engine_stage_s": {k: round(v, 1) for k, v in stages.items()},
+                   "outside_engine_s": round(t1 - t0 - engine_s, 1),
+                   "page_s": [round(s, 1) for s in page_s],
+                   "requests_per_stream_call": list(forced.calls),
+                   "decode_steps": steps, "live_rows_per_step": round(tokens / steps, 2) if steps else 0.0,
+                   "rows_per_step": dict(sorted(hist.items())),
+                   "pages_per_min": round(60 * len(doc.pages) / (t2 - t0), 3)}
+            key = f"parse_{name}" if mode == "cross" else f"parse_{name}_{mode}"
+            results[key] = one
+            print(f"through parse: {name} ({mode})", json.dumps(one), flush=True)
+        lookahead.applies = applies
+    for name in args.parse_docs.split(","):
+        if f"parse_{name}" in results and f"parse_{name}_alone" in results:
+            results[f"parse_{name}"]["over_alone"] = round(
+                results[f"parse_{name}"]["pages_per_min"] / results[f"parse_{name}_alone"]["pages_per_min"], 3)
+    del text.step
+
+
 def finish(args, results: dict) -> None:
     """Peak memory, seconds and pages per minute of a page each way, compute bounds; printed
     (and written)."""
@@ -494,6 +683,11 @@ def finish(args, results: dict) -> None:
             page_s = layout_s + results[key]["wall_s"]
             results[f"page_s_{name}"] = round(page_s, 1)
             results[f"pages_per_min_{name}"] = round(60 / page_s, 3)
+    for name, key in (("scan", "all_blocks_b8_continuous"), ("digital", "default_effort_text_pdf")):
+        if f"parse_{name}" in results and f"pages_per_min_{key}" in results:
+            real, alone = results[f"parse_{name}"]["pages_per_min"], results[f"pages_per_min_{key}"]
+            results[f"parse_{name}"]["engine_only_pages_per_min"] = alone
+            results[f"parse_{name}"]["real_over_engine_only"] = round(real / alone, 3)
     print(json.dumps(results, indent=1))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1) + "\n")

@@ -11,6 +11,10 @@ vision call per round, grouped as the engine groups them, after the layout image
 A CPU without AMX can be emulated on one with it by capping oneDNN inside OpenVINO:
 ``ONEDNN_MAX_CPU_ISA=AVX2`` (or ``AVX512_CORE``, ``AVX512_CORE_VNNI``, ``AVX512_CORE_BF16``) in
 the environment. The kernel names printed (``brgemm_avx2_f32`` …) show whether the cap took effect.
+``--extra vision_activations=int8`` forces the vision tower's int8 activations (VNNI), which the
+engine picks by itself only on a CPU with VNNI and no AMX; ``ONEDNN_MAX_CPU_ISA=AVX512_CORE_BF16``
+makes the default's bf16 run without AMX (as on an AMD Zen 4), ``ONEDNN_VERBOSE=all`` shows the
+int8 kernels (``brgemm:avx512_core_vnni``).
 It is an emulation: the plugin still sees the real CPU's features when it chooses precisions
 (so use ``--extra precision=f32`` under an AVX2 cap: bf16 and int8-weight kernels are refused
 there), and caches, clocks and memory stay this machine's.
@@ -34,8 +38,8 @@ sys.path.insert(0, str(ROOT))
 def layout_inputs(ckpt: Path):
     """(pixel_values, grids) of the layout image of bench/pages.py's page, as the engine makes them."""
     from bench.pages import page_image
-    from mineru_tui.engines.numpy.config import load_preprocessor_config
-    from mineru_tui.engines.numpy.preprocess import preprocess_image
+    from mineru_tui.engines.qwen2vl.config import load_preprocessor_config
+    from mineru_tui.engines.qwen2vl.preprocess import preprocess_image
     from mineru_tui.reader import protocol
 
     img = preprocess_image(protocol.layout_request(page_image(), None).image, load_preprocessor_config(ckpt))
@@ -47,8 +51,8 @@ def crop_inputs(ckpt: Path):
     import numpy as np
 
     from bench.pages import layout_answer, page_image
-    from mineru_tui.engines.numpy.config import load_preprocessor_config
-    from mineru_tui.engines.numpy.preprocess import preprocess_image
+    from mineru_tui.engines.qwen2vl.config import load_preprocessor_config
+    from mineru_tui.engines.qwen2vl.preprocess import preprocess_image
     from mineru_tui.reader import protocol
 
     requests, _ = protocol.block_requests(page_image(), protocol.parse_layout(layout_answer()), False, None)
@@ -57,14 +61,18 @@ def crop_inputs(ckpt: Path):
     return np.concatenate([i.pixel_values for i in imgs]), [i.grid_thw for i in imgs]
 
 
-def timed_calls(vision, px, grids, rounds: int, label: str) -> list[float]:
-    """Seconds of ``rounds`` calls of ``vision`` on (px, grids), each printed as it ends."""
+def timed_calls(vision, px, grids, rounds: int, label: str, cpu: list[float] | None = None) -> list[float]:
+    """Seconds of ``rounds`` calls of ``vision`` on (px, grids), each printed as it ends; the
+    process's CPU seconds of each call are appended to ``cpu`` (steadier than wall time on a
+    shared machine: other jobs' time is not counted)."""
     times = []
     for _ in range(rounds):
-        t = time.perf_counter()
+        c, t = time.process_time(), time.perf_counter()
         vision(px, grids)
         times.append(time.perf_counter() - t)
-        print(f"{label}: {times[-1]:.2f} s", flush=True)
+        if cpu is not None:
+            cpu.append(time.process_time() - c)
+        print(f"{label}: {times[-1]:.2f} s" + (f" ({cpu[-1]:.1f} CPU-s)" if cpu is not None else ""), flush=True)
     return times
 
 
@@ -72,7 +80,7 @@ def kernels(bundle: Path, config: dict, px, grids, cfg) -> list[tuple[str, str, 
     """(layer type, kernel, count, seconds) of one profiled vision call of the bundle's IR."""
     import openvino as ov
 
-    from mineru_tui.bundles.openvino.runtime import OVVision
+    from mineru_tui.engines.openvino.runtime import OVVision
 
     compiled = ov.Core().compile_model(str(bundle / "vision.xml"), "CPU", {**config, "PERF_COUNT": True})
     vis = OVVision(compiled, cfg)
@@ -98,15 +106,18 @@ def main() -> None:
         sys.exit(f"bench/vision_stage.py: no checkpoint at {args.ckpt}")
     import bench.compute_bound as cb
     from mineru_tui.engines import EngineOptions, open_engine
-    from mineru_tui.engines.numpy.config import load_model_config, load_preprocessor_config
+    from mineru_tui.engines.qwen2vl.config import load_model_config, load_preprocessor_config
 
     extra = tuple(tuple(kv.split("=", 1)) for kv in args.extra)
     engine = open_engine(EngineOptions(engine=args.engine, model=str(args.ckpt), extra=extra))
     vision = engine.model.vision
     px, grids = layout_inputs(args.ckpt)
-    times = timed_calls(vision, px, grids, args.rounds, "vision call")
+    cpu: list[float] = []
+    times = timed_calls(vision, px, grids, args.rounds, "vision call", cpu)
     res = {"engine": args.engine, "extra": dict(extra), "onednn_max_cpu_isa": os.environ.get("ONEDNN_MAX_CPU_ISA"),
+           "vision_activations": getattr(vision, "activations", "f32"), "load_average": os.getloadavg(),
            "patches": int(px.shape[0]), "vision_s": [round(t, 2) for t in times], "best_s": round(min(times), 2),
+           "vision_cpu_s": [round(c, 2) for c in cpu], "best_cpu_s": round(min(cpu), 2),
            "peak_rss_gib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)}
     if args.crops:
         cpx, cgrids = crop_inputs(args.ckpt)
@@ -124,15 +135,16 @@ def main() -> None:
     res.update(flops_tera=round(flops / 1e12, 2), precision=precision, peak_tflops=round(peak / 1e12, 3),
                bound_s=round(flops / peak, 2))
     if args.engine == "openvino" and not args.no_kernels:
-        from mineru_tui.bundles.openvino.bundle import openvino_bundle_dir
-        from mineru_tui.bundles.openvino.runtime import compile_config
+        from mineru_tui.engines.openvino.bundle import openvino_bundle_dir
+        from mineru_tui.engines.openvino.runtime import compile_config
 
         prec = dict(extra).get("precision", "default")
-        res["kernels"] = kernels(openvino_bundle_dir(str(args.ckpt), prec), compile_config(prec, "CPU"),
-                                 px, grids, cfg.vision)
+        config = compile_config(prec, "CPU", vision_activations="bf16" if vision.activations == "f32" else vision.activations)
+        res["kernels"] = kernels(openvino_bundle_dir(str(args.ckpt), prec), config, px, grids, cfg.vision)
     engine.close()
     print(json.dumps(res, indent=1))
-    print(f"{args.engine} {dict(extra)} ISA cap {res['onednn_max_cpu_isa']}: best {res['best_s']} s, bound "
+    print(f"{args.engine} {dict(extra)} (vision activations {res['vision_activations']}) ISA cap "
+          f"{res['onednn_max_cpu_isa']}: best {res['best_s']} s ({res['best_cpu_s']} CPU-s), bound "
           f"{res['bound_s']} s ({res['flops_tera']} TFLOP at {res['peak_tflops']} TFLOP/s {precision})")
     if args.json:
         args.json.write_text(json.dumps(res, indent=1) + "\n")

@@ -36,7 +36,7 @@ from urllib.parse import unquote, urljoin
 import lxml.html
 from lxml import etree
 
-from office_truth import Truth
+from truth_record import Truth
 
 WEB_KINDS = {".html": "html", ".htm": "html", ".xhtml": "html", ".mht": "mhtml", ".mhtml": "mhtml",
              ".epub": "epub", ".csv": "csv", ".tsv": "csv"}

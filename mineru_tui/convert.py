@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mineru_tui.console import one_line
-from mineru_tui.detect import (DEFAULT_LIMITS, OFFICE_KINDS, Detected,
-                               ZipLimits, detect)
+from mineru_tui.detect import DEFAULT_LIMITS, Detected, ZipLimits, detect
 from mineru_tui.errors import DEBUG_HINT, ConvertError, InputError, internal_error, os_reason
 from mineru_tui.events import FileDone, FileFailed, FileStarted, OnEvent, PageDone
+from mineru_tui.kinds import kind as kind_of
 
 if TYPE_CHECKING:
     from mineru_tui.document import Document
@@ -70,7 +70,7 @@ def convert(path: str | Path, options: ConvertOptions | None = None, *,
             raise ConvertError(one_line(str(e)), e.detail) from None
         kind = det.kind
         emit(FileStarted(str(path), kind))
-        if det.kind in OFFICE_KINDS:
+        if not kind_of(det.kind).pages:
             doc = _read_office(path, det, options, emit)
         else:
             doc = _read_pages(path, det, options, emit, cancel)
@@ -111,8 +111,7 @@ def _one_page(doc: Document, page) -> Document:
 
 def _read_pages(path: Path, det: Detected, options: ConvertOptions, emit: OnEvent,
                 cancel: CancelFlag | None) -> Document:
-    from mineru_tui.reader import read_pages
-
+    read_pages = kind_of(det.kind).read_function()  # the page reader (mineru_tui.reader)
     return read_pages(path, det, options, emit=emit, cancel=cancel)
 
 

@@ -31,25 +31,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mineru_tui.errors import InputError, os_reason
+from mineru_tui.kinds import DIRECT_KINDS
+from mineru_tui.kinds import PAGE_KINDS as _PAGE_KINDS
 
 KIND_DOCX = "docx"
 KIND_PPTX = "pptx"
 KIND_XLSX = "xlsx"
 KIND_PDF = "pdf"
 KIND_IMAGE = "image"
-
-OFFICE_KINDS = (KIND_DOCX, KIND_PPTX, KIND_XLSX)
 # Web and text formats, read directly like Office files (mineru_tui/office/html, epub, csv).
 KIND_HTML, KIND_MHTML, KIND_EPUB, KIND_CSV = "html", "mhtml", "epub", "csv"
-WEB_KINDS = (KIND_HTML, KIND_MHTML, KIND_EPUB, KIND_CSV)
-OFFICE_KINDS += WEB_KINDS
 # OpenDocument, RTF and the legacy binary Office formats: read directly too.
 KIND_ODT, KIND_ODS, KIND_ODP = "odt", "ods", "odp"
 KIND_RTF = "rtf"
 KIND_DOC, KIND_XLS, KIND_PPT = "doc", "xls", "ppt"
-ODF_LEGACY_KINDS = (KIND_ODT, KIND_ODS, KIND_ODP, KIND_RTF, KIND_DOC, KIND_XLS, KIND_PPT)
-OFFICE_KINDS += ODF_LEGACY_KINDS
-PAGE_KINDS = (KIND_PDF, KIND_IMAGE)  # read page by page with the model
+
+# Which kinds are read from their structure and which page by page with the model: the
+# table of kinds says (mineru_tui/kinds.py), once for detection, reading and progress.
+OFFICE_KINDS = DIRECT_KINDS
+PAGE_KINDS = _PAGE_KINDS  # read page by page with the model
 
 
 class RecognisedError(InputError):
@@ -192,21 +192,60 @@ def _file_type(mode: int) -> str:
 # Images
 
 
-def _image_type(head: bytes) -> str | None:
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+# The one picture sniffer of the package: page images here, and every picture a document
+# holds (office/pictures.py, the HTTP engines' data URLs). A name or a declared type is
+# never enough: a script named ``x.png`` or a text file starting ``BM`` is no picture.
+PAGE_IMAGE_TYPES = ("png", "jpeg", "tiff", "webp", "bmp")  # what the page reader reads
+RASTER_TYPES = PAGE_IMAGE_TYPES + ("gif",)  # what an image model server accepts
+_EXTENSIONS = {"jpeg": "jpg"}  # a picture type's file extension, where it differs
+_BMP_HEADER_SIZES = (12, 40, 52, 56, 64, 108, 124)  # BITMAPCOREHEADER ... BITMAPV5HEADER
+
+
+def image_type(data: bytes) -> str | None:
+    """The picture type of ``data`` from its first bytes — png, jpeg, gif, bmp, tiff, webp,
+    ico, avif or svg — or None when it is not a picture a viewer shows."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
         return "png"
-    if head.startswith(b"\xff\xd8\xff"):
+    if data.startswith(b"\xff\xd8\xff"):
         return "jpeg"
-    if head.startswith(b"II*\x00") or head.startswith(b"MM\x00*"):
+    if data.startswith((b"GIF87a", b"GIF89a")):
+        return "gif"
+    if data.startswith((b"II*\x00", b"MM\x00*")):
         return "tiff"
-    if len(head) >= 12 and head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return "webp"
-    # "BM" alone would match text files; also require a known DIB header size.
-    if len(head) >= 18 and head[:2] == b"BM":
-        (dib,) = struct.unpack_from("<I", head, 14)
-        if dib in (12, 40, 52, 56, 64, 108, 124):
-            return "bmp"
+    # "BM" alone would match text files; a bitmap also has a known DIB header size.
+    if len(data) >= 18 and data[:2] == b"BM":
+        return "bmp" if struct.unpack_from("<I", data, 14)[0] in _BMP_HEADER_SIZES else None
+    if data.startswith(b"\x00\x00\x01\x00"):
+        return "ico"
+    if data[4:12] in (b"ftypavif", b"ftypavis"):
+        return "avif"
+    head = data[:1024].lstrip().lower()
+    if head.startswith((b"<svg", b"<?xml")) and b"<svg" in head:
+        return "svg"
     return None
+
+
+def image_ext(data: bytes) -> str | None:
+    """A file extension for the picture ``data`` is (``jpg`` for JPEG), or None."""
+    kind = image_type(data)
+    return _EXTENSIONS.get(kind, kind) if kind else None
+
+
+def image_format(data: bytes) -> str:
+    """The raster type of ``data`` for an image model server (``image/<type>``); raises
+    ValueError for anything else."""
+    kind = image_type(data)
+    if kind not in RASTER_TYPES:
+        raise ValueError("not an image (unknown format)")
+    return kind
+
+
+def _image_type(head: bytes) -> str | None:
+    """The type of a page image (a file the page reader reads), or None."""
+    kind = image_type(head)
+    return kind if kind in PAGE_IMAGE_TYPES else None
 
 
 # ---------------------------------------------------------------------------------------

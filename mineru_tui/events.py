@@ -13,6 +13,11 @@ such as the Textual app, must hand them over itself, e.g. with ``call_from_threa
           BlockDone(path, page, block, type, text, source, finish_reason)
       PageDone(path, page, pages, markdown, seconds)       # markdown: only if asked (page_markdown)
     FileDone(path, kind, pages, seconds, warnings)  |  FileFailed(path, reason)
+    OutputWriting(path, pages)                             # by the caller that writes the output set
+
+``OutputWriting`` comes from whoever writes the output set after ``convert`` (``parse -o``, the
+watcher's reader process), not from ``convert``: writing a long document's set takes long
+enough to be shown as its own stage.
 
 Office files have no model stages: they emit FileStarted, one PageDone per page (sheet,
 slide) and FileDone. Blocks of a page are read in batches, so BlockStarted/BlockTokens/BlockDone
@@ -138,6 +143,14 @@ class FileFailed:
     reason: str  # one line for the user
 
 
+@dataclass(frozen=True)
+class OutputWriting:
+    """The file is read; its output set (Markdown, JSON, images) is being written now."""
+
+    path: str
+    pages: int
+
+
 JobEvent = Union[FileStarted, PageStarted, EngineStage, LayoutDone, BlockStarted, BlockTokens,
-                 BlockDone, PagesResumed, PageDone, FileDone, FileFailed]
+                 BlockDone, PagesResumed, PageDone, FileDone, FileFailed, OutputWriting]
 OnEvent = Callable[[JobEvent], None]

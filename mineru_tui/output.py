@@ -6,6 +6,8 @@ Layout for ``-o DIR`` (MinerU's output set, one folder per input)::
     DIR/<stem>/<stem>_middle.json
     DIR/<stem>/<stem>_content_list.json
     DIR/<stem>/images/<image files>
+    DIR/<stem>/markdown.md, middle_json.json, structured_content.json, model_output.json
+                                          MinerU 4's set (``mineru_format``: "3", "4", "both")
     DIR/<stem>/.mineru-tui.json          the ownership manifest: what this tool wrote
 
 The API the ``parse`` batch and the ``watch`` app share is :func:`write_outputs`:
@@ -57,6 +59,7 @@ OLD_PREFIX = ".mineru-tui.old-"
 # a "_NNN" suffix may be added; 200 keeps all of it well under 255 bytes.
 MAX_STEM_BYTES = 200
 _SUFFIXES = (".md", "_middle.json", "_content_list.json", "_model.json", "_layout.pdf")
+MINERU_FORMATS = ("3", "4", "both")  # which MinerU version's output set -o writes
 
 
 class OutputBusy(OSError):
@@ -132,7 +135,7 @@ def _cut_bytes(text: str, limit: int) -> str:
 
 def write_outputs(doc, out_dir: Path, stem: str, *, source: Path | None = None,
                   avoid: set[str] | frozenset[str] = frozenset(),
-                  lock_timeout: float = 120.0) -> Written:
+                  lock_timeout: float = 120.0, mineru_format: str = "both") -> Written:
     """Write the MinerU output set for ``doc`` as ``out_dir/<stem>/``; return where it went.
 
     ``stem`` should come from :func:`output_stem` / :func:`assign_stems`. ``avoid`` lists
@@ -140,8 +143,9 @@ def write_outputs(doc, out_dir: Path, stem: str, *, source: Path | None = None,
     and must not replace. ``source`` is recorded in the manifest. See the module docstring
     for what is replaced, the atomic rename and the lock. Raises ``OSError`` when the set
     cannot be written (:class:`OutputBusy` when the lock is not obtained in time).
+    ``mineru_format`` chooses MinerU 3.x's files, MinerU 4's, or both (the default).
     """
-    files = _render(doc, stem)  # the slow part, before taking the lock
+    files = _render(doc, stem, mineru_format, source)  # the slow part, before taking the lock
     out_dir.mkdir(parents=True, exist_ok=True)
     with _locked(out_dir, lock_timeout):
         with interrupts.deferred():
@@ -178,15 +182,25 @@ def journal_path(out_dir: Path, stem: str) -> Path:
     return Path(out_dir) / f".{stem}.journal"
 
 
-def _render(doc, stem: str) -> dict[str, bytes]:
+def _render(doc, stem: str, mineru_format: str = "both",
+            source: Path | None = None) -> dict[str, bytes]:
     """Every file of the set, by path relative to the set's folder."""
+    if mineru_format not in MINERU_FORMATS:
+        raise ValueError(f"unknown MinerU format {mineru_format!r}")
     prefix = IMAGES_DIR + "/"
     files: dict[str, bytes] = {}
     for name, data in doc.images.items():
         files[f"{IMAGES_DIR}/{_image_name(name)}"] = data
+    markdown = _no_surrogates(to_markdown(doc, image_prefix=prefix))
+    if mineru_format != "3":
+        from mineru_tui.document.mineru4 import render_set
+        files.update(render_set(doc, markdown, dumps_json, prefix,
+                                str(source) if source else None))
+    if mineru_format == "4":
+        return files
     files[f"{stem}_middle.json"] = _json_bytes(to_middle_json(doc, image_prefix=prefix))
     files[f"{stem}_content_list.json"] = _json_bytes(to_content_list(doc, image_prefix=prefix))
-    files[f"{stem}.md"] = _no_surrogates(to_markdown(doc, image_prefix=prefix)).encode("utf-8")
+    files[f"{stem}.md"] = markdown.encode("utf-8")
     # files a reader adds (the page reader: <stem>_model.json, <stem>_layout.pdf)
     for suffix, make in doc.extra_outputs.items():
         data = make()

@@ -1,4 +1,4 @@
-"""Fixtures of the watch tests."""
+"""The watch app remembers its theme under $XDG_CONFIG_HOME: the app's tests (tests/tui, tests/watch) each get their own."""
 
 from __future__ import annotations
 

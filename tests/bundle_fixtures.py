@@ -22,7 +22,7 @@ atexit.register(shutil.rmtree, _ROOT, True)
 @functools.cache
 def tiny_bundle(weights: str) -> Path:
     """A bundle of the tiny checkpoint (fp16 / int8 / int4). Do not modify it: copy first."""
-    from mineru_tui.bundles.build import build_bundle
+    from mineru_tui.engines.coreml.build import build_bundle
 
     out = _ROOT / weights
     build_bundle(str(TINY_DIR), out, weights=weights, context=CONTEXT, prefill_chunk=CHUNK, buckets=BUCKETS)

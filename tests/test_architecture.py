@@ -5,6 +5,7 @@ imported only by the code that runs it."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "mineru_tui"
@@ -15,28 +16,31 @@ ENGINE_WORDS = {"base", "events", "params", "defaults", "errors"}
 # Each wing's floor: a module may import its own wing and any lower floor, nothing higher.
 FLOORS = {
     "root": 0, "errors": 0, "console": 0, "interrupts": 0, "events": 0, "engines.words": 0,
-    "units": 0,
+    "units": 0, "kinds": 0,  # the table of kinds names its readers as strings, imports none
     "document": 1, "detect": 1,
-    "office": 2, "pdf": 2, "engines.numpy": 2,
-    "bundles": 3,               # compiled bundles, checked against the numpy model
-    "engines.impl": 4,          # numpy adapter, Core ML, OpenVINO, http, llama.cpp
+    "model_store": 1,           # where the model is kept: huggingface_hub's cache, no engine
+    "office": 2, "pdf": 2,
+    "engines.qwen2vl": 2,       # the MinerU2.5 host every local engine shares (no forward pass)
+    "engines.numpy": 3,         # the numpy forward pass and its engine adapter
+    "engines.bundle_files": 3,  # manifests, locations, errors, verify of compiled bundles
+    "engines.impl": 4,          # Core ML, OpenVINO, http, llama.cpp, GGUF export
     "engines.registry": 5,      # engines/__init__: the lazy name -> engine table
     "reader": 6,                # the page reader: MinerU2.5's two stages over any engine
     "convert": 7, "output": 7,
+    "model_needed": 7,          # the way forward without a model: asks pdf/ for the text layer
     "watch": 8, "serve": 8,
     "tui": 9,
     "cli": 10,
     "__main__": 11,
 }
 
-# Modules outside engines/numpy that import it, and why: they run the numpy model itself
-# (not one of them may import it for a word: those live in engines/).
+# Modules outside engines/numpy that import it, and why (exact module names): the numpy model is
+# reached through the engine table; nothing else may import it, for a word or for its host (the
+# checkpoint, tokenizer, generation loop... live in engines/qwen2vl/).
 RUNS_THE_NUMPY_MODEL = {
-    "mineru_tui.bundles": "builds Core ML programs from the checkpoint and checks them against it",
-    "mineru_tui.engines.coreml": "drives the numpy host loop with Core ML forward passes",
-    "mineru_tui.engines.openvino": "drives the numpy host loop with OpenVINO forward passes",
-    "mineru_tui.engines.gguf_export": "reads the checkpoint to write GGUF files",
-    "mineru_tui.cli.generate": "the command that runs the numpy engine on one image",
+    "mineru_tui.engines": "the engine table: opens the numpy engine, and loads the reference `bundle verify` compares with",
+    "mineru_tui.engines.coreml.runtime": "runs numpy's vision tower for an image larger than the bundle's largest bucket",
+    "mineru_tui.engines.coreai.model": "runs numpy's vision tower for an image larger than the bundle's largest bucket",
 }
 
 
@@ -68,6 +72,12 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
 
 
 def _graph() -> dict[str, set[str]]:
+    return _graph_of(PACKAGE)
+
+
+@functools.lru_cache(maxsize=4)
+def _graph_of(package: Path) -> dict[str, set[str]]:
+    """The import graph of ``package``, read once per test session (the tests only read it)."""
     modules = _modules()
     return {name: _imports(name, path, modules) for name, path in modules.items()}
 
@@ -82,7 +92,9 @@ def _wing(module: str) -> str:
         return "engines.registry"
     if parts[2] in ENGINE_WORDS:
         return "engines.words"
-    return "engines.numpy" if parts[2] == "numpy" else "engines.impl"
+    if parts[2] in ("numpy", "qwen2vl", "bundle_files"):
+        return f"engines.{parts[2]}"
+    return "engines.impl"
 
 
 def test_every_wing_has_a_floor():
@@ -141,8 +153,7 @@ def test_only_code_that_runs_the_numpy_model_imports_it():
     users = sorted(m for m, targets in _graph().items()
                    if not m.startswith("mineru_tui.engines.numpy")
                    and any(t.startswith("mineru_tui.engines.numpy") for t in targets))
-    unexplained = [m for m in users
-                   if not any(m == k or m.startswith(k + ".") for k in RUNS_THE_NUMPY_MODEL)]
+    unexplained = [m for m in users if m not in RUNS_THE_NUMPY_MODEL]
     assert unexplained == []
 
 
@@ -159,3 +170,38 @@ def test_the_checks_see_a_circle_and_an_upward_import(tmp_path, monkeypatch):
     graph = _graph()
     assert _circles(graph) == [["mineru_tui.document.model", "mineru_tui.errors"]]
     assert _upward(graph) == ["mineru_tui.errors -> mineru_tui.document.model"]
+
+
+BENCH = PACKAGE.parent / "bench"
+
+
+def _bench_graph() -> dict[str, set[str]]:
+    """bench/'s scripts and the siblings each imports (they run with bench/ on sys.path, so a
+    sibling is imported by its bare name)."""
+    scripts = {p.stem: p for p in BENCH.glob("*.py")}
+    graph = {}
+    for name, path in scripts.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(a.name.split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                found.add(node.module.split(".")[0])
+        graph[name] = {m for m in found if m in scripts and m != name}
+    return graph
+
+
+def test_no_import_circle_in_bench():
+    assert _circles(_bench_graph()) == []
+
+
+def test_the_package_never_imports_bench_or_tests():
+    """The arrow runs one way: bench/ and tests/ use the package, never the reverse."""
+    offenders = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            mods = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                    else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                    else [])
+            offenders += [f"{name} -> {m}" for m in mods if m.split(".")[0] in ("bench", "tests")]
+    assert offenders == []

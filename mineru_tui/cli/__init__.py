@@ -14,14 +14,34 @@ import sys
 import typer
 
 from mineru_tui import __version__
-from mineru_tui.cli import bundle, generate, parse, serve, typer_fast, watch
+from mineru_tui.cli import bundle, generate, model, parse, serve, typer_fast, watch
 
-HELP = """Documents to Markdown and MinerU-compatible JSON, on your own machine.
 
-Nothing leaves the machine. Office files (.docx, .pptx, .xlsx and their macro/template
-variants) are read directly from their XML; PDFs and page images are read by the MinerU2.5
-model (numpy here, Core ML on a Mac, or servers: --engine). `watch` reads every file dropped
-into a folder, live.
+
+def _auto_here() -> str:
+    """What ``--engine auto`` runs on this machine, without importing an engine (the help
+    must stay fast): Core ML on a Mac, OpenVINO where it is installed, else numpy."""
+    import importlib.util
+
+    if sys.platform == "darwin" and importlib.util.find_spec("coremltools") is not None:
+        return "Core ML when a bundle for the model is built, else OpenVINO or numpy"
+    if importlib.util.find_spec("openvino") is not None:
+        return "OpenVINO"
+    return "numpy (install the openvino extra for a faster engine)"
+
+
+HELP = f"""Documents to Markdown and MinerU-compatible JSON, on your own machine.
+
+\b
+Nothing leaves the machine. Read from their own structure, in milliseconds:
+  Word, PowerPoint, Excel (.docx .pptx .xlsx, macro and template variants),
+  OpenDocument (.odt .ods .odp), legacy Office (.doc .xls .ppt), RTF,
+  HTML, MHTML, EPUB and CSV.
+PDFs and page images (PNG, JPEG, TIFF, WebP, BMP) are read by the MinerU2.5
+model: `mineru-tui model fetch` gets it once (2.3 GB); --engine auto runs
+{_auto_here()} here (or servers: --server-url). `parse --effort low`
+reads a born-digital PDF's own text without the model. `watch` reads every
+file dropped into a folder, live.
 """
 
 app = typer.Typer(
@@ -53,6 +73,7 @@ parse.register(app)
 generate.register(app)
 app.add_typer(bundle.bundle_app, name="bundle")
 watch.register(app)
+model.register(app)
 serve.register(app)
 typer_fast.install()
 

@@ -78,6 +78,7 @@ class Options:
     reading: Any = None  # ConvertOptions for every file (engine, mode, pages...); None: defaults
     live: bool = False  # draw the page reader's progress line (stderr is a terminal)
     workers: int = 1  # files read at once (see _Prefetch)
+    mineru_format: str = "both"  # -o: MinerU 3.x's output set, MinerU 4's, or both
 
 
 @dataclass
@@ -218,10 +219,15 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
                 doc, kind = ahead.result(n) if ahead is not None else _read(item, opts, live)
                 interrupts.check()  # the result may be partial if a reader ate Ctrl-C
                 dt = time.perf_counter() - t0
-                where = ""
+                where, read_s = "", None
                 if opts.out_dir is not None:
                     assert stems is not None and written is not None
-                    where = _write_set(doc, item, opts, stems[n], written, err)
+                    live.writing(item.path, len(doc.pages))
+                    try:
+                        where = _write_set(doc, item, opts, stems[n], written, err)
+                    finally:
+                        live.done()
+                    read_s, dt = dt, time.perf_counter() - t0
                 elif opts.fmt == "json":
                     from mineru_tui.output import content_list_for_stdout, dumps_json
                     content = _guard("the renderer", content_list_for_stdout, doc)
@@ -244,10 +250,7 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
             except _Failure as f:
                 interrupts.check()  # a failure caused by an interrupt is not the file's
                 report.failures.append((item, f.reason, f.detail))
-                if opts.progress:
-                    err(f"{prefix}{item.display}: failed")
-                if f.trace and (opts.debug or opts.verbose):
-                    err(f.trace.rstrip())
+                _say_failed(item, f, opts, err)  # now, not only at the end of a long run
                 if opts.fmt == "json" and opts.out_dir is None and not single:
                     json_entries.append({"file": item.name, "error": f.reason})
                 continue
@@ -255,7 +258,7 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
             if pages_note and kind in OFFICE_KINDS:
                 err(f"note: {item.display}: {pages_note}")
                 pages_note = None  # once per run
-            _say_done(doc, kind, item, opts, f"{prefix}{item.display}", dt, where, err)
+            _say_done(doc, kind, item, opts, f"{prefix}{item.display}", dt, where, err, read_s)
         interrupts.check()
         if opts.fmt == "json" and opts.out_dir is None and not single:
             from mineru_tui.output import dumps_json
@@ -279,7 +282,8 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
 def _write_set(doc, item: Item, opts: Options, stem_why: tuple, written: set[str], err) -> str:
     """Write ``doc``'s output set under ``-o``; returns `` -> DIR/stem/`` for the ok line."""
     stem, why = stem_why
-    done = _guard("the output writer", _write, doc, opts.out_dir, stem, item.path, written)
+    done = _guard("the output writer", _write, doc, opts.out_dir, stem, item.path, written,
+                  opts.mineru_format)
     written.add(done.path.name)
     whys = ([why] if why else []) + done.notes
     if whys and not opts.quiet:
@@ -301,8 +305,17 @@ def _print_markdown(doc, item: Item, stdout: TextIO, *, header: bool, first: boo
     stdout.flush()
 
 
+def _say_failed(item: Item, f: _Failure, opts: Options, err) -> None:
+    """A file's error line as it fails (its detail with -v, its traceback with --debug)."""
+    err(f"error: {item.display}: {line(f.reason)}")
+    if f.detail and opts.verbose and f.detail != f.reason:
+        err(f"  detail: {line(f.detail)}")
+    if f.trace and (opts.debug or opts.verbose):
+        err(f.trace.rstrip())
+
+
 def _say_done(doc, kind: str, item: Item, opts: Options, label: str, seconds: float,
-              where: str, err) -> None:
+              where: str, err, read_s: float | None = None) -> None:
     """The file's ``ok (...)`` line (with progress) and the warnings it must show."""
     if opts.progress:
         facts = [page_unit(kind, len(doc.pages))]
@@ -312,7 +325,9 @@ def _say_done(doc, kind: str, item: Item, opts: Options, label: str, seconds: fl
         hidden = [w for w in doc.warnings if not is_cut_warning(w)]
         if hidden and not opts.verbose:
             facts.append(f"{len(hidden)} warning{'s' * (len(hidden) != 1)} (-v lists them)")
-        facts.append(f"{seconds:.2f} s")
+        facts.append(f"{seconds:.2f} s" + (f": read {read_s:.2f} s, output written "
+                                           f"{seconds - read_s:.2f} s" if read_s is not None
+                                           else ""))
         err(f"{label}: ok ({', '.join(facts)}){where}")
     for w in doc.warnings:
         if opts.verbose or (is_cut_warning(w) and not opts.quiet):
@@ -358,11 +373,30 @@ def _read(item: Item, opts: Options, live=None, cancel=None):
             doc = convert(item.path, options, detected=item.detected, on_event=on_event,
                           cancel=cancel)
     except ConvertError as e:
+        if e.needs_model:  # the way forward, not the engine's connection error
+            raise _Failure(_needs_model(e.reason, item, opts, kinds), e.trace,
+                           e.detail or e.reason) from None
         raise _Failure(e.reason, e.trace, e.detail) from None
     finally:
         if live is not None:
             live.done()
     return doc, kinds[0]
+
+
+def _needs_model(reason: str, item: Item, opts: Options, kinds: list[str]) -> str:
+    """"needs the MinerU2.5 model (2.3 GB, not downloaded yet): run `mineru-tui model fetch`
+    once, or read this PDF's own text now with `--effort low`" (the last part only for a
+    PDF whose text layer is usable; it is looked at only when one file is read at a time,
+    as PDFium must not be entered from two threads)."""
+    from mineru_tui.model_needed import reason_and_hint, text_layer_usable
+
+    kind = kinds[0] if kinds else getattr(item.detected, "kind", "")
+    fields = getattr(getattr(opts.reading, "engine", None), "options", None)
+    server = bool(getattr(fields, "server_urls", None)) or getattr(fields, "engine", "") == "http"
+    text_layer = kind == "pdf" and opts.workers <= 1 and text_layer_usable(item.path)
+    why, hint = reason_and_hint(reason, kind=kind, text_layer=text_layer, server=server,
+                                model=getattr(fields, "model", None))
+    return f"{why}: {hint}"
 
 
 class _Prefetch:
@@ -443,6 +477,14 @@ class _Live:
         if self.line is not None:
             self.line(event)
 
+    def writing(self, path: Path, pages: int) -> None:
+        """The output set is being written: the progress line says so (a long document's
+        set takes seconds)."""
+        from mineru_tui.events import OutputWriting
+
+        if self.line is not None:
+            self.line(OutputWriting(str(path), pages))
+
     def done(self) -> None:
         self.cancel.armed = False
         if self.line is not None:
@@ -457,17 +499,19 @@ def _keep_finished_pages(e: BaseException, item: Item, opts: Options, stem: str,
     if partial is None or not partial.pages or opts.out_dir is None:
         return
     try:
-        done = _write(partial, opts.out_dir, stem, item.path, written)
+        done = _write(partial, opts.out_dir, stem, item.path, written, opts.mineru_format)
     except (_Failure, KeyboardInterrupt, Terminated):
         return
     err(f"note: {item.display}: interrupted; {len(partial.pages)} finished "
         f"page{'s' * (len(partial.pages) != 1)} written to {shown(done.path)}{os.sep}")
 
 
-def _write(doc, out_dir: Path, stem: str, source: Path, written: set[str]):
+def _write(doc, out_dir: Path, stem: str, source: Path, written: set[str],
+           mineru_format: str = "both"):
     from mineru_tui.output import write_outputs
     try:
-        return write_outputs(doc, out_dir, stem, source=source, avoid=written)
+        return write_outputs(doc, out_dir, stem, source=source, avoid=written,
+                             mineru_format=mineru_format)
     except OSError as e:
         raise _Failure(f"cannot write its output in {shown(out_dir)}: {os_reason(e)}",
                        detail=f"{type(e).__name__}: {e}") from None
@@ -498,9 +542,5 @@ def _finish(report: Report, opts: Options, err, total: int, interrupted: str = "
     if interrupted:
         done = report.ok + len(report.failures)
         err(f"{interrupted}: {done} of {total} file{'s' * (total != 1)} done")
-    for item, reason, detail in report.failures:
-        err(f"error: {item.display}: {line(reason)}")
-        if detail and opts.verbose:
-            err(f"  detail: {line(detail)}")
     if opts.progress and total > 1 and not interrupted:
         err(f"done: {report.ok} ok, {len(report.failures)} failed")

@@ -1,4 +1,4 @@
-"""``mineru-tui bundle build|verify``: Core ML bundles (Typer sub-app).
+"""``mineru-tui bundle build|verify``: compiled bundles, Core ML and OpenVINO (Typer sub-app).
 
 Only Typer is imported here; numpy, coremltools and the model code load when a command runs,
 so ``mineru-tui parse`` never pays for them.
@@ -42,6 +42,14 @@ decoder.xml/.bin, OpenVINO IR; needs the openvino package): int8 weights per
 output channel by default, --precision f32 for f32 weights (the exact mode).
 It goes beside the Core ML bundle in the cache folder, where --engine
 openvino looks for it.
+
+\b
+--target coreai builds the Core AI bundle (macOS 27+; needs coreai-core):
+vision.aimodel (one function per bucket) and decoder.aimodel (prefill /
+decode / embed, KV cache as state), --weights int8 or int4 per block of 32,
+or fp16 (float weights in the --compute dtype). --compute fp16 is the Mac's
+(default on macOS); f32 (default elsewhere) gives the numpy engine's tokens on
+the Linux runtime. Default target: coreai on macOS 27+, else coreml.
 """
 
 VERIFY_HELP = """Check a bundle against the numpy engine on the same request.
@@ -55,7 +63,9 @@ stays within its measured agreement floor; 1 otherwise. On macOS the bundle
 runs in Core ML; elsewhere its saved program is evaluated in numpy with
 coremltools' own op implementations (slow: keep -n small at full size).
 An OpenVINO bundle (--target openvino) runs in OpenVINO: f32 must match every
-token, int8 stays within the int8 floor.
+token, int8 stays within the int8 floor. A Core AI bundle runs on Core AI (the OS
+framework on macOS 27, coreai-core's local runtime elsewhere): float bundles
+must match every token, int8 / int4 stay within their floors.
 """
 
 
@@ -66,8 +76,17 @@ class Weights(str, Enum):
 
 
 class Target(str, Enum):
+    auto = "auto"
     coreml = "coreml"
+    coreai = "coreai"
     openvino = "openvino"
+
+
+class Compute(str, Enum):
+    default = "default"
+    f32 = "f32"
+    bf16 = "bf16"
+    fp16 = "fp16"
 
 
 class Backend(str, Enum):
@@ -96,11 +115,19 @@ def build(
     chunk: int = typer.Option(64, "--chunk", metavar="N", help="Prompt tokens per prefill call."),
     buckets: str = typer.Option("256,576,1024,2304,4096,5476", "--buckets", metavar="N,N,...",
                                 help="Vision patch buckets (multiples of 4; 5476 = the 1036x1036 layout page)."),
-    target: Target = typer.Option(Target.coreml, "--target", help="coreml or openvino."),
+    target: Target = typer.Option(Target.auto, "--target",
+                                  help="coreml, coreai or openvino (auto: coreai on macOS 27+, else coreml)."),
+    compute: Compute = typer.Option(Compute.default, "--compute",
+                                    help="coreai: activations and KV cache (default fp16 on macOS, f32 elsewhere)."),
     precision: Precision = typer.Option(Precision.default, "--precision",
                                         help="openvino: default (int8 weights), f32 or int4 (int4 decoder layers)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress lines."),
 ) -> None:
+    if target is Target.auto:
+        from mineru_tui.engines.coreai.engine import MIN_MACOS, macos_version
+
+        mac = macos_version()
+        target = Target.coreai if mac is not None and mac[0] >= MIN_MACOS else Target.coreml
     if target is Target.openvino:
         _build_openvino(model, out, precision.value, quiet)
         return
@@ -108,14 +135,18 @@ def build(
         sizes = [int(s) for s in buckets.split(",") if s.strip()]
     except ValueError:
         raise typer.BadParameter(f"{buckets!r} is not a comma-separated list of numbers", param_hint="--buckets") from None
-    from mineru_tui.bundles.errors import BundleError
-    from mineru_tui.bundles.locations import default_bundle_dir
+    if target is Target.coreai:
+        _build_coreai(model or DEFAULT_MODEL, out, weights.value, None if compute is Compute.default else compute.value,
+                      context, chunk, sizes, quiet)
+        return
+    from mineru_tui.engines.bundle_files.errors import BundleError
+    from mineru_tui.engines.bundle_files.locations import default_bundle_dir
     from mineru_tui.engines.errors import ModelError
 
     model = model or DEFAULT_MODEL
     target = out if out is not None else default_bundle_dir(model)
     try:
-        from mineru_tui.bundles.build import build_bundle
+        from mineru_tui.engines.coreml.build import build_bundle
 
         build_bundle(model, target, weights=weights.value, context=context, prefill_chunk=chunk, buckets=sizes,
                      progress=_say(quiet))
@@ -131,8 +162,8 @@ def _build_openvino(model: str, out: Path | None, precision: str, quiet: bool) -
 
     if importlib.util.find_spec("openvino") is None:
         _fail("--target openvino needs the openvino package (pip install openvino)")
-    from mineru_tui.bundles.errors import BundleError
-    from mineru_tui.bundles.openvino.bundle import build_openvino_bundle, openvino_bundle_dir
+    from mineru_tui.engines.bundle_files.errors import BundleError
+    from mineru_tui.engines.openvino.bundle import build_openvino_bundle, openvino_bundle_dir
     from mineru_tui.engines.errors import ModelError
 
     target = out if out is not None else openvino_bundle_dir(model, precision)
@@ -142,6 +173,27 @@ def _build_openvino(model: str, out: Path | None, precision: str, quiet: bool) -
         _fail(str(e))
     except MemoryError:
         _fail("out of memory while building the OpenVINO bundle")
+    print(target)
+
+
+def _build_coreai(model: str, out: Path | None, weights: str, compute: str | None, context: int, chunk: int,
+                  sizes: list[int], quiet: bool) -> None:
+    from mineru_tui.engines.bundle_files.errors import BundleError
+    from mineru_tui.engines.coreai.authoring import MISSING, installed
+    from mineru_tui.engines.errors import ModelError
+
+    if not installed():
+        _fail(MISSING)
+    from mineru_tui.engines.coreai.build import build_coreai_bundle, coreai_bundle_dir
+
+    target = out if out is not None else coreai_bundle_dir(model)
+    try:
+        build_coreai_bundle(model, target, weights=weights, compute=compute, context=context, prefill_chunk=chunk,
+                            buckets=sizes, progress=_say(quiet))
+    except (BundleError, ModelError) as e:
+        _fail(str(e))
+    except MemoryError:
+        _fail("out of memory while building the Core AI bundle")
     print(target)
 
 
@@ -159,23 +211,40 @@ def verify(
 ) -> None:
     if tokens < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--max-new-tokens")
-    from mineru_tui.bundles.errors import BundleError
+    from mineru_tui.engines import reference_model
+    from mineru_tui.engines.bundle_files.errors import BundleError
     from mineru_tui.engines.errors import ImageError, ModelError, PromptError
 
     try:
-        from mineru_tui.bundles.openvino.bundle import is_openvino_bundle
+        from mineru_tui.engines.openvino.bundle import is_openvino_bundle
 
         if is_openvino_bundle(bundle):
-            from mineru_tui.bundles.openvino.verify import verify_openvino_bundle
+            from mineru_tui.engines.openvino.verify import verify_openvino_bundle
 
-            report = verify_openvino_bundle(bundle, model, image=image, prompt=prompt,
+            report = verify_openvino_bundle(bundle, model, reference=lambda: reference_model(model), image=image,
+                                            prompt=prompt,
                                             max_new_tokens=tokens, progress=_say(quiet))
             for line in report.lines():
                 print(line)
             raise typer.Exit(0 if report.passed else 1)
-        from mineru_tui.bundles.verify import verify_bundle
+        from mineru_tui.engines.coreai.manifest import is_coreai_bundle
 
-        report = verify_bundle(bundle, model or DEFAULT_MODEL, image=image, prompt=prompt, max_new_tokens=tokens,
+        if is_coreai_bundle(bundle):
+            from mineru_tui.engines.coreai.authoring import MISSING, installed
+
+            if not installed():
+                _fail(MISSING)
+            from mineru_tui.engines.coreai.verify import verify_coreai_bundle
+
+            report = verify_coreai_bundle(bundle, model, reference=reference_model, image=image, prompt=prompt,
+                                          max_new_tokens=tokens, progress=_say(quiet))
+            for line in report.lines():
+                print(line)
+            raise typer.Exit(0 if report.passed else 1)
+        from mineru_tui.engines.coreml.verify import verify_bundle
+
+        report = verify_bundle(bundle, model or DEFAULT_MODEL, reference=lambda: reference_model(model or DEFAULT_MODEL),
+                               image=image, prompt=prompt, max_new_tokens=tokens,
                                backend=backend.value, progress=_say(quiet))
     except (BundleError, ModelError, ImageError, PromptError) as e:
         _fail(str(e))

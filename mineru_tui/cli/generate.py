@@ -2,21 +2,23 @@
 
 The model's text goes to stdout token by token; a progress line (stage timings, prompt tokens,
 tok/s) goes to stderr. Model, image and prompt problems are one ``error:`` line and exit 1.
-It runs the numpy engine with one of MinerU's tasks (:mod:`mineru_tui.reader.tasks`).
+It opens an engine as ``parse`` does (``--engine``, default numpy: the exact reference) and
+sends it one request with one of MinerU's tasks (:mod:`mineru_tui.reader.tasks`).
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from enum import Enum
-from typing import Optional, TextIO
+from typing import List, Optional, TextIO
 
 import typer
 
-from mineru_tui.cli.options import check_max_new_tokens, model_option
+from mineru_tui.cli.options import (EngineName, check_max_new_tokens, concurrency_option, device_option, engine_fields,
+                                    engine_option, model_option, precision_option, server_url_option)
 from mineru_tui.console import isatty, one_line
 from mineru_tui.engines.defaults import DEFAULT_MODEL, TASK_NAMES
 
@@ -32,7 +34,9 @@ own prompt text with the task's knobs.
 \b
 --model takes a checkpoint directory or a Hugging Face repo id (default
 {DEFAULT_MODEL}, looked up in the Hugging Face cache;
-set HF_HUB_OFFLINE=1 to never touch the network). Runs on the numpy engine.
+set HF_HUB_OFFLINE=1 to never touch the network). --engine picks what runs
+it, as for parse (default numpy, the exact reference; openvino, http with
+--server-url, llama-cpp, coreml, or auto).
 
 \b
 Exit codes: 0 ok, 1 model/image/prompt error (one "error:" line), 2 usage,
@@ -50,6 +54,11 @@ def generate(
     prompt: Optional[str] = typer.Option(None, "--prompt", "-p",
                                          help="Your own prompt text instead of the task's."),
     model: Optional[str] = model_option(),
+    engine: EngineName = engine_option(EngineName.numpy),
+    server_url: List[str] = server_url_option(),
+    concurrency: int = concurrency_option(),
+    device: Optional[str] = device_option(),
+    precision: Optional[str] = precision_option(),
     max_new_tokens: Optional[int] = typer.Option(None, "--max-new-tokens", "-n", metavar="N",
                                                  help="Stop after N tokens (default: the "
                                                       "model's context)."),
@@ -68,8 +77,9 @@ def generate(
 
     knobs = dict(no_repeat_ngram_size=no_repeat_ngram_size, presence_penalty=presence_penalty,
                  frequency_penalty=frequency_penalty, repetition_penalty=repetition_penalty)
+    fields = engine_fields(engine, model, server_url, concurrency, device, precision)
     raise typer.Exit(run_generate(image, prompt, task.value, model or DEFAULT_MODEL, max_new_tokens, knobs,
-                                  verbose=verbose, quiet=quiet))
+                                  verbose=verbose, quiet=quiet, engine_fields=fields))
 
 
 def register(app: typer.Typer) -> None:
@@ -120,10 +130,14 @@ class Progress:
 
 def run_generate(image: Path, prompt: str | None, task: str, model_spec: str, max_new_tokens: int | None,
                  knobs: dict, verbose: bool, quiet: bool, stdout: TextIO | None = None,
-                 stderr: TextIO | None = None) -> int:
-    """Load the model, generate, stream; returns the exit code (0 ok, 1 error, 130 interrupted)."""
-    from mineru_tui.engines.numpy import load_model
-    from mineru_tui.engines.errors import ImageError, ModelError, PromptError
+                 stderr: TextIO | None = None, engine_fields: dict | None = None) -> int:
+    """Open the engine, generate, stream; returns the exit code (0 ok, 1 error, 130 interrupted).
+    ``engine_fields``: :class:`~mineru_tui.engines.EngineOptions` fields (default: the numpy
+    engine on ``model_spec``)."""
+    import threading
+
+    from mineru_tui.engines import EngineError, EngineOptions, Request, open_engine
+    from mineru_tui.engines.events import Done
     from mineru_tui.reader.tasks import TASKS
 
     out = stdout or sys.stdout
@@ -137,23 +151,39 @@ def run_generate(image: Path, prompt: str | None, task: str, model_spec: str, ma
     except ValueError as e:  # a knob out of range (e.g. --repetition-penalty 0)
         err.write(f"error: {one_line(str(e))}\n")
         return 1
+    options = EngineOptions(**{"engine": "numpy", **(engine_fields or {}), "model": model_spec})
+    request = Request(str(image), chosen.prompt if prompt is None else prompt, sampling, max_new_tokens)
+    cancel = threading.Event()
+    engine = None
     try:
         t0 = time.perf_counter()
-        model = load_model(model_spec)
+        engine = open_engine(options)
         if verbose:
-            err.write(f"model {model.checkpoint.path} loaded in {time.perf_counter() - t0:.1f} s\n")
+            err.write(f"engine {engine.name} ({engine.model_id}) opened in {time.perf_counter() - t0:.1f} s\n")
         progress = Progress(out, err, show=show, counter=counter)
-        result = model.generate(str(image), chosen.prompt if prompt is None else prompt,
-                                max_new_tokens=max_new_tokens, on_event=progress, **asdict(sampling))
-    except (ModelError, ImageError, PromptError) as e:
+        done = None
+        for ev in engine.stream([request], cancel=cancel):
+            if isinstance(ev, Done):
+                done = ev
+                if any(r.finish_reason == "error" for r in ev.results):
+                    break  # a bad image or prompt: one error line below, nothing on stdout
+            progress(ev)
+    except EngineError as e:
         err.write(f"error: {one_line(str(e))}\n")
         return 1
     except KeyboardInterrupt:
+        cancel.set()
         out.write("\n")
         out.flush()
         err.write("interrupted\n")
         return 130
+    finally:
+        if engine is not None:
+            engine.close()
+    result = done.results[0] if done is not None and done.results else None
+    if result is None or result.finish_reason == "error":
+        err.write(f"error: {one_line(result.error if result is not None and result.error else 'no answer')}\n")
+        return 1
     if result.finish_reason == "length" and not quiet:
         err.write(f"note: stopped at --max-new-tokens ({len(result.token_ids)} tokens)\n")
     return 0
-

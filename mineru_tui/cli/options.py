@@ -8,6 +8,7 @@ engine names (which import nothing) are imported.
 from __future__ import annotations
 
 from enum import Enum
+from pathlib import Path
 from typing import List, Optional
 
 import typer
@@ -18,6 +19,13 @@ from mineru_tui.engines.defaults import DEFAULT_MODEL, MODEL_ENV
 class Format(str, Enum):
     md = "md"
     json = "json"
+
+
+class MineruFormat(str, Enum):
+    """Which MinerU version's output set ``-o`` writes (their file names do not collide)."""
+    v3 = "3"
+    v4 = "4"
+    both = "both"
 
 
 class Precision(str, Enum):
@@ -35,6 +43,7 @@ class EngineName(str, Enum):
     auto = "auto"
     numpy = "numpy"
     coreml = "coreml"
+    coreai = "coreai"
     openvino = "openvino"
     http = "http"
     llama_cpp = "llama-cpp"
@@ -55,8 +64,8 @@ def engine_option(default: EngineName = EngineName.auto, *flags: str):
     """``--engine``: what runs the model."""
     return typer.Option(default, "--engine", *flags,
                         help="What runs the MinerU2.5 model for PDFs and images "
-                             "(auto: Core ML on a Mac with a bundle, else OpenVINO when "
-                             "installed, else numpy; -v says which).")
+                             "(auto: Core AI on macOS 27+ or Core ML on a Mac with a bundle, "
+                             "else OpenVINO when installed, else numpy; -v says which).")
 
 
 def model_option():
@@ -112,7 +121,8 @@ def device_option():
     """``--device``, as ``parse`` and ``watch`` take it (the openvino engine's device)."""
     return typer.Option(None, "--device", metavar="CPU|GPU|NPU",
                         help="OpenVINO device for --engine openvino (default CPU; GPU and NPU "
-                             "are Intel's, untested by this project).")
+                             "are Intel's, untested by this project); for --engine coreai the "
+                             "preferred compute unit on macOS 27 (NPU: the Neural Engine).")
 
 
 def precision_option():
@@ -123,6 +133,14 @@ def precision_option():
                              "layers in int4: faster decode, less exact).")
 
 
+def bundle_option():
+    """``--bundle``: the compiled bundle folder an engine runs (coreml, coreai)."""
+    return typer.Option(None, "--bundle", envvar="MINERU_TUI_BUNDLE", metavar="DIR",
+                        help="Bundle folder for --engine coreml / coreai (default: the model's "
+                             "bundle in the cache folder); coreai also takes the MinerU2.5-Pro "
+                             "Core AI port's folder.")
+
+
 def check_max_new_tokens(value: Optional[int], flag: str = "--max-new-tokens") -> None:
     """A usage error (exit 2) for a cap below 1."""
     if value is not None and value < 1:
@@ -131,13 +149,14 @@ def check_max_new_tokens(value: Optional[int], flag: str = "--max-new-tokens") -
 
 def engine_fields(engine: EngineName, model: Optional[str], server_url: List[str],
                   concurrency: int, device: Optional[str] = None,
-                  precision: Optional[str] = None) -> dict:
+                  precision: Optional[str] = None, bundle: Optional[Path] = None) -> dict:
     """The ``EngineOptions`` fields the engine options give (``parse`` and ``watch`` alike)."""
     if precision is not None and precision not in {p.value for p in Precision}:
         raise typer.BadParameter(f"choose one of {', '.join(p.value for p in Precision)}", param_hint="--precision")
     if device is not None and device.upper().split(".")[0] not in ("CPU", "GPU", "NPU"):
         raise typer.BadParameter("choose CPU, GPU or NPU", param_hint="--device")
-    extra = tuple((k, v) for k, v in (("device", device and device.upper()), ("precision", precision)) if v)
+    extra = tuple((k, v) for k, v in (("device", device and device.upper()), ("precision", precision),
+                                      ("bundle", bundle and str(bundle))) if v)
     return {"engine": engine.value, "model": model, "server_urls": tuple(server_url),
             "concurrency": max(concurrency, 0), "extra": extra}
 

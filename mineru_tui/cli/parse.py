@@ -12,8 +12,9 @@ from typing import List, Optional
 
 import typer
 
-from mineru_tui.cli.options import (Effort, EngineName, Format, Mode, check_max_new_tokens,
-                                    concurrency_option, device_option, effort_option, engine_fields,
+from mineru_tui.cli.options import (Effort, EngineName, Format, MineruFormat, Mode, check_max_new_tokens,
+                                    bundle_option, concurrency_option, device_option, effort_option,
+                                    engine_fields,
                                     engine_option, image_analysis_option, max_new_tokens_option,
                                     mode_option, model_option, precision_option, reading_fields,
                                     server_url_option)
@@ -53,14 +54,19 @@ Exit codes: 0 all ok, 1 some input failed (each named at the end as
 
 
 def parse(
-    files: List[Path] = typer.Argument(..., metavar="FILE",
-                                       help="Files or folders to parse."),
+    files: Optional[List[Path]] = typer.Argument(None, metavar="FILE...",
+                                                 help="Files or folders to parse."),
     output: Optional[Path] = typer.Option(
         None, "-o", "--output", metavar="DIR",
         help="Write the MinerU output set per input under DIR instead of printing."),
     fmt: Format = typer.Option(Format.md, "--format", "-f",
                                help="What stdout gets: md (Markdown) or json (content "
                                     "list). Ignored with -o, which writes both."),
+    mineru_format: MineruFormat = typer.Option(
+        MineruFormat.both, "--mineru-format", metavar="3|4|both",
+        help="With -o: MinerU 3.x's files (<stem>.md, <stem>_middle.json, "
+             "<stem>_content_list.json), MinerU 4's (markdown.md, middle_json.json, "
+             "structured_content.json, model_output.json), or both."),
     verbose: bool = typer.Option(False, "-v", "--verbose",
                                  help="A line per file, every warning, and tracebacks of "
                                       "internal errors, on stderr."),
@@ -80,10 +86,14 @@ def parse(
     concurrency: int = concurrency_option(),
     device: Optional[str] = device_option(),
     precision: Optional[str] = precision_option(),
+    bundle: Optional[Path] = bundle_option(),
     workers: int = typer.Option(1, "--workers", metavar="N",
                                 help="Files read at once, sharing the engine: keeps several "
                                      "servers busy (--engine http). Output order unchanged."),
 ) -> None:
+    if not files:  # a hint, not 80 lines of help
+        print(USAGE, file=sys.stderr, end="")
+        raise typer.Exit(2)
     if verbose and quiet:
         raise typer.BadParameter("-v and -q cannot be used together", param_hint="-v/-q")
     check_max_new_tokens(max_new_tokens)
@@ -104,18 +114,38 @@ def parse(
     if output is not None and (problem := out_dir_problem(output)):
         raise typer.BadParameter(problem, param_hint="-o/--output")
     reading = ConvertOptions(
-        engine=LazyEngine(EngineOptions(**engine_fields(engine, model, server_url, concurrency, device, precision)),
-                          announce=_say_line if verbose else None),
+        engine=LazyEngine(EngineOptions(**engine_fields(engine, model, server_url, concurrency, device, precision,
+                                                        bundle)),
+                          announce=_once(_say_line) if verbose else None),
         pages=pages, **reading_fields(mode, effort, image_analysis, max_new_tokens))
     opts = Options(out_dir=output, fmt=fmt.value, verbose=verbose, quiet=quiet,
                    debug=debug, progress=not quiet and (verbose or isatty(sys.stderr)),
-                   reading=reading, live=not quiet and isatty(sys.stderr), workers=workers)
+                   reading=reading, live=not quiet and isatty(sys.stderr), workers=workers,
+                   mineru_format=mineru_format.value)
     raise typer.Exit(run(list(files), opts))
+
+
+USAGE = """usage: mineru-tui parse FILE... [-o DIR] [--effort low|medium|high] [-v]
+  mineru-tui parse report.docx > report.md     Markdown on stdout; -o DIR writes MinerU's set
+  mineru-tui parse --help                      every option
+"""
 
 
 def register(app: typer.Typer) -> None:
     """Add ``parse`` to the ``mineru-tui`` command."""
-    app.command(help=PARSE_HELP, no_args_is_help=True)(parse)
+    app.command(help=PARSE_HELP)(parse)
+
+
+def _once(say):
+    """``say`` for each distinct line once (the engine line is announced again each time an
+    engine fails to open; a run says it once)."""
+    said: set[str] = set()
+
+    def say_once(line: str) -> None:
+        if line not in said:
+            said.add(line)
+            say(line)
+    return say_once
 
 
 def _say_line(line: str) -> None:

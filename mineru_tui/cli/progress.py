@@ -2,9 +2,10 @@
 
     scan.pdf · page 2/9 · layout · 61 tokens · 7.9 tok/s
     scan.pdf · page 2/9 · block 5/14 · 212 tokens · 18.2 tok/s
+    scan.pdf · writing the output set (9 pages)
 
-The rate is the decode rate of the blocks being read now, each counted from its own decode
-start (``reader/calls.py``), summed over the blocks of a batch: the tokens the engine
+The rate is the decode rate of the blocks being read now, each over the last two seconds of
+its decoding (``reader/calls.py``), summed over the blocks of a batch: the tokens the engine
 produces per second. One line, redrawn in place (at most ten times a second) from the job events, and erased when
 the file is done, so the per-file lines ``parse`` prints afterwards start on a clean line.
 Nothing is drawn unless stderr is a terminal (the caller decides).
@@ -18,7 +19,8 @@ from typing import TextIO
 
 from mineru_tui.console import shown
 from mineru_tui.events import (BlockDone, BlockStarted, BlockTokens, FileDone,
-                               FileFailed, FileStarted, LayoutDone, PageDone, PageStarted)
+                               FileFailed, FileStarted, LayoutDone, OutputWriting, PageDone,
+                               PageStarted)
 
 
 class ProgressLine:
@@ -67,6 +69,12 @@ class ProgressLine:
             self._where = "done"
         elif isinstance(ev, (FileDone, FileFailed)):
             self.clear()
+            return
+        elif isinstance(ev, OutputWriting):
+            self._file = shown(os.path.basename(ev.path))
+            self._page, self._tokens, self._rates = "", {}, {}
+            self._where = f"writing the output set ({ev.pages} page{'s' * (ev.pages != 1)})"
+            self.draw(force=True)
             return
         else:
             return

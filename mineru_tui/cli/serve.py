@@ -30,7 +30,7 @@ Needs the `serve` extra: pip install 'mineru-tui[serve]'.
 
 
 # the engines serve runs in this process (a server engine would only forward requests)
-LOCAL_ENGINES = (EngineName.numpy, EngineName.coreml, EngineName.openvino)
+LOCAL_ENGINES = (EngineName.numpy, EngineName.coreml, EngineName.coreai, EngineName.openvino)
 
 
 def serve(

@@ -13,7 +13,7 @@ from typing import List, Optional
 import typer
 
 from mineru_tui.cli.options import (Effort, EngineName, Mode, check_max_new_tokens,
-                                    concurrency_option, device_option, effort_option, engine_fields,
+                                    bundle_option, concurrency_option, device_option, effort_option, engine_fields,
                                     engine_option, image_analysis_option, max_new_tokens_option,
                                     mode_option, model_option, precision_option, reading_fields,
                                     server_url_option)
@@ -62,10 +62,11 @@ def watch(
     concurrency: int = concurrency_option(),
     device: Optional[str] = device_option(),
     precision: Optional[str] = precision_option(),
+    bundle: Optional[Path] = bundle_option(),
 ) -> None:
     check_max_new_tokens(max_new_tokens)
     raise typer.Exit(run_watch(folder, output_dir, plain=plain, poll=poll,
-                               engine=engine_fields(engine, model, server_url, concurrency, device, precision),
+                               engine=engine_fields(engine, model, server_url, concurrency, device, precision, bundle),
                                reading=reading_fields(mode, effort, image_analysis,
                                                       max_new_tokens)))
 

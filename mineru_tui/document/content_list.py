@@ -68,7 +68,10 @@ def _content_entry(block: Block, page_idx: int, image_prefix: str,
                  "list_items": [_lines_text(i) for i in walk(block.blocks)
                                 if i.type != BlockType.LIST]}
     elif t == BlockType.TABLE:
-        entry = {"type": "table", "img_path": "",
+        body = next((l.spans[0] for b in block.blocks if b.type == BlockType.TABLE_BODY
+                     for l in b.lines[:1] if l.spans), None)
+        picture = body.image_path if body is not None and safe_image_name(body.image_path) else None
+        entry = {"type": "table", "img_path": image_prefix + picture if picture else "",
                  "table_caption": _captions(block, BlockType.TABLE_CAPTION),
                  "table_footnote": _captions(block, BlockType.TABLE_FOOTNOTE),
                  "table_body": table_body_html(block, image_prefix)}

@@ -17,6 +17,7 @@ from enum import Enum
 
 from mineru_tui.console import document_text
 from mineru_tui.document.model import Block, Cell, Document, Line, Page, Span, Table
+from mineru_tui.document.stackless import Walk, drive
 
 _MODEL = (Span, Line, Block, Cell, Table, Page)
 
@@ -27,12 +28,21 @@ _PLAIN = {int, float, bool, type(None), frozenset}  # nothing to clean (styles a
 _SIZED = (list, dict, str)
 
 
-def _clean(value):
+_DEEP = 100  # past this many nested calls the walk moves to its own stack
+
+
+def _clean(value, depth: int = 0):
     """``value`` without control characters; the very object when it holds none (a big
-    sheet's ten thousand cells are walked, not copied)."""
+    sheet's ten thousand cells are walked, not copied). Plain recursion (fast) down to
+    ``_DEEP`` levels, below that on an explicit stack (:mod:`.stackless`): a table nested
+    64 levels deep is ~1,000 objects deep."""
     kind = type(value)
     if kind is str:
         return document_text(value)
+    if kind in _PLAIN:
+        return value
+    if depth > _DEEP:
+        return drive(_cleaned(value))
     names = _FIELDS.get(kind)
     if names is None and isinstance(value, _MODEL):  # a subclass of a model class
         names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value))
@@ -42,8 +52,43 @@ def _clean(value):
             old = getattr(value, name)
             if type(old) in _PLAIN or (type(old) in _SIZED and not old):
                 continue
-            new = _clean(old)
-            if new is not old and new != old:
+            new = _clean(old, depth + 1)
+            # a walked object comes back as itself when unchanged; only strings are compared
+            # (comparing dataclasses would recurse through the whole subtree)
+            if new is not old and (type(new) is not str or new != old):
+                changes[name] = new
+        return dataclasses.replace(value, **changes) if changes else value
+    if isinstance(value, Enum):  # a block type: fixed names
+        _PLAIN.add(kind)
+        return value
+    if isinstance(value, str):
+        return document_text(value)
+    if isinstance(value, list):
+        out = [_clean(v, depth + 1) for v in value]
+        return value if all(a is b for a, b in zip(out, value)) else out
+    if isinstance(value, dict):  # a block's or page's extra keys (a code block's language)
+        out_d = {k: _clean(v, depth + 1) for k, v in value.items()}
+        return value if all(out_d[k] is v for k, v in value.items()) else out_d
+    return value
+
+
+def _cleaned(value) -> Walk:
+    """The walk of :func:`_clean` for one value on the explicit stack: strings and plain
+    values inline, every model object, list and dict as a sub-walk (``yield``)."""
+    kind = type(value)
+    names = _FIELDS.get(kind)
+    if names is None and isinstance(value, _MODEL):  # a subclass of a model class
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value))
+    if names is not None:
+        changes = {}
+        for name in names:
+            old = getattr(value, name)
+            if type(old) in _PLAIN or (type(old) in _SIZED and not old):
+                continue
+            new = document_text(old) if type(old) is str else (yield _cleaned(old))
+            # a walked object comes back as itself when unchanged; only strings are compared
+            # (comparing dataclasses would recurse through the whole subtree)
+            if new is not old and (type(new) is not str or new != old):
                 changes[name] = new
         return dataclasses.replace(value, **changes) if changes else value
     if kind in _PLAIN:
@@ -54,11 +99,16 @@ def _clean(value):
     if isinstance(value, str):
         return document_text(value)
     if isinstance(value, list):
-        out = [_clean(v) for v in value]
+        out = []
+        for v in value:
+            kv = type(v)
+            out.append(document_text(v) if kv is str else v if kv in _PLAIN else (yield _cleaned(v)))
         return value if all(a is b for a, b in zip(out, value)) else out
     if isinstance(value, dict):  # a block's or page's extra keys (a code block's language)
-        out = {k: _clean(v) for k, v in value.items()}
-        return value if all(out[k] is v for k, v in value.items()) else out
+        out_d = {}
+        for k, v in value.items():
+            out_d[k] = document_text(v) if type(v) is str else (yield _cleaned(v))
+        return value if all(out_d[k] is v for k, v in value.items()) else out_d
     return value
 
 

@@ -17,6 +17,7 @@ from mineru_tui.document.escaping import (ORDERED_MARKER, latex_links_safe, list
                                           unify_newlines)
 from mineru_tui.document.links import safe_image_name, safe_image_url, safe_url
 from mineru_tui.document.model import Block, BlockType, Cell, Span, SpanType, Table, merge_spans, walk
+from mineru_tui.document.stackless import Walk, drive
 
 
 def _text(text: str) -> str:
@@ -35,10 +36,19 @@ def _img(name: str | None, alt: str, image_prefix: str, url: str | None = None) 
 
 
 def cell_html(cell: Cell, image_prefix: str) -> str:
+    """A cell's content as HTML (nested tables as nested ``<table>``s)."""
+    return drive(_cell_walk(cell, image_prefix))
+
+
+def _cell_walk(cell: Cell, image_prefix: str) -> Walk[str]:
     parts = []
     for b in cell.blocks:
         if b.type == BlockType.TABLE:
-            parts.append(table_body_html(b, image_prefix))
+            span = table_span(b)
+            if span is not None and span.table is not None:
+                parts.append((yield _table_walk(span.table, image_prefix)))
+            elif span is not None:
+                parts.append(clean_table_html(span.html or ""))
         elif b.type == BlockType.LIST:
             parts.append(_list_html(b, image_prefix))
         elif b.type == BlockType.IMAGE:
@@ -214,7 +224,12 @@ def clean_table_html(markup: str) -> str:
 
 
 def table_html(table: Table, image_prefix: str = "") -> str:
-    """The table as one line of HTML, with colspan/rowspan and nested tables kept."""
+    """The table as one line of HTML, with colspan/rowspan and nested tables kept (at any
+    depth: the walk keeps its own stack, :mod:`.stackless`)."""
+    return drive(_table_walk(table, image_prefix))
+
+
+def _table_walk(table: Table, image_prefix: str) -> Walk[str]:
     out = ["<table>"]
     for row in table.rows:
         out.append("<tr>")
@@ -225,7 +240,7 @@ def table_html(table: Table, image_prefix: str = "") -> str:
                 attrs += f' colspan="{int(cell.colspan)}"'
             if int(cell.rowspan) > 1:
                 attrs += f' rowspan="{int(cell.rowspan)}"'
-            out.append(f"<{tag}{attrs}>{cell_html(cell, image_prefix)}</{tag}>")
+            out.append(f"<{tag}{attrs}>{(yield _cell_walk(cell, image_prefix))}</{tag}>")
         out.append("</tr>")
     out.append("</table>")
     return "".join(out)

@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
+from mineru_tui.errors import cut_warning
+
 
 class BlockType:
     """Block type names, as MinerU spells them (plus a few office-only ones)."""
@@ -183,6 +185,9 @@ class Document:
     (``"office"`` for direct OOXML reading, ``"vlm"`` for the page reader).
     ``extra_outputs`` maps a file-name suffix to a function giving more bytes to write beside
     the output set with ``-o`` (the page reader: ``_model.json``, ``_layout.pdf``).
+    ``meta`` holds facts about the reading the MinerU 4 set records (the page reader:
+    ``kind``, ``effort``, ``engine``, ``model``, ``page_selection``; ``model_output``, a
+    function giving MinerU 4's ``model_output.json``).
     """
 
     pages: list[Page] = field(default_factory=list)
@@ -190,13 +195,31 @@ class Document:
     images: dict[str, bytes] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     extra_outputs: dict[str, Callable[[], bytes | None]] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
 
     def add_image(self, data: bytes, ext: str, stem: str = "image") -> str:
-        """Store image bytes under a fresh unique name and return that name."""
-        ext = ext.lower().lstrip(".") or "bin"
-        name = f"{stem}_{len(self.images) + 1:03d}.{ext}"
+        """Store image bytes under a fresh unique name and return that name.
+
+        The picture passes :func:`~mineru_tui.document.pictures.safe_picture` first (an SVG
+        is cleaned of scripts and references, an extension that is no picture's becomes
+        ``.bin``); one that cannot be made safe is left out with a ``content cut:`` warning
+        and the name is ``""`` (the writers then show the alt text). Names are numbered per
+        stem (``image_001``, ``table_001``...), so pictures of one kind keep their numbers
+        whatever else a page adds.
+        """
+        from mineru_tui.document.pictures import safe_picture
+
+        safe = safe_picture(data, ext)
+        if safe is None:
+            self.warnings.append(cut_warning("an SVG picture that cannot be read as SVG (so "
+                                             "not cleaned of scripts) is left out"))
+            return ""
+        data, ext = safe
+        n = sum(1 for taken in self.images if taken.startswith(stem + "_")) + 1
+        name = f"{stem}_{n:03d}.{ext}"
         while name in self.images:
-            name = f"{stem}_{len(self.images) + 2:03d}.{ext}"
+            n += 1
+            name = f"{stem}_{n:03d}.{ext}"
         self.images[name] = data
         return name
 

@@ -16,8 +16,9 @@ measure stay 0. A request that fails on its own (a server error after retries) e
 a failure of the whole engine (no server answers, no model) raises :class:`EngineError`.
 
 **Batches that stay full.** An engine whose ``stream`` keeps at most ``max_batch`` requests
-running and starts the next one as soon as one ends sets ``continuous_batching = True`` (an
-optional attribute; numpy and Core ML, through the numpy engine's host loop): the page reader
+running and starts the next one as soon as one ends sets ``continuous_batching = True`` (numpy,
+OpenVINO and Core ML, through the host's generation loop; wrappers such as ``LazyEngine`` forward
+it; an engine that does not say is taken as False): the page reader
 then hands it all of a page's blocks in one call. Such an engine names the requests a stage
 works on (``StageEvent.seqs``: the rows joining the batch), so a block shows as started when
 it really starts. Any other engine gets the requests in chunks of ``max_batch``.
@@ -60,6 +61,9 @@ class Engine(Protocol):
     model_id: str  # the checkpoint / served model name, shown to the user
     max_batch: int  # how many requests the engine runs at once (in one ``stream`` call, unless it
     # sets ``continuous_batching``: then it takes any number and keeps this many running)
+    continuous_batching: bool  # True: ``stream`` takes any number of requests and refills its
+    # ``max_batch`` rows as they end (see "Batches that stay full"); callers read it with
+    # ``getattr(engine, "continuous_batching", False)`` so an engine without it gets chunks
 
     def stream(self, requests: Sequence[Request], *, cancel: CancelFlag | None = None) -> Iterator[Event]:
         """Run every request; yield events, ``Done`` last (also when cancelled)."""

@@ -1,7 +1,7 @@
 """Names shared by the reader and the command line, in a module that imports nothing.
 
 ``cli.py`` must start without numpy, so it reads the default model id and the task names
-from here instead of from :mod:`mineru_tui.engines.numpy.checkpoint` / :mod:`mineru_tui.reader.tasks`
+from here instead of from :mod:`mineru_tui.engines.qwen2vl.checkpoint` / :mod:`mineru_tui.reader.tasks`
 (which import numpy); those modules take their values from here too, so each is written once.
 """
 

@@ -28,7 +28,7 @@ TYPES = ("q8_0", "f16", "f32")
 
 def _load_tensors(model_dir: Path) -> dict[str, np.ndarray]:
     """All tensors as float32 numpy arrays, under the release (legacy) names."""
-    from mineru_tui.engines.numpy.checkpoint import load_checkpoint
+    from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint
 
     weights = load_checkpoint(model_dir).weights  # legacy names, float32, memory-mapped
     return {name: weights[name] for name in weights}

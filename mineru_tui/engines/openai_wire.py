@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mineru_tui.detect import image_format  # the package's one picture sniffer
 from mineru_tui.engines.params import SamplingParams
 
 SYSTEM_PROMPT = "You are a helpful assistant."  # mineru_vl_utils DEFAULT_SYSTEM_PROMPT
@@ -61,22 +62,6 @@ def parse_server_url(url: str) -> tuple[str, str]:
     if not m:
         raise ValueError(f"not an http(s) URL: {url!r}")
     return (normalized if keep_path else m.group(1)), "v1"
-
-
-_MAGIC = [
-    (b"\x89PNG\r\n\x1a\n", "png"), (b"\xff\xd8\xff", "jpeg"), (b"GIF8", "gif"), (b"BM", "bmp"),
-    (b"II*\x00", "tiff"), (b"MM\x00*", "tiff"),
-]
-
-
-def image_format(data: bytes) -> str:
-    """The image type from its first bytes (MinerU sniffs the same set)."""
-    for magic, fmt in _MAGIC:
-        if data.startswith(magic):
-            return fmt
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "webp"
-    raise ValueError("not an image (unknown format)")
 
 
 def image_data_url(image: Any) -> str:

@@ -1,9 +1,10 @@
-"""Direct reading: .docx, .pptx, .xlsx/.xlsm, HTML, MHTML, EPUB and CSV/TSV to the shared
-document model.
+"""Direct reading: Office, OpenDocument, RTF, the legacy binary formats, HTML, MHTML, EPUB
+and CSV/TSV to the shared document model.
 
-Nothing here renders pages to images. Each reader takes a path (already checked by
-:mod:`mineru_tui.detect` to be a sane OOXML zip of its kind) and returns a
-:class:`~mineru_tui.document.Document` with ``backend="office"``.
+Nothing here renders pages to images. :func:`read_office` takes a path (already checked by
+:mod:`mineru_tui.detect` to be a sane file of its kind), calls the kind's reader from the
+table of kinds (:mod:`mineru_tui.kinds`) and ends every format the same way
+(:func:`epilogue`): a :class:`~mineru_tui.document.Document` with ``backend="office"``.
 """
 
 from __future__ import annotations
@@ -11,67 +12,37 @@ from __future__ import annotations
 from pathlib import Path
 
 from mineru_tui.document import Document
+from mineru_tui.kinds import kind as _kind
+
+# The one warning an empty document gets, whatever its format.
+EMPTY_WARNING = "no content found: the document is empty, or all of its text is hidden"
 
 
 def read_office(path: str | Path, kind: str) -> Document:
-    """Read an Office file of ``kind`` ("docx", "pptx" or "xlsx")."""
-    if kind == "docx":
-        from mineru_tui.office.docx import read_docx
-        return read_docx(path)
-    if kind == "pptx":
-        from mineru_tui.office.pptx import read_pptx
-        return read_pptx(path)
-    if kind == "xlsx":
-        from mineru_tui.office.xlsx import read_xlsx
-        return read_xlsx(path)
-    web = _web_reader(kind)
-    if web is not None:
-        return web(path)
-    if kind in ODF_LEGACY:
-        doc = _read_odf_legacy(path, kind)
-        if not any(page.para_blocks for page in doc.pages) and not doc.warnings:
-            # Nothing empty is reported as done without a word.
-            doc.warnings.append("no content found: the document is empty, or all of its "
-                                "text is hidden")
-        return doc
-    raise ValueError(f"not an Office kind: {kind!r}")
+    """Read a file of ``kind`` ("docx", "odt", "csv"... any kind not read by the model)."""
+    found = _kind(kind)
+    if found.pages:
+        raise ValueError(f"not a kind read from its structure: {kind!r}")
+    return epilogue(found.read_function()(path), sheets=found.unit == "sheet")
 
 
-def _web_reader(kind: str):
-    """The reader of a web or text format ("html", "mhtml", "epub", "csv"), or None."""
-    if kind == "html":
-        from mineru_tui.office.html import read_html
-        return read_html
-    if kind == "mhtml":
-        from mineru_tui.office.html import read_mhtml
-        return read_mhtml
-    if kind == "epub":
-        from mineru_tui.office.epub import read_epub
-        return read_epub
-    if kind == "csv":
-        from mineru_tui.office.csv import read_csv
-        return read_csv
-    return None
+def epilogue(doc: Document, sheets: bool = False) -> Document:
+    """What every format's reading ends with: a document without content says so, in the
+    same words for every format (nothing empty is reported as done without a word)."""
+    if not has_content(doc, sheets) and EMPTY_WARNING not in doc.warnings:
+        doc.warnings.append(EMPTY_WARNING)
+    return doc
 
 
-ODF_LEGACY = ("odt", "ods", "odp", "rtf", "xls", "doc", "ppt")
+def has_content(doc: Document, sheets: bool = False) -> bool:
+    """Whether any page holds a block. In a workbook (``sheets``), the heading a reader
+    writes from a sheet's name is not content: a workbook of empty sheets is empty."""
+    from mineru_tui.document import BlockType, plain_text
 
-
-def _read_odf_legacy(path: str | Path, kind: str) -> Document:
-    """OpenDocument, RTF and the legacy binary Office formats."""
-    if kind in ("odt", "ods", "odp"):
-        from mineru_tui.office.odf import read_odf
-        return read_odf(path, kind)
-    if kind == "rtf":
-        from mineru_tui.office.rtf import read_rtf
-        return read_rtf(path)
-    if kind == "xls":
-        from mineru_tui.office.xls import read_xls
-        return read_xls(path)
-    if kind == "doc":
-        from mineru_tui.office.doc import read_doc
-        return read_doc(path)
-    if kind == "ppt":
-        from mineru_tui.office.ppt import read_ppt
-        return read_ppt(path)
-    raise ValueError(f"not an Office kind: {kind!r}")
+    for page in doc.pages:
+        for block in page.para_blocks:
+            if sheets and block.type == BlockType.TITLE and page.name and \
+                    plain_text(block).strip() == page.name.strip():
+                continue
+            return True
+    return False

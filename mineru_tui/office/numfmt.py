@@ -654,11 +654,16 @@ def roman(n: int) -> str:
     return "".join(out)
 
 
+MAX_LETTERS = 10  # a letter label longer than this is written in digits
+
+
 def _letters(n: int) -> str:
-    # Word repeats the letter: a..z, aa..zz, aaa...
-    if n <= 0:
+    # Word repeats the letter: a..z, aa..zz, aaa... A count from a crafted start value
+    # (2,000,000,000) would repeat it 77 million times: past MAX_LETTERS, digits.
+    repeat = (n - 1) // 26 + 1
+    if n <= 0 or repeat > MAX_LETTERS:
         return str(n)
-    return chr(ord("a") + (n - 1) % 26) * ((n - 1) // 26 + 1)
+    return chr(ord("a") + (n - 1) % 26) * repeat
 
 
 def word_counter(n: int, fmt: str) -> str:

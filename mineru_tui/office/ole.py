@@ -1,8 +1,13 @@
-"""Streams of an OLE compound file (legacy .doc and .ppt), read with olefile (BSD).
+"""Streams of an OLE compound file (legacy .doc, .ppt and .xls pictures), read with
+olefile (BSD).
 
-olefile checks the container (sector chains, loops, sizes) and raises on a broken one;
-each failure becomes one :class:`~mineru_tui.errors.InputError` line here. A stream is
-read whole, so streams are capped at :data:`MAX_STREAM_BYTES`.
+olefile raises on a broken container, and each failure becomes one
+:class:`~mineru_tui.errors.InputError` line here. It only logs a sector chain that loops,
+though, and reads the stream's declared length around the loop: a 30 KB file whose
+sector points at itself read as hundreds of MiB. So before a stream is read, its chain is
+walked here (:meth:`Ole._check_chain`): its declared length must fit in the file, and no
+sector may come twice; otherwise the file is refused in one line. A stream is read whole,
+so streams are capped at :data:`MAX_STREAM_BYTES`.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ class Ole:
         except Exception as exc:  # olefile raises OSError, ValueError, struct errors...
             raise InputError("corrupt or truncated OLE compound file (the container of "
                              "legacy Office files)", f"{type(exc).__name__}: {exc}") from None
+        self._mini_checked = False
 
     def close(self) -> None:
         self._ole.close()
@@ -48,9 +54,48 @@ class Ole:
             if self._ole.get_size(name) > MAX_STREAM_BYTES:
                 raise InputError(f"refused: its {name} stream is larger than "
                                  f"{MAX_STREAM_BYTES >> 20} MiB")
+            entry = self._ole.direntries[self._ole._find(name)]
+            self._check_chain(name, entry.isectStart, entry.size)
             return self._ole.openstream(name).read()
         except InputError:
             raise
         except Exception as exc:
             raise InputError(f"corrupt OLE compound file: its {name} stream is damaged",
                              f"{type(exc).__name__}: {exc}") from None
+
+    def _check_chain(self, name: str, first: int, size: int) -> None:
+        """Refuse a stream whose declared ``size`` the file cannot hold or whose sector
+        chain from ``first`` comes back to a sector (a loop, or two streams chained into
+        each other), before anything of it is read."""
+        ole = self._ole
+        if size < ole.minisectorcutoff:  # in the mini stream: its own chain first
+            if not self._mini_checked:
+                self._check_fat_chain("mini stream's sector table", ole.minifatsect,
+                                      ole.num_mini_fat_sectors * ole.sectorsize)
+                self._check_fat_chain("mini stream", ole.root.isectStart, ole.root.size)
+                self._mini_checked = True
+            if ole.minifat is None:
+                ole.loadminifat()
+            _walk(name, ole.minifat, first, size, ole.minisectorsize)
+        else:
+            self._check_fat_chain(f"{name} stream", first, size)
+
+    def _check_fat_chain(self, what: str, first: int, size: int) -> None:
+        _walk(what, self._ole.fat, first, size, self._ole.sectorsize)
+
+
+def _walk(what: str, fat, first: int, size: int, sector: int) -> None:
+    """Follow a chain of ``size`` bytes through ``fat`` (which holds one entry a sector of
+    the file, so its length is what the file can hold); InputError on a loop."""
+    need = -(-size // sector)
+    if need > len(fat):
+        raise InputError(f"corrupt or truncated OLE compound file: its {what} declares "
+                         f"{size:,} bytes, more than the file holds")
+    seen = set()
+    s = first
+    for _ in range(need):
+        if s >= len(fat) or s in seen:
+            raise InputError(f"corrupt or truncated OLE compound file: the sector chain of "
+                             f"its {what} loops or leaves the file")
+        seen.add(s)
+        s = fat[s]

@@ -11,7 +11,10 @@ file unreadable is an :class:`~mineru_tui.errors.InputError`:
   the embedded file is never taken for the document);
 * no main part (the ``officeDocument`` relationship of ``_rels/.rels``);
 * the **parse budget** is spent: the decompressed bytes handed to parsers across all
-  parts may not exceed :data:`PARSE_BUDGET` (see :class:`BudgetError`).
+  parts may not exceed :data:`PARSE_BUDGET` (see :class:`BudgetError`). The package
+  raises a spent budget itself when it is closed (leaving its ``with`` block), so a
+  reader that turned the failing part into a warning still fails the file: no reader
+  has to remember to check.
 
 XML is parsed with one hardened lxml set-up: no entities, no DTD, no network, no huge
 trees. Strict OOXML (ISO 29500 strict) namespaces are read as their transitional twins.
@@ -161,8 +164,16 @@ class Package:
     def __enter__(self) -> "Package":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type, exc, tb) -> None:
+        """Close; then a spent budget fails the file, whatever the reader made of it.
+
+        An exception already on its way out is replaced by the budget (the budget is why
+        the part failed); an interrupt is not.
+        """
         self.close()
+        if self.over_budget is not None and (exc is None or isinstance(exc, Exception)) \
+                and exc is not self.over_budget:
+            raise self.over_budget
 
     # -- parts ---------------------------------------------------------------------
 
@@ -172,6 +183,17 @@ class Package:
 
     def has(self, name: str) -> bool:
         return self._info(name) is not None
+
+    def member(self, name: str) -> str | None:
+        """The stored name of the member ``name`` resolves to (any spelling of its case),
+        or None: one identity for every spelling of one member (office/pictures.py)."""
+        info = self._info(name)
+        return None if info is None else info.filename
+
+    def size(self, name: str) -> int | None:
+        """The member's declared uncompressed size (what reading it may cost), or None."""
+        info = self._info(name)
+        return None if info is None else info.file_size
 
     def names(self) -> list[str]:
         """The part names (first spelling of each, case-insensitively)."""
@@ -188,11 +210,8 @@ class Package:
         self.parsed += size
 
     def check_budget(self) -> None:
-        """Raise the :class:`BudgetError` met while reading, if any.
-
-        Readers that turn a part's failure into a warning call this at the end, so that
-        a spent budget fails the file however the part that spent it was handled.
-        """
+        """Raise the :class:`BudgetError` met while reading, if any (leaving the
+        package's ``with`` block does this too)."""
         if self.over_budget is not None:
             raise self.over_budget
 

@@ -76,79 +76,130 @@ def page_chars(page, limit: int = MAX_NATIVE_CHARS) -> list[Char] | None:
 
 
 def _read_chars(page, limit: int) -> list[Char] | None:
+    from mineru_tui.pdf.pdfium import owned
+
+    with owned():  # PDFium is held over the whole page: the loop calls its bare functions
+        return _read_chars_owned(page, limit)
+
+
+def _bare(function):
+    """A PDFium function without the per-call lock :mod:`.pdfium` wraps it in (the caller
+    holds the lock)."""
+    return getattr(function, "__wrapped__", function)
+
+
+def _read_chars_owned(page, limit: int) -> list[Char] | None:
     import ctypes
 
     import pypdfium2.raw as pdfium_c
 
-    tp = page.textpage()
-    n = tp.count_chars()
+    textpage = page.textpage()
+    n = textpage.count_chars()
     if n > limit:
         return None
+    tp = textpage.raw  # the bare handle: pypdfium2's wrapper converts itself on every call
     (x0, y0), (ax, ay), (bx, by) = page._display_matrix()
     det = ax * by - ay * bx
     # user -> display, inlined (this loop runs once per character): the page's display
     # matrix is a quarter turn and/or flip, so two opposite corners give a box exactly
     ua, ub, va, vb = by / det, -bx / det, -ay / det, ax / det
 
-    def rect(left, bottom, right, top):
-        u1, v1 = ua * (left - x0) + ub * (bottom - y0), va * (left - x0) + vb * (bottom - y0)
-        u2, v2 = ua * (right - x0) + ub * (top - y0), va * (right - x0) + vb * (top - y0)
-        return (min(u1, u2), min(v1, v2), max(u1, u2), max(v1, v2))
-
+    # this loop is the text path's hottest: PDFium's functions are bound to locals, the
+    # code points come in one call, and the angle's trigonometry is done once per angle
+    get_unicode, is_generated = _bare(pdfium_c.FPDFText_GetUnicode), _bare(pdfium_c.FPDFText_IsGenerated)
+    get_box, get_loose = _bare(pdfium_c.FPDFText_GetCharBox), _bare(pdfium_c.FPDFText_GetLooseCharBox)
+    get_origin, get_angle = _bare(pdfium_c.FPDFText_GetCharOrigin), _bare(pdfium_c.FPDFText_GetCharAngle)
+    is_hyphen = _bare(pdfium_c.FPDFText_IsHyphen)
+    # the text object as a plain address (an int), without a ctypes pointer to cast each time
+    get_object = ctypes.CFUNCTYPE(ctypes.c_void_p, pdfium_c.FPDF_TEXTPAGE, ctypes.c_int)(
+        ctypes.cast(_bare(pdfium_c.FPDFText_GetTextObject), ctypes.c_void_p).value)
+    map_error_at = _bare(pdfium_c.FPDFText_HasUnicodeMapError)
+    font_size_at = _bare(pdfium_c.FPDFText_GetFontSize)
+    codes = _code_points(tp, n, pdfium_c, ctypes)
     objects: dict[int, tuple[bool, float, bool, bool]] = {}  # text object -> its facts
+    turns: dict[float, tuple[int, float]] = {}  # PDFium's angle -> (direction, tilt)
     left, bottom, right, top = (ctypes.c_double() for _ in range(4))
     lrect = pdfium_c.FS_RECTF()
     out: list[Char] = []
     low_half = False  # the previous character was the first half of a surrogate pair
     for i in range(n):
-        code = pdfium_c.FPDFText_GetUnicode(tp, i)
+        code = codes[i] if codes is not None else get_unicode(tp, i)
         if low_half:  # already joined to the character before
             low_half = False
             continue
-        generated = bool(pdfium_c.FPDFText_IsGenerated(tp, i))
+        generated = bool(is_generated(tp, i))
         if generated and code in (0x0D, 0x0A):
             continue
         if 0xD800 <= code <= 0xDBFF and i + 1 < n:
             # PDFium gives a character beyond the BMP (mathematical letters, emoji) as
             # UTF-16: two "characters", the second with the same box
-            low = pdfium_c.FPDFText_GetUnicode(tp, i + 1)
+            low = codes[i + 1] if codes is not None else get_unicode(tp, i + 1)
             if 0xDC00 <= low <= 0xDFFF:
                 code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                 low_half = True
         text = chr(code) if 0 < code < 0x110000 and not 0xD800 <= code <= 0xDFFF else "\ufffd"
-        pdfium_c.FPDFText_GetCharBox(tp, i, left, right, bottom, top)
-        tight = rect(left.value, bottom.value, right.value, top.value)
-        pdfium_c.FPDFText_GetLooseCharBox(tp, i, lrect)
-        loose = rect(lrect.left, lrect.bottom, lrect.right, lrect.top)
+        get_box(tp, i, left, right, bottom, top)
+        lx, rx, by_, ty = left.value - x0, right.value - x0, bottom.value - y0, top.value - y0
+        u1, v1, u2, v2 = ua * lx + ub * by_, va * lx + vb * by_, ua * rx + ub * ty, va * rx + vb * ty
+        tight = (u1 if u1 < u2 else u2, v1 if v1 < v2 else v2, u2 if u1 < u2 else u1,
+                 v2 if v1 < v2 else v1)
+        get_loose(tp, i, lrect)
+        lx, rx, by_, ty = lrect.left - x0, lrect.right - x0, lrect.bottom - y0, lrect.top - y0
+        u1, v1, u2, v2 = ua * lx + ub * by_, va * lx + vb * by_, ua * rx + ub * ty, va * rx + vb * ty
+        loose = (u1 if u1 < u2 else u2, v1 if v1 < v2 else v2, u2 if u1 < u2 else u1,
+                 v2 if v1 < v2 else v1)
         if (tight[2] - tight[0] <= 0 or tight[3] - tight[1] <= 0) and not text.isspace():
             tight = loose
-        pdfium_c.FPDFText_GetCharOrigin(tp, i, left, bottom)
+        get_origin(tp, i, left, bottom)
         ox, oy = left.value - x0, bottom.value - y0
         origin = (ua * ox + ub * oy, va * ox + vb * oy)
-        # PDFium's angle runs clockwise in user space; turn it into the display frame
-        a = -pdfium_c.FPDFText_GetCharAngle(tp, i)
-        dx, dy = math.cos(a), math.sin(a)
-        du, dv = ua * dx + ub * dy, va * dx + vb * dy  # v points down
-        angle = math.degrees(math.atan2(-dv, du)) % 360
-        direction = round(angle / 90) % 4 * 90
-        tilt = abs((angle - direction + 180) % 360 - 180)
+        raw_angle = get_angle(tp, i)
+        turn = turns.get(raw_angle)
+        if turn is None:
+            turn = turns[raw_angle] = _turn(raw_angle, ua, ub, va, vb)
         visible, key, size, bold, italic = True, 0, 0.0, False, False
-        obj = pdfium_c.FPDFText_GetTextObject(tp, i)
-        if obj:
-            key = ctypes.cast(obj, ctypes.c_void_p).value or 0
+        key = get_object(tp, i) or 0
+        if key:
             known = objects.get(key)
             if known is None:
+                obj = ctypes.cast(key, pdfium_c.FPDF_PAGEOBJECT)
                 known = objects[key] = _object_facts(obj, pdfium_c, ctypes)
             visible, size, bold, italic = known
         if size <= 0:
-            size = pdfium_c.FPDFText_GetFontSize(tp, i)
+            size = font_size_at(tp, i)
+        # PDFium marks only dashes and its own U+0002 as line-end hyphens
+        hyphen = code == 0x02 or (not text.isalnum() and bool(is_hyphen(tp, i)))
         out.append(Char(
-            text=text, box=tight, loose=loose, origin=origin, direction=direction, tilt=tilt,
-            size=size, index=i, generated=generated,
-            hyphen=bool(pdfium_c.FPDFText_IsHyphen(tp, i)) or code == 0x02,
-            map_error=pdfium_c.FPDFText_HasUnicodeMapError(tp, i) == 1, visible=visible,
-            text_object=key, bold=bold, italic=italic))
+            text, tight, loose, origin, turn[0], turn[1], size, i, generated, hyphen,
+            map_error_at(tp, i) == 1, visible, key, bold, italic))
     return out
+
+
+def _code_points(tp, n: int, pdfium_c, ctypes):
+    """The page's UTF-16 code units, one per character index, in one call (None when PDFium's
+    text does not line up with its characters: then they are asked one by one). PDFium's
+    text writes its line-end hyphen U+0002 as U+FFFE: those few are asked again."""
+    if n <= 0:
+        return None
+    buf = (ctypes.c_ushort * (n + 1))()
+    if pdfium_c.FPDFText_GetText(tp, 0, n, buf) != n + 1:
+        return None
+    codes = buf[:n]
+    for i, code in enumerate(codes):
+        if code == 0xFFFE:
+            codes[i] = pdfium_c.FPDFText_GetUnicode(tp, i)
+    return codes
+
+
+def _turn(raw_angle: float, ua: float, ub: float, va: float, vb: float) -> tuple[int, float]:
+    """(direction, tilt) of a character whose PDFium angle is ``raw_angle``."""
+    # PDFium's angle runs clockwise in user space; turn it into the display frame
+    a = -raw_angle
+    dx, dy = math.cos(a), math.sin(a)
+    du, dv = ua * dx + ub * dy, va * dx + vb * dy  # v points down
+    angle = math.degrees(math.atan2(-dv, du)) % 360
+    direction = round(angle / 90) % 4 * 90
+    return direction, abs((angle - direction + 180) % 360 - 180)
 
 
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi", re.IGNORECASE)

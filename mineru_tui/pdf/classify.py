@@ -90,40 +90,59 @@ class TextStats:
 def text_stats(chars: list[Char]) -> TextStats:
     s = TextStats()
     run: list[str] = []
-
-    def close_run():
-        if len(run) >= 4 and len(set(run)) >= 2:
-            s.punct_in_runs += len(run)
-        run.clear()
+    kinds: dict[str, tuple] = {}  # a page repeats few distinct characters: each judged once
+    scripts = s.scripts
 
     for c in chars:
         t = c.text
-        if t.isspace():
-            close_run()
+        kind = kinds.get(t)
+        if kind is None:
+            kind = kinds[t] = _char_kind(t)
+        space, abnormal, cjk, garble, script, punct = kind
+        if space:
+            if run:
+                if len(run) >= 4 and len(set(run)) >= 2:
+                    s.punct_in_runs += len(run)
+                run.clear()
             continue
         s.chars += 1
         if c.map_error:
             s.map_errors += 1
-        o = ord(t)
-        if not c.hyphen and (o == 0 or t == "\ufffd" or o < 32 or 127 <= o <= 159
-                             or is_private_use(t)):
+        if abnormal and not c.hyphen:
             s.abnormal += 1
-        if is_cjk(t):
+        if cjk:
             s.cjk += 1
-            if GARBLE_RANGE[0] <= o <= GARBLE_RANGE[1]:
-                s.garble += 1
-        else:
-            for name, lo, hi in _SCRIPTS:
-                if lo <= o <= hi and t.isalpha():
-                    s.scripts[name] = s.scripts.get(name, 0) + 1
-                    break
-        if t in _ASCII_PUNCT:
+            s.garble += garble
+        elif script is not None:
+            scripts[script] = scripts.get(script, 0) + 1
+        if punct:
             s.punct += 1
             run.append(t)
-        else:
-            close_run()
-    close_run()
+        elif run:
+            if len(run) >= 4 and len(set(run)) >= 2:
+                s.punct_in_runs += len(run)
+            run.clear()
+    if len(run) >= 4 and len(set(run)) >= 2:
+        s.punct_in_runs += len(run)
     return s
+
+
+def _char_kind(t: str) -> tuple[bool, bool, bool, int, str | None, bool]:
+    """(space, abnormal unless a hyphen, CJK, in the garbling range, its script or None,
+    ASCII punctuation) of one character's text."""
+    if t.isspace():
+        return (True, False, False, 0, None, False)
+    o = ord(t)
+    abnormal = o == 0 or t == "\ufffd" or o < 32 or 127 <= o <= 159 or is_private_use(t)
+    cjk = is_cjk(t)
+    garble = int(cjk and GARBLE_RANGE[0] <= o <= GARBLE_RANGE[1])
+    script = None
+    if not cjk:
+        for name, lo, hi in _SCRIPTS:
+            if lo <= o <= hi and t.isalpha():
+                script = name
+                break
+    return (False, abnormal, cjk, garble, script, t in _ASCII_PUNCT)
 
 
 def _text_problem(s: TextStats, per_page: bool) -> str | None:
@@ -205,8 +224,24 @@ def classify_page(page, chars: list[Char] | None = None) -> PageDecision:
 
     ``chars`` may pass the page's characters (:func:`~mineru_tui.pdf.chars.page_chars`)
     when the caller has them already. Any failure to read the text layer means "use the
-    model" (as in MinerU).
+    model" (as in MinerU). The answer is kept on the page for the same ``chars``: the page
+    reader classifies a page when it opens it, and the model-free reading asks again.
     """
+    cached = getattr(page, "decision_cache", None)
+    if cached is not None and chars is not None and cached[0] is chars:
+        return cached[1]
+    decision = _classify(page, chars)
+    if chars is None:
+        chars = (getattr(page, "chars_cache", None) or (None, None))[1]
+    if chars is not None:
+        try:
+            page.decision_cache = (chars, decision)
+        except AttributeError:  # a page object that takes no attributes: nothing kept
+            pass
+    return decision
+
+
+def _classify(page, chars: list[Char] | None) -> PageDecision:
     try:
         w, h = page.size_pt
         ratio = max(w, h) / min(w, h)

@@ -63,15 +63,19 @@ def text_blocks(glyphs: list, right_to_left: bool | None = None) -> list[TextBlo
         return []
     if right_to_left is None:
         r = l_ = 0
+        counts: dict[str, int] = {}  # each distinct character's class is asked once
         for g in glyphs:
-            c = bidi_class(g.char.text)
+            t = g.char.text
+            counts[t] = counts.get(t, 0) + 1
+        for t, n in counts.items():
+            c = bidi_class(t)
             if c in ("R", "AL"):
-                r += 1
+                r += n
             elif c == "L":
-                l_ += 1
+                l_ += n
         right_to_left = r > l_
     return [TextBlock([g for p in leaf for g in p.glyphs], stretch, column)
-            for leaf, stretch, column in _cut(pieces, right_to_left, (None, 0), [0])]
+            for leaf, stretch, column in _cut(pieces, right_to_left)]
 
 
 def _pieces(glyphs: list) -> list[_Piece]:
@@ -157,27 +161,49 @@ def _gutter(gaps: list[list[tuple[float, float]]], min_gap: float) -> tuple[floa
     return best
 
 
-def _cut(pieces: list[_Piece], rtl: bool, place: tuple[int | None, int],
-         counter: list[int]) -> list[tuple[list[_Piece], int | None, int]]:
-    """The pieces' blocks in reading order, each with its (stretch, column) ``place``;
-    ``counter`` numbers the stretches."""
+def _cut(pieces: list[_Piece], rtl: bool) -> list[tuple[list[_Piece], int | None, int]]:
+    """The pieces' blocks in reading order, each with its (stretch, column) place.
+
+    Each part is cut again until it cannot be; the parts wait on an explicit stack (a
+    staircase of hundreds of levels would pass Python's recursion limit), taken in the
+    order a depth-first walk reads them, so stretches are numbered as they are met."""
+    out: list[tuple[list[_Piece], int | None, int]] = []
+    stretches = 0
+    stack: list[tuple[list[_Piece], tuple[int | None, int]]] = [(pieces, (None, 0))]
+    while stack:
+        part, place = stack.pop()
+        cut = _cut_once(part, rtl)
+        if cut is None:
+            out.append((part, *place))
+            continue
+        parts, are_columns = cut
+        if are_columns:
+            children = [(c, (stretches, k)) for k, c in enumerate(parts)]
+            stretches += 1
+        else:
+            children = [(g, place) for g in parts]
+        stack.extend(reversed(children))
+    return out
+
+
+def _cut_once(pieces: list[_Piece], rtl: bool) -> tuple[list[list[_Piece]], bool] | None:
+    """One cut of ``pieces``: ``(parts, True)`` for columns side by side, ``(parts, False)``
+    for stretches one above the other, None when they are one block."""
     if len(pieces) <= 1:
-        return [(pieces, *place)]
+        return None
     heights = sorted(p.height for p in pieces)
     min_gap = GUTTER * heights[len(heights) // 2]
     columns = _split(pieces, True, min_gap)
     if len(columns) > 1:
         if rtl:
             columns.reverse()
-        stretch = counter[0]
-        counter[0] += 1
-        return [leaf for k, c in enumerate(columns) for leaf in _cut(c, rtl, (stretch, k), counter)]
+        return columns, True
     bands = _split(pieces, False, 0.0)
     if len(bands) == 1:
-        return [(pieces, *place)]
+        return None
     gutter = _gutter([_gaps(b, min_gap) for b in bands], min_gap)
     if gutter is None:
-        return [(pieces, *place)]  # one column: a single block
+        return None  # one column: a single block
     lo, hi = gutter
     # bands with text across the gutter end a stretch of columns; runs of either kind
     # are cut again on their own
@@ -220,5 +246,5 @@ def _cut(pieces: list[_Piece], rtl: bool, place: tuple[int | None, int],
             groups.append(list(band))
         kind_prev = kind
     if len(groups) == 1:
-        return [(pieces, *place)]
-    return [leaf for g in groups for leaf in _cut(g, rtl, place, counter)]
+        return None
+    return groups, False

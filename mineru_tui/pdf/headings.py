@@ -168,3 +168,22 @@ def _stands_out(p: Candidate, body_height: float, body_bold: float, body_italic:
     if p.italic >= BOLD_SHARE and body_italic < 0.5 and (_NUMBERED.match(text) or short_title):
         return "face"
     return None
+
+
+def pdf_outline(path) -> list:
+    """The PDF's bookmarks as :class:`~mineru_tui.document.headings.OutlineEntry` (depth 1 =
+    top, title, 0-based page), or an empty list when it has none or cannot be read."""
+    from mineru_tui.document.headings import OutlineEntry
+    from mineru_tui.pdf.reader import open_pdf
+
+    try:
+        with open_pdf(path) as pdf:
+            entries = []
+            for item in pdf.raw.get_toc(max_depth=16):
+                dest = item.get_dest()
+                page = dest.get_index() if dest is not None else None
+                entries.append(OutlineEntry(item.level + 1, (item.get_title() or "").strip(),
+                                            page if isinstance(page, int) and page >= 0 else None))
+            return entries
+    except Exception:  # noqa: BLE001 - a damaged outline only loses this signal
+        return []

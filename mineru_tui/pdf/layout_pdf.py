@@ -8,7 +8,13 @@ We do the same with pypdfium2, already our PDF library, so no PDF writer is adde
   is re-rendered) onto a new page the size of the page as displayed, so /Rotate and crop
   boxes are already applied and boxes are drawn in plain display coordinates;
 * an image page (a scan or photo input) is embedded as JPEG on a page sized at 200 dpi, the
-  resolution MinerU wraps images at.
+  resolution MinerU wraps images at;
+* a PDF page without blocks (``--effort low`` reads none; a page that failed) is imported as
+  it is, its content streams copied byte for byte and never parsed: drawing on a page makes
+  PDFium regenerate the page's content (``FPDFPage_GenerateContent``, about 60 ms a page of
+  text on two cores), which would make the drawing of a 300-page text PDF read at ``low``
+  cost more than reading it. Runs of such pages are imported in one call, so the fonts and
+  images they share are copied once. Such a page keeps its own /Rotate (it shows the same).
 """
 
 from __future__ import annotations
@@ -97,8 +103,19 @@ def layout_pdf_bytes(pages: Iterable[LayoutPage]) -> bytes:
     pdfium = load()  # every call under the process's PDFium lock
     out = pdfium.PdfDocument.new()
     sources: dict[Path, object] = {}  # open source PDFs, by path
+    run: list = []  # pages without blocks waiting to be imported: [source, [indices]]
     try:
         for lp in pages:
+            if lp.pdf_path is not None and not lp.blocks:
+                path = Path(lp.pdf_path)
+                if run and run[0] == path:
+                    run[1].append(lp.page_index)
+                else:
+                    _import_run(out, sources, run)
+                    run = [path, [lp.page_index]]
+                continue
+            _import_run(out, sources, run)
+            run = []
             if lp.pdf_path is not None:
                 page, (w, h) = _copy_pdf_page(out, sources, Path(lp.pdf_path), lp.page_index)
             else:
@@ -109,6 +126,7 @@ def layout_pdf_bytes(pages: Iterable[LayoutPage]) -> bytes:
                 _draw_block(out, page, kind, box, order, w, h)
             page.gen_content()
             page.close()
+        _import_run(out, sources, run)
         buffer = io.BytesIO()
         out.save(buffer)
         return buffer.getvalue()
@@ -116,6 +134,20 @@ def layout_pdf_bytes(pages: Iterable[LayoutPage]) -> bytes:
         out.close()
         for src in sources.values():
             src.close()
+
+
+def _import_run(out, sources: dict, run: list) -> None:
+    """Append the pages of ``run`` (``[path, [indices]]``, or empty) unchanged to ``out``."""
+    if not run:
+        return
+    from mineru_tui.pdf.reader import open_pdf
+
+    path, indices = run
+    src = sources.get(path)
+    if src is None:
+        src = sources[path] = open_pdf(path)
+    # PDFium copies the page dictionaries and what they use without parsing any content
+    out.import_pages(src.raw, indices)
 
 
 def _copy_pdf_page(out, sources: dict, path: Path, index: int):

@@ -135,10 +135,7 @@ class _Glyph:
     baseline: float
     top: float = 0.0  # the glyph's core: from half a font height above the baseline
     bottom: float = 0.0  # to just below it; rows are clustered on this, not on loose boxes
-
-    @property
-    def height(self) -> float:
-        return self.loose[3] - self.loose[1]
+    height: float = 0.0  # the loose box's height (a field: the line reader asks often)
 
 
 def drop_redrawn(chars: list[Char]) -> list[Char]:
@@ -169,12 +166,25 @@ def drop_redrawn(chars: list[Char]) -> list[Char]:
             ys = (ky, ky + 1 if fy - ky >= 0.5 else ky - 1)
         else:
             xs, ys = (kx - 1, kx, kx + 1), (ky - 1, ky, ky + 1)
-        if not any(o.text_object != c.text_object and o.direction == c.direction
-                   and abs(o.origin[0] - x) < near and abs(o.origin[1] - y) < near
-                   for i in xs for j in ys for o in seen.get((c.text, i, j), ())):
+        if not _repeats(seen, c, xs, ys, x, y, near):
             seen.setdefault((c.text, kx, ky), []).append(c)
             out.append(c)
     return out
+
+
+def _repeats(seen: dict, c: Char, xs, ys, x: float, y: float, near: float) -> bool:
+    """Whether an earlier character of another text object in the cells ``xs`` × ``ys`` of
+    ``seen`` draws ``c`` again (loops, not a generator: this runs for every character)."""
+    text, obj, direction = c.text, c.text_object, c.direction
+    for i in xs:
+        for j in ys:
+            bucket = seen.get((text, i, j))
+            if bucket:
+                for o in bucket:
+                    if (o.text_object != obj and o.direction == direction
+                            and abs(o.origin[0] - x) < near and abs(o.origin[1] - y) < near):
+                        return True
+    return False
 
 
 def _glyphs(chars: list[Char], direction: int) -> list[_Glyph]:
@@ -182,17 +192,21 @@ def _glyphs(chars: list[Char], direction: int) -> list[_Glyph]:
     for c in drop_redrawn(chars):
         if c.direction != direction or c.tilt > MAX_TILT:
             continue
-        box, loose = upright(c.box, direction), upright(c.loose, direction)
+        if direction == 0:  # most pages: the display frame is already upright
+            box, loose, baseline = c.box, c.loose, c.origin[1]
+        else:
+            box, loose = upright(c.box, direction), upright(c.loose, direction)
+            baseline = _upright_point(c.origin, direction)[1]
         h = loose[3] - loose[1]
         if h <= 0:
             h = max(box[3] - box[1], 1e-3)
             loose = (loose[0], box[1], loose[2], box[3])
-        baseline = _upright_point(c.origin, direction)[1]
         if not loose[1] - 0.1 * h <= baseline <= loose[3] + 0.1 * h:
             baseline = loose[3] - 0.2 * h  # no usable origin: the usual descent
         # x-height glyphs, accents and dots all sit on the baseline: a core from the
         # baseline up to half the font height keeps lines apart however tight the leading
-        out.append(_Glyph(c, box, loose, baseline, baseline - CORE * h, baseline + 0.1 * h))
+        out.append(_Glyph(c, box, loose, baseline, baseline - CORE * h, baseline + 0.1 * h,
+                          loose[3] - loose[1]))
     return out
 
 
@@ -375,7 +389,11 @@ def _group_overlapping(glyphs, extent) -> list[tuple[list[_Glyph], list[float]]]
         lo, hi = extent(g)
         best, best_score = None, LINE_OVERLAP
         for members, ext in groups[-4:]:  # only recent groups can still overlap
-            score = _overlap(lo, hi, ext)
+            e0, e1 = ext
+            # _overlap, inlined: this runs for every glyph against up to four groups
+            shorter = hi - lo if hi - lo < e1 - e0 else e1 - e0
+            score = ((hi if hi < e1 else e1) - (lo if lo > e0 else e0)) / (
+                shorter if shorter > 1e-6 else 1e-6)
             if score > best_score:
                 best, best_score = (members, ext), score
         if best is None:

@@ -6,11 +6,14 @@ actions, named destinations) carry no URI and are left as text.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from mineru_tui.pdf.chars import Box, Char
 
 MAX_URI = 4096
+MAX_LINK_CHARS = 2000  # characters under one link; a bigger rectangle links no words
+MAX_PAGE_LINK_CHARS = 50_000  # characters read for all of a page's links (under 1 s)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,19 +56,69 @@ def page_links(page) -> list[PageLink]:
     return out
 
 
+class _CharIndex:
+    """The page's characters sorted by their centre's height, so a link finds the ones under
+    its rectangle by bisection over the rows it spans and one vectorised test across them,
+    instead of a Python loop over the whole page for every link."""
+
+    def __init__(self, chars: list[Char]):
+        import numpy as np
+
+        self.order = sorted(range(len(chars)), key=lambda i: chars[i].cy)
+        self.cy = [chars[i].cy for i in self.order]
+        self.cx = np.array([chars[i].cx for i in self.order], dtype=np.float64)
+        self.chars = chars
+
+    def under(self, box: Box):
+        """The page positions (ascending, as ``chars`` has them) of the characters whose
+        centre lies in ``box`` grown by one point."""
+        import numpy as np
+
+        x0, y0, x1, y1 = box
+        lo, hi = bisect_left(self.cy, y0 - 1), bisect_right(self.cy, y1 + 1)
+        band = self.cx[lo:hi]
+        rows = np.flatnonzero((band >= x0 - 1) & (band <= x1 + 1)) + lo
+        return np.sort(np.array(self.order, dtype=np.int64)[rows]) if rows.size else rows
+
+
 def link_texts(links: list[PageLink], chars: list[Char]) -> list[tuple[str, str]]:
     """``(text under the link, uri)`` for each link that covers any characters."""
+    return [(text, uri) for text, uri, _ in linked_texts(links, chars)]
+
+
+def linked_texts(links: list[PageLink], chars: list[Char]) -> list[tuple[str, str, Box]]:
+    """``(text under the link, uri, box)`` for each link that covers some text.
+
+    The characters are indexed once for all the links (:class:`_CharIndex`); a link over
+    more than :data:`MAX_LINK_CHARS` characters (a rectangle over a whole page) is no link
+    a reader follows from its words and is left as text, and links over the same characters
+    share one reading, so a page's links cost about their own text, not links × page;
+    past :data:`MAX_PAGE_LINK_CHARS` characters read in all, the rest stay plain text."""
     from mineru_tui.pdf.lines import build_lines, join_lines
 
+    if not links or not chars:
+        return []
+    index = _CharIndex(chars)
+    texts: dict[bytes, str] = {}  # the characters covered → their text
     out = []
+    spent = 0  # characters read into link texts, against MAX_PAGE_LINK_CHARS
     for link in links:
-        x0, y0, x1, y1 = link.box
-        under = [c for c in chars if x0 - 1 <= c.cx <= x1 + 1 and y0 - 1 <= c.cy <= y1 + 1]
-        if not any(not c.text.isspace() for c in under):
+        positions = index.under(link.box)
+        if not positions.size or positions.size > MAX_LINK_CHARS:
             continue
-        text = join_lines([ln.text for ln in build_lines(under, 0)])
+        key = positions.tobytes()
+        text = texts.get(key)
+        if text is None:
+            spent += positions.size
+            if spent > MAX_PAGE_LINK_CHARS:
+                break  # the rest of the page's links stay text
+            under = [chars[i] for i in positions.tolist()]
+            text = ""
+            if any(not c.text.isspace() for c in under):
+                text = join_lines([ln.text for ln in build_lines(under, 0)])
+            texts[key] = text
         if text:
-            out.append((text, link.uri))
+            out.append((text, link.uri, link.box))
     return out
 
 

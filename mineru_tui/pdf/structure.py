@@ -39,7 +39,7 @@ class PageStructure:
     def read(cls, page, chars: list[Char]) -> PageStructure:
         """Faces, rules and links of ``page`` (each best effort: a page whose drawing or
         annotations PDFium cannot walk is still read as plain text)."""
-        from mineru_tui.pdf.links import link_texts, page_links
+        from mineru_tui.pdf.links import linked_texts, page_links
         from mineru_tui.pdf.rules import page_rules
 
         out = cls()
@@ -58,8 +58,7 @@ class PageStructure:
         try:
             links = page_links(page)
             upright = [c for c in chars if c.direction == 0]
-            out.links = [(text, uri, link.box) for link, (text, uri) in
-                         ((lk, t) for lk in links for t in link_texts([lk], upright))]
+            out.links = linked_texts(links, upright)  # the characters indexed once
         except Exception:  # noqa: BLE001 - links are an extra
             out.links = []
         return out
@@ -69,12 +68,23 @@ class PageStructure:
         key = id(line)
         face = self._faces.get(key)
         if face is None:
-            fam = main_family(line.chars, self.styles)
-            solid = [c for c in line.chars if not c.text.isspace()]
-            in_fam = sum(1 for c in solid if family(self.styles.get(c.text_object, PLAIN).name) == fam)
-            face = self._faces[key] = (share(line.chars, self.styles, "bold") >= BOLD_SHARE,
-                                       share(line.chars, self.styles, "italic") >= BOLD_SHARE,
-                                       fam if solid and in_fam >= BOLD_SHARE * len(solid) else "")
+            # one pass over the line: fonts.main_family and fonts.share, counted together
+            counts: dict[str, int] = {}
+            bold = italic = solid = 0
+            styles = self.styles
+            for c in line.chars:
+                if c.text.isspace():
+                    continue
+                style = styles.get(c.text_object, PLAIN)
+                f = family(style.name)
+                counts[f] = counts.get(f, 0) + 1
+                bold += style.bold
+                italic += style.italic
+                solid += 1
+            fam = max(counts, key=counts.get) if counts else ""
+            face = self._faces[key] = ((bold / solid if solid else 0.0) >= BOLD_SHARE,
+                                       (italic / solid if solid else 0.0) >= BOLD_SHARE,
+                                       fam if solid and counts[fam] >= BOLD_SHARE * solid else "")
         return face
 
     def breaks(self, above: TextLine, below: TextLine) -> bool:

@@ -127,6 +127,7 @@ def text_only_page(page, without_unmapped: bool = False) -> list:
                           angle=(360 - direction) % 360 or None)
             if kind == BlockType.TITLE:
                 block.level = levels[k]
+                block.extra["type_height"] = round(para.height, 2)  # document/headings.py
             made.append(block)
             xs.append(upright(para.display_box(), direction)[0])
         blocks += structure.gather_lists(made, xs) if direction == main else made

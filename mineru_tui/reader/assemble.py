@@ -10,9 +10,12 @@ from pathlib import Path
 from mineru_tui import __version__
 from mineru_tui.console import JSON_ESCAPED
 from mineru_tui.document import to_markdown
+from mineru_tui.document.headings import level_headings
+from mineru_tui.document.mineru4.model_output import to_model_output
 from mineru_tui.errors import cut_warning
 from mineru_tui.pdf import LayoutPage, layout_pdf_bytes
 from mineru_tui.pdf.furniture import drop_furniture
+from mineru_tui.pdf.headings import pdf_outline
 from mineru_tui.pdf.page_range import format_pages
 from mineru_tui.reader import merge
 
@@ -62,6 +65,8 @@ def finish(doc, records, path, kind: str, reading):
     _warn_failed_pages(doc, records)
     drop_text_layer_furniture(doc, records)
     merge.merge_across_pages(doc)
+    # heading levels over the whole document, with the PDF's outline (document/headings.py)
+    level_headings(doc, pdf_outline(path) if kind == "pdf" else None)
     settings, engine = reading.settings, reading.engine
     meta = {"_version_name": f"mineru-tui {__version__}", "file": Path(path).name, "kind": kind,
             "engine": getattr(engine, "name", None), "model": getattr(engine, "model_id", None),
@@ -69,6 +74,10 @@ def finish(doc, records, path, kind: str, reading):
             "max_new_tokens": settings.max_new_tokens, "pages": records}
     doc.extra_outputs = {MODEL_JSON: lambda: json_bytes(meta),
                          LAYOUT_PDF: lambda: layout_bytes(Path(path), kind, records)}
+    # what MinerU 4's set records (document/mineru4), and its model_output.json
+    doc.meta.update(kind=kind, effort=settings.effort, engine=meta["engine"], model=meta["model"],
+                    model_output=None if settings.effort == "low"
+                    else lambda middle: to_model_output(meta, middle))
     return doc
 
 

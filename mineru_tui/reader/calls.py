@@ -16,6 +16,8 @@ every row before it would drag the rate towards zero).
 
 from __future__ import annotations
 
+from collections import deque
+
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -35,14 +37,23 @@ class Answer:
 
 
 class DecodeRate:
-    """Tokens per second of each sequence, over its decode time: from its first token (the
-    prefill's output) to its latest one. ``None`` until a second token makes it measurable."""
+    """Tokens per second of each sequence now: over the last ``window`` seconds of its
+    decoding (the engine's own clock), from its first token (the prefill's output) on, so
+    neither the prefill nor a fast start long ago counts. ``None`` until a second token makes
+    it measurable."""
 
-    def __init__(self):
-        self._first: dict[int, tuple[float, int]] = {}
+    WINDOW = 2.0  # seconds; the app's help and the progress line's docstring say so
+
+    def __init__(self, window: float = WINDOW):
+        self.window = window
+        self._seen: dict[int, deque[tuple[float, int]]] = {}
 
     def __call__(self, ev: TokenEvent) -> float | None:
-        t1, n1 = self._first.setdefault(ev.seq_index, (ev.elapsed, ev.n_generated))
+        seen = self._seen.setdefault(ev.seq_index, deque())
+        seen.append((ev.elapsed, ev.n_generated))
+        while len(seen) > 2 and ev.elapsed - seen[1][0] >= self.window:
+            seen.popleft()  # keep one point at or before the window's start
+        t1, n1 = seen[0]
         if ev.n_generated <= n1 or ev.elapsed <= t1:
             return None
         return (ev.n_generated - n1) / (ev.elapsed - t1)

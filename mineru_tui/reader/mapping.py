@@ -110,6 +110,10 @@ def to_page(blocks: list, page_idx: int, page_size, page_image, doc: Document) -
             block = equation_block(_latex(content or ""))
         elif t == "table":
             block = table_block(html_body=content or "")
+            if page_image is not None:  # the printed table's picture, as MinerU saves it
+                # (kept for every part of a table continued over pages)
+                block.blocks[0].lines[0].spans[0].image_path = doc.add_image(
+                    crop_jpeg(page_image, b["bbox"]), "jpg", stem="table")
         elif t in ("image", "chart"):
             name = doc.add_image(crop_jpeg(page_image, b["bbox"]), "jpg") if page_image is not None else None
             block = image_block(name or "", alt=(content or "").strip(), sub_type=b.get("sub_type") or (t if t == "chart" else None))

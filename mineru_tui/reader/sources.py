@@ -36,8 +36,8 @@ def open_source(path: Path, kind: str, pages: str | None, settings, *, classify:
     Pages in ``kept`` (ordinal -> record, from the journal) come with their record and are
     neither classified nor, unless the model read them (their pictures are cropped from the
     image), rendered."""
-    if kind == "pdf":
-        return _pdf_source(path, pages, classify, kept or {})
+    if kind == "pdf":  # effort low reads only the text layer: no page needs an image
+        return _pdf_source(path, pages, classify, kept or {}, render=settings.effort != "low")
     return _image_source(path, pages, kept or {})
 
 
@@ -71,7 +71,8 @@ def _kept_page(ordinal: int, page, record: dict) -> PageInput:
                      blank=bool(record.get("blank")), record=record)
 
 
-def _pdf_source(path: Path, pages: str | None, classify: bool, kept: dict[int, dict]):
+def _pdf_source(path: Path, pages: str | None, classify: bool, kept: dict[int, dict],
+                render: bool = True):
     pdf = open_pdf(path, pages)
     n = len(pdf)
 
@@ -85,7 +86,8 @@ def _pdf_source(path: Path, pages: str | None, classify: bool, kept: dict[int, d
                     page.close()
                 continue
             try:
-                image = page.render()  # MinerU's size: 200 dpi, long edge at most 3500 px
+                # MinerU's size: 200 dpi, long edge at most 3500 px
+                image = page.render() if render else None
                 decision = None
                 blank = is_blank(page)  # nothing drawn: an empty page, not a scan
                 if classify and not blank:

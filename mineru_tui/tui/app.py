@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections import OrderedDict, deque
 from pathlib import Path
 
@@ -24,25 +25,34 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
-from textual.widgets import DataTable, Footer, Header, Input, Log, TabbedContent, TabPane
+from textual.widgets import (DataTable, Footer, Header, Input, Log, Tab, TabbedContent,
+                             TabPane, Tabs)
 
 from mineru_tui.console import shown
 from mineru_tui.engines.defaults import DEFAULT_MODEL
 from mineru_tui.tui import settings
+from mineru_tui.tui.find import block_with, matching_pages, next_match, page_number, snippet
 from mineru_tui.tui.markdown_text import file_text, page_text
 from mineru_tui.tui.page_image import load_page_image
 from mineru_tui.tui.restore import load_detail
 from mineru_tui.tui.screens import HelpScreen, OutputScreen
 from mineru_tui.tui.state import READING, Board, Changes, FileRow, PageRow
+from mineru_tui.tui.toasts import SettleCount
 from mineru_tui.tui.widgets.block_view import BlockView, printable
 from mineru_tui.tui.widgets.live import LivePane
 from mineru_tui.tui.widgets.markdown_pane import MarkdownPane
 from mineru_tui.tui.widgets.preview import PagePreview
 from mineru_tui.tui.widgets.tables import BlocksTable, FilesTable, PagesTable
 from mineru_tui.watch.service import WatchConfig, WatchError, WatchService, hint_for
+from mineru_tui.watch.status import Status
 
 TICK = 0.05  # seconds between redraws (events in between are coalesced)
 IMAGES_KEPT = 12  # page images kept in memory (the pages around the one shown)
+BOX_HINT = {
+    "filter": "filter files by name or status (escape clears)",
+    "find": "find in this file's pages (enter: next page with it, escape: done)",
+    "goto": "go to page (a number, enter)",
+}
 TABS = {"1": "tab-markdown", "2": "tab-page", "3": "tab-block", "4": "tab-log"}
 NARROW = 110  # columns below which the layout collapses (pages and blocks panes hidden)
 
@@ -61,9 +71,17 @@ class WatchApp(App[int]):
                 priority=True, id="watch.prev_page"),
         Binding("right_square_bracket,pagedown", "page(1)", "Next page", show=False,
                 priority=True, id="watch.next_page"),
+        Binding("g,home", "page_to('first')", "First page", show=False, priority=True,
+                id="watch.first_page"),
+        Binding("G,end", "page_to('last')", "Last page", show=False, priority=True,
+                id="watch.last_page"),
+        Binding("colon", "goto", "Go to page", key_display=":", show=False, id="watch.goto"),
         Binding("j", "block(1)", "Block", key_display="j k", priority=True, id="watch.next_block"),
         Binding("k", "block(-1)", "Previous block", show=False, priority=True,
                 id="watch.prev_block"),
+        # Help and Quit early: the footer cuts what does not fit at 80 columns, not these
+        Binding("question_mark", "help", "Help", key_display="?", id="watch.help"),
+        Binding("q", "quit", "Quit", id="watch.quit"),
         Binding("f", "follow", "Follow", id="watch.follow"),
         Binding("slash", "filter", "Filter", key_display="/", id="watch.filter"),
         Binding("1", "tab('1')", "Markdown", show=False, priority=True, id="watch.tab1"),
@@ -73,17 +91,18 @@ class WatchApp(App[int]):
         Binding("z", "zoom", "Zoom", show=False, id="watch.zoom"),
         Binding("r", "reread", "Re-read", id="watch.reread"),
         Binding("p", "pause", "Pause", id="watch.pause"),
+        Binding("l", "read_low", "Read at effort low", show=False, id="watch.read_low"),
         Binding("c", "cancel", "Cancel", show=False, id="watch.cancel"),
         Binding("o", "output", "Output", show=False, id="watch.output"),
         Binding("y", "copy_output", "Copy path", show=False, id="watch.copy"),
-        Binding("question_mark", "help", "Help", key_display="?", id="watch.help"),
-        Binding("q", "quit", "Quit", id="watch.quit"),
     ]
 
     def __init__(self, config: WatchConfig | None = None, *, tick: float = TICK,
                  image_loader=None, detail_loader=None, remember: bool | None = None,
-                 graphics=None) -> None:
+                 graphics=None, clock=time.monotonic) -> None:
         super().__init__()
+        self._clock = clock  # stamps each batch of events: the wall-time numbers (tests: fixed)
+        self._settled = SettleCount()
         self.config = config
         self.service: WatchService | None = None
         self.board = Board()
@@ -93,7 +112,8 @@ class WatchApp(App[int]):
         self.sel_page: int | None = None
         self.sel_block: int = -1
         self.follow = True
-        self._search = False  # the / box finds text in the file's pages (else: filters files)
+        self._detail_due = False  # a redraw of the selection is scheduled (keys coalesce)
+        self._box_mode = ""  # what the / box does: filter (files) | find (text) | goto (page)
         self._stopped = threading.Event()
         self._load_image = image_loader or load_page_image
         self._read_detail = detail_loader or load_detail
@@ -112,6 +132,8 @@ class WatchApp(App[int]):
         yield Header()
         with Horizontal(id="main"):
             with Vertical(id="left"):
+                yield Tabs(Tab("Files", id="lt-files"), Tab("Pages", id="lt-pages"),
+                           Tab("Blocks", id="lt-blocks"), id="left-tabs")
                 yield Input(placeholder="filter files (escape clears)", id="filter")
                 yield FilesTable(id="files")
                 with Horizontal(id="detail"):
@@ -180,7 +202,7 @@ class WatchApp(App[int]):
             batch.append(self._inbox.popleft())
         if not batch:
             return Changes()
-        ch = self.board.apply(batch)
+        ch = self.board.apply(batch, now=self._clock())
         try:
             self._redraw(ch)
         except NoMatches:  # the app is closing: its panes are already gone
@@ -210,7 +232,7 @@ class WatchApp(App[int]):
         log = self.query_one(Log)
         for level, line in ch.log:
             log.write_line(printable(f"{_LEVEL.get(level, '')}{line}").replace("\n", " "))
-        for level, text in ch.notices:
+        for level, text in ch.notices + self._settled.toasts(self.board, ch.finished):
             self.notify(printable(text).replace("\n", " "),
                         severity=level if level in ("warning", "error") else "information",
                         timeout=8)
@@ -249,13 +271,13 @@ class WatchApp(App[int]):
         b = self.board
         counts = b.counts()
         parts = []
-        if b.root and not self.narrow:
-            parts.append(f"{_short(b.root)} → {_short(b.output_dir)}")
+        if b.root:  # the folders stay at any width (shortened in the middle)
+            room = max(12, (self.size.width - 40) // 2) if self.narrow else self.size.width
+            parts.append(f"{_short(b.root, room)} → {_short(b.output_dir, room)}")
         if b.mode == "polling":
             parts.append("polling")
-        model = (b.model or DEFAULT_MODEL).rsplit("/", 1)[-1] if self.narrow else \
-            (b.model or f"{DEFAULT_MODEL} (default)")
-        parts.append(f"{b.engine} · {model}")
+        if not self.narrow:  # below 110 columns the folders matter more than the model
+            parts.append(f"{b.engine} · {b.model or DEFAULT_MODEL + ' (default)'}")
         waiting = counts.get("queued", 0) + counts.get("reading", 0)
         if waiting:
             parts.append(f"{waiting} to read")
@@ -268,8 +290,9 @@ class WatchApp(App[int]):
     def _draw_live(self) -> None:
         b = self.board
         row = b.files.get(b.live.path) if b.live.path else None
+        self.query_one(FilesTable).write_per_page = b.write_per_page
         self.query_one(LivePane).show(b.live, b.engine, b.model or f"{DEFAULT_MODEL} (default)",
-                                      b.engine_loaded, row)
+                                      b.engine_loaded, row, b.write_per_page)
 
     def _hint(self) -> str:
         return hint_for(self.config.engine if self.config else None)
@@ -336,6 +359,9 @@ class WatchApp(App[int]):
         return None
 
     def _read_image(self, key: tuple[str, int], kind: str) -> None:
+        if (self.sel_path, self.sel_page) != key:  # paged past before its turn: not drawn
+            self.call_from_thread(self._loading.discard, key)
+            return
         image = self._load_image(key[0], kind, key[1])
         self.call_from_thread(self._image_ready, key, image)
 
@@ -406,14 +432,27 @@ class WatchApp(App[int]):
 
     @on(DataTable.RowSelected, "#files")
     def _file_opened(self) -> None:
-        if self.narrow:
-            self.query_one(TabbedContent).active = "tab-page"
-        else:
-            self.query_one(PagesTable).focus()
+        self._left_tab("pages")
+        self.query_one(PagesTable).focus()
 
     @on(DataTable.RowSelected, "#pages")
     def _page_opened(self) -> None:
+        self._left_tab("blocks")
         self.query_one(BlocksTable).focus()
+
+    def _left_tab(self, name: str) -> None:
+        """Below 110 columns: show Files, Pages or Blocks in the left pane."""
+        self.query_one("#left-tabs", Tabs).active = f"lt-{name}"
+
+    @on(Tabs.TabActivated, "#left-tabs")
+    def _left_tab_shown(self, message: Tabs.TabActivated) -> None:
+        name = (message.tab.id or "lt-files").removeprefix("lt-")
+        left = self.query_one("#left")
+        left.set_class(name == "pages", "-pages")
+        left.set_class(name == "blocks", "-blocks")
+        if self.narrow:
+            table = {"files": FilesTable, "pages": PagesTable, "blocks": BlocksTable}[name]
+            self.query_one(table).focus()
 
     @on(DataTable.RowSelected, "#blocks")
     def _block_opened(self) -> None:
@@ -422,8 +461,8 @@ class WatchApp(App[int]):
     # -- actions -------------------------------------------------------------------------------
     def check_action(self, action: str, parameters) -> bool | None:
         # typing in the filter: letters and digits are text, not keys
-        if action in ("page", "block", "tab", "follow", "zoom", "reread", "pause", "cancel",
-                      "output", "copy_output", "quit", "filter") \
+        if action in ("page", "page_to", "goto", "block", "tab", "follow", "zoom", "reread",
+                      "pause", "cancel", "output", "copy_output", "quit", "filter", "read_low") \
                 and isinstance(self.focused, Input):
             return False
         return True
@@ -435,11 +474,35 @@ class WatchApp(App[int]):
             return
         keys = sorted(row.pages)
         current = self.sel_page if self.sel_page in row.pages else keys[0]
-        i = max(0, min(len(keys) - 1, keys.index(current) + step))
+        self._go_to_page(keys[max(0, min(len(keys) - 1, keys.index(current) + step))])
+
+    def action_page_to(self, where: str) -> None:
+        """The first or last page of the selected file (g / G, Home / End)."""
+        row = self._row()
+        if row is not None and row.pages:
+            self._go_to_page(min(row.pages) if where == "first" else max(row.pages))
+
+    def action_goto(self) -> None:
+        """``:`` — type a page number, Enter goes there."""
+        self._open_box("goto")
+
+    def _go_to_page(self, page: int) -> None:
+        """Select ``page``; the panes are redrawn once for a burst of keys (key repeat on
+        ``]``): the latest page wins, the pages passed on the way are never drawn."""
         self._user_moved()
-        if keys[i] != self.sel_page:
-            self.sel_page, self.sel_block = keys[i], -1
-            self._draw_detail()
+        if page != self.sel_page:
+            self.sel_page, self.sel_block = page, -1
+            self._draw_detail_soon()
+
+    def _draw_detail_soon(self) -> None:
+        if not self._detail_due:
+            self._detail_due = True
+            self.call_later(self._draw_detail_due)  # after the keys already waiting
+
+    def _draw_detail_due(self) -> None:
+        if self._detail_due:
+            self._detail_due = False
+            with_suppress_nomatch(self._draw_detail)
 
     def action_block(self, step: int) -> None:
         """The next / previous block of the page (from anywhere); past the last block of a
@@ -482,72 +545,87 @@ class WatchApp(App[int]):
             self.screen.minimize()
         else:
             self.screen.maximize(self.query_one("#tabs"), container=False)
+        self.call_after_refresh(self.query_one(PagePreview).refresh_preview)  # its new width
 
     def action_filter(self) -> None:
-        """Filter the files by name (escape clears it); from the tabs pane, find text in
-        the pages of the selected file instead."""
+        """Filter the files by name or status (escape clears it); from the tabs pane, find
+        text in the pages of the selected file instead."""
+        tabs = self.query_one("#tabs")
+        in_tabs = self.focused is not None and tabs in self.focused.ancestors_with_self
+        self._open_box("find" if in_tabs else "filter")
+
+    def _open_box(self, mode: str) -> None:
         box = self.query_one("#filter", Input)
-        self._search = self.focused is not None and self.query_one("#tabs") in \
-            self.focused.ancestors_with_self
-        box.placeholder = ("find in this file's pages (enter: next page, escape: done)"
-                           if self._search else "filter files (escape clears)")
+        self._box_mode = mode
+        box.placeholder = BOX_HINT[mode]
+        box.border_title = ""
         self._before_filter = self.focused
         box.add_class("-shown")
         box.focus()
 
-    def _matching_pages(self, query: str) -> list[int]:
-        row = self._row()
-        if row is None or not query:
-            return []
-        q = query.casefold()
-        return [i for i, p in sorted(row.pages.items())
-                if q in p.markdown.casefold() or any(q in b.text.casefold() for b in p.blocks)]
-
     def _find(self, query: str, after: int | None) -> None:
-        pages = self._matching_pages(query)
+        """Enter in find: the next page with the whole query, its first block selected and
+        the match shown highlighted; "no match" and no move when no page has it."""
+        pages = matching_pages(self._row(), query)
         box = self.query_one("#filter", Input)
-        if not pages:
-            box.border_title = "no page has it" if query else ""
+        target = next_match(pages, after)
+        if target is None:
+            box.border_title = "no match" if query else ""
             return
-        later = [p for p in pages if after is None or p > after]
-        target = later[0] if later else pages[0]
         box.border_title = f"page {target + 1}: {pages.index(target) + 1} of {len(pages)} pages"
         self._user_moved()
-        if target != self.sel_page:
-            self.sel_page, self.sel_block = target, -1
-            self._draw_detail()
+        page = self._row().pages[target]
+        self.sel_page, self.sel_block = target, block_with(page, query)
+        self._draw_detail()
+        self.query_one(MarkdownPane).highlight(snippet(page, query))
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, message: Input.Changed) -> None:
-        if self._search:
-            self._find(message.value.strip(), None)
+        value = message.value.strip()
+        box = self.query_one("#filter", Input)
+        if self._box_mode == "find":  # typing counts; it never moves the page
+            n = len(matching_pages(self._row(), value))
+            box.border_title = "" if not value else f"{n} pages have it (enter)" if n \
+                else "no match"
+            return
+        if self._box_mode == "goto":
             return
         files = self.query_one(FilesTable)
-        files.filter = message.value.strip()
+        files.filter = value
         files.refill(list(self.board.files.values()), self.board.live)
         self.query_one("#files").border_title = (f"Files · {files.row_count} match "
                                                  f"“{files.filter}”" if files.filter else "Files")
 
     @on(Input.Submitted, "#filter")
     def _filter_done(self, message: Input.Submitted) -> None:
-        if self._search:
+        if self._box_mode == "find":
             self._find(message.value.strip(), self.sel_page)
-            return
-        self.query_one(FilesTable).focus()
+        elif self._box_mode == "goto":
+            page = page_number(message.value, self._row())
+            if page is None:
+                self.query_one("#filter", Input).border_title = "no such page"
+                return
+            self._go_to_page(page)
+            self._close_box()
+        else:
+            self.query_one(FilesTable).focus()
 
     def on_key(self, event) -> None:
-        box = self.query_one("#filter", Input)
-        if event.key == "escape" and box.has_class("-shown"):
-            search, box.border_title = self._search, ""
-            box.value = ""
-            box.remove_class("-shown")
-            self._search = False
-            before = getattr(self, "_before_filter", None)
-            if search and before is not None and before.is_mounted:
-                before.focus()
-            else:
-                self.query_one(FilesTable).focus()
+        if event.key == "escape" and self.query_one("#filter", Input).has_class("-shown"):
+            self._close_box()
             event.stop()
+
+    def _close_box(self) -> None:
+        box = self.query_one("#filter", Input)
+        mode, box.border_title = self._box_mode, ""
+        box.value = ""
+        box.remove_class("-shown")
+        self._box_mode = ""
+        before = getattr(self, "_before_filter", None)
+        if mode != "filter" and before is not None and before.is_mounted:
+            before.focus()
+        else:
+            self.query_one(FilesTable).focus()
 
     def action_reread(self) -> None:
         """Read the selected file again, whatever the manifest says."""
@@ -560,6 +638,19 @@ class WatchApp(App[int]):
             return
         self.service.requeue(row.path)
         self.notify(f"reading {shown(row.name)} again", timeout=3)
+
+    def action_read_low(self) -> None:
+        """Read the selected PDF at effort low (its own text, no model), this once."""
+        row = self._row()
+        if row is None or self.service is None or row.kind != "pdf":
+            self.notify("select a PDF to read its own text (effort low)", severity="warning",
+                        timeout=3)
+            return
+        if row.status in (Status.QUEUED, Status.READING):
+            self.notify(f"{shown(row.name)} is already {row.label}", timeout=3)
+            return
+        self.service.requeue(row.path, effort="low")
+        self.notify(f"reading {shown(row.name)}'s own text (effort low)", timeout=3)
 
     def action_pause(self) -> None:
         """Pause or resume the queue."""
@@ -640,9 +731,16 @@ def with_suppress_nomatch(fn) -> None:
 _LEVEL = {"error": "error: ", "warning": "warning: ", "log": "· "}
 
 
-def _short(path: str) -> str:
+def _short(path: str, room: int = 60) -> str:
+    """``~`` for the home folder, and a middle ellipsis past ``room`` characters:
+    ``~/Documents/…/Scans``."""
     home = os.path.expanduser("~")
-    return "~" + path[len(home):] if home != "/" and path.startswith(home + os.sep) else path
+    if home != "/" and path.startswith(home + os.sep):
+        path = "~" + path[len(home):]
+    if len(path) <= room:
+        return path
+    keep = room - 1
+    return path[:keep // 2] + "…" + path[len(path) - (keep - keep // 2):]
 
 
 def run_app(config: WatchConfig) -> int:

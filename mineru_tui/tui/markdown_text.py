@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from mineru_tui.engines.defaults import DEFAULT_MODEL
 from mineru_tui.tui.state import EMPTY, READING, FileRow, PageRow
 from mineru_tui.tui.widgets.block_view import printable
 from mineru_tui.tui.widgets.preview import page_caption
 from mineru_tui.units import page_unit
-from mineru_tui.watch import events as ev
-from mineru_tui.watch.service import SERVER_HINT
+from mineru_tui.watch.status import Status
 
 
 def page_text(row: FileRow, page: PageRow, restored: str, hint: str) -> tuple[Text, str, tuple]:
@@ -25,8 +23,8 @@ def page_text(row: FileRow, page: PageRow, restored: str, hint: str) -> tuple[Te
         done = [b for b in page.blocks if b.done and b.text.strip()]
         text = "\n\n".join(b.text for b in done)
         text += ("\n\n" if text else "") + (
-            f"_Reading: {page.blocks_done} of {len(page.blocks)} blocks…_" if page.blocks
-            else "_Reading the layout…_")
+            f"_Reading: {page.blocks_done} of {page.blocks_to_read} blocks…_" if page.blocks
+            else "_Reading the PDF's own text…_" if row.model_free else "_Reading the layout…_")
     elif not page.markdown_known and restored:
         text = restored
         head = Text.assemble(head, ("  (the whole file: its pages were not kept apart)", "dim"))
@@ -43,7 +41,7 @@ def page_text(row: FileRow, page: PageRow, restored: str, hint: str) -> tuple[Te
 
 def file_text(row: FileRow, restored: str, hint: str) -> tuple[Text, str, tuple]:
     """(heading, Markdown, key) of a file with no page to show."""
-    text = restored if row.status == ev.DONE else ""
+    text = restored if row.status == Status.DONE else ""
     if not text and row.detail in ("pending", "loading"):
         text = "_Loading the pages from the output folder…_"
     return (file_head(row), text or placeholder(row, hint),
@@ -62,32 +60,33 @@ def file_head(row: FileRow) -> Text:
     return out
 
 
-def placeholder(row: FileRow, hint: str) -> str:
-    """The Markdown pane of a file with no page to show; ``hint`` is the watcher's advice
-    for a file that needs the model (:func:`~mineru_tui.watch.service.hint_for`)."""
-    reason = printable(row.reason.removesuffix("; " + hint))  # the pane says it at length
-    row = FileRow(row.path, row.name, row.status, row.kind, reason=printable(row.reason),
-                  note=row.note, warnings=[printable(w) for w in row.warnings],
-                  pages=row.pages)
-    if row.status == ev.NEEDS_MODEL and hint == SERVER_HINT:
-        return (f"## Server needed\n\n{reason}\n\nStart the server (or point `--server-url` "
-                f"at one that runs), then press **r** on this file.")
-    if row.status == ev.NEEDS_MODEL:
-        return (f"## Model needed\n\n{reason}\n\nGet the model:\n\n"
-                f"```sh\nhf download {DEFAULT_MODEL}\n```\n\n"
-                f"then restart with `--model DIR` if it is not in the Hugging Face cache, and "
-                f"press **r** on this file.")
-    if row.status == ev.FAILED:
-        return f"## Failed\n\n{row.reason}\n\n" + (f"_{row.note}_" if row.note else
-                                                   "_It is read again when it changes, or "
-                                                   "press **r**._")
-    if row.status == ev.SKIPPED:
-        return f"_Skipped: {row.reason}_"
-    if row.status == ev.CANCELLED:
+def placeholder(row: FileRow, hint: str = "") -> str:
+    """The Markdown pane of a file with no page to show. A file that needs the model says
+    what to do in the words ``parse`` uses (the row's hint, else ``hint``: the watcher's)."""
+    reason = printable(row.reason)
+    status = row.status
+    if status == Status.NEEDS_MODEL:
+        return needs_model_text(row, printable(row.hint or hint))
+    if status == Status.FAILED:
+        return f"## Failed\n\n{reason}\n\n" + (f"_{printable(row.note)}_" if row.note else
+                                                 "_It is read again when it changes, or "
+                                                 "press **r**._")
+    if status == Status.SKIPPED:
+        return f"_Skipped: {reason}_"
+    if status == Status.CANCELLED:
         return "_Cancelled. Press **r** to read it again._"
-    if row.status == "queued":
+    if status == Status.QUEUED:
         return "_Queued._"
-    if row.status == "reading":
+    if status == Status.READING:
         return "_Reading…_"
-    warn = row.warning_line()
+    warn = printable(row.warning_line())
     return "_Nothing was read from this file (empty document)" + (f": {warn}_" if warn else "._")
+
+
+def needs_model_text(row: FileRow, hint: str) -> str:
+    """One line saying what is missing and the way forward, and the keys that take it."""
+    name = printable(row.name.rsplit("/", 1)[-1])
+    keys = "Press **r** to read it again once it is there"
+    if "--effort low" in hint:
+        keys += ", or **l** to read this PDF's own text now (effort low, no model)"
+    return f"## Model needed\n\n{name} {printable(row.reason)}: {hint}.\n\n{keys}."

@@ -61,7 +61,8 @@ def _int(value) -> int:
         return 1
 
 
-def _pipe_table(html: str) -> str:
+def _rows(html: str) -> list[list[str]]:
+    """The table's cells as a full grid (merged cells: text in the first, the rest empty)."""
     parser = _Cells()
     parser.feed(html)
     grid: list[list[str]] = []
@@ -73,7 +74,7 @@ def _pipe_table(html: str) -> str:
             while covered.get((r, c)):
                 out.append("")
                 c += 1
-            out.append(text.replace("|", "\\|"))
+            out.append(text)
             out.extend([""] * (colspan - 1))
             for dr in range(1, rowspan):
                 for dc in range(colspan):
@@ -83,15 +84,36 @@ def _pipe_table(html: str) -> str:
             out.append("")
             c += 1
         grid.append(out)
+    width = max((len(row) for row in grid), default=0)
+    return [row + [""] * (width - len(row)) for row in grid]
+
+
+def _pipe_table(html: str) -> str:
+    grid = _rows(html)
     if not grid:
         return ""
-    width = max(len(row) for row in grid) or 1
     lines = []
     for i, row in enumerate(grid):
-        row = row + [""] * (width - len(row))
-        lines.append("| " + " | ".join(row) + " |")
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |")
         if i == 0:
-            lines.append("|" + "---|" * width)
+            lines.append("|" + "---|" * len(row))
+    return "\n".join(lines)
+
+
+def text_grid(html: str, max_cell: int = 24) -> str:
+    """An HTML table drawn as an aligned grid of text, for panes that show plain text:
+
+        Item      │ Qty │ Price
+        ──────────┼─────┼──────
+        Paper A4  │ 10  │ 45.00
+    """
+    grid = [[c if len(c) <= max_cell else c[:max_cell - 1] + "…" for c in row]
+            for row in _rows(html)]
+    if not grid or not grid[0]:
+        return ""
+    widths = [max(len(row[i]) for row in grid) for i in range(len(grid[0]))]
+    lines = [" │ ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in grid]
+    lines.insert(1, "─┼─".join("─" * w for w in widths))
     return "\n".join(lines)
 
 

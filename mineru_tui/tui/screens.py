@@ -17,25 +17,32 @@ from mineru_tui.console import shown
 KEYS = """\
 [b]Move[/b] (from anywhere)
   ↑ ↓          the focused list     tab / shift+tab  next / previous pane
-  [ ]  PgUp PgDn  previous / next page of the selected file
+  [ ]  PgUp PgDn  previous / next page (held down: lands on the last)
+  g G  Home End   first / last page     :  go to page N (enter)
   j k          next / previous block (then on to the next page)
   enter        open: file → its pages → a page's blocks → the block
+               (under 110 columns Files, Pages, Blocks are tabs on top)
   1 2 3 4      tabs: Markdown of the page, Page image, Block, Log
   f            follow mode: show the file, page and block being read
                (on at start; moving yourself turns it off)
-  /            filter the files by name; in the tabs pane: find text in
-               the selected file's pages (enter: the next page with it)
+  /            filter the files by name or status (failed, reading...);
+               in the tabs pane: find text in the file's pages (enter:
+               the next page with it; "no match" when none has it)
   z            the tabs pane alone on the screen (z again: back)
 
 [b]Act[/b]
   r  read the selected file again      p  pause / resume the queue
+  l  read a PDF's own text (effort low, no model) this once
   c  cancel the file being read        o  output folder (y copies it)
   ctrl+p  command palette (themes too) q  quit (finished files are kept)
 
 [b]Files[/b]  queued → reading → done | done ⚠ (warnings) | done, empty |
 failed | skipped | model needed | cancelled. A page that gave no text is
 [i]empty[/i], with the reason. Progress: a bar, pages done/total, and the
-time left (~) estimated from the pages read so far.
+time left (~): the pages left at this file's rate, plus writing the output.
+
+[b]Live[/b]  tok/s: the blocks decoding now, each over its last 2 s; pages/min
+over the file's wall time; at effort low no model runs and no tokens count.
 
 [b]Page[/b]  boxes in MinerU's colours, numbered in reading order; pale: not
 read yet, tinted: being read, filled: selected.

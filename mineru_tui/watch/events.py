@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# FileFinished.status values
-DONE = "done"
-FAILED = "failed"
-SKIPPED = "skipped"
-NEEDS_MODEL = "needs-model"
-CANCELLED = "cancelled"
+from mineru_tui.watch.status import Status
+
+# FileFinished.status values (the one vocabulary: mineru_tui.watch.status)
+DONE, FAILED, SKIPPED = Status.DONE, Status.FAILED, Status.SKIPPED
+NEEDS_MODEL, CANCELLED = Status.NEEDS_MODEL, Status.CANCELLED
 
 
 @dataclass(frozen=True)
@@ -26,6 +25,7 @@ class Watching:
     mode: str  # native | polling
     engine: str  # the engine as chosen (auto, numpy ...)
     model: str  # the model as chosen ("" for the default)
+    effort: str = ""  # low | default | high ... ("" when not given: the reader's default)
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,7 @@ class FileQueued:
     path: str
     lane: str  # office | pages
     why: str  # new | changed | retry
+    effort: str = ""  # the effort it is read at ("" = the reader's default)
 
 
 @dataclass(frozen=True)
@@ -48,13 +49,14 @@ class FileFinished:
     """The watcher's verdict on a file, after its results are written and recorded."""
 
     path: str
-    status: str  # done | failed | skipped | needs-model | cancelled
-    reason: str = ""  # why it failed / was skipped (one line)
+    status: Status  # done | failed | skipped | needs-model | cancelled
+    reason: str = ""  # why it failed / was skipped (one line, without what to do about it)
     output: str = ""  # the output folder (parse -o layout) when done
     kind: str = ""
     pages: int = 0
     seconds: float = 0.0
     note: str = ""  # e.g. "already read" for a file known from the manifest
+    hint: str = ""  # what to do about it ("run `mineru-tui model fetch` once ..."), or ""
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mineru_tui.errors import internal_error
+from mineru_tui.watch.status import Status
 from mineru_tui.watch.worker import Job, Result, Setup
 
 KILL_AFTER = 5.0  # seconds a cancelled job may take to stop before its process is killed
@@ -38,6 +39,7 @@ class Task:
     stem: str
     sha: str
     why: str
+    effort: str = ""  # read this file at this effort ("" = the watch's own)
 
 
 class Lane:
@@ -120,7 +122,7 @@ class Lane:
             try:
                 result = self._run(task)
             except Exception as e:  # never let the lane die
-                result = Result("failed", reason=internal_error(f"the {self.name} lane", e))
+                result = Result(Status.FAILED, reason=internal_error(f"the {self.name} lane", e))
             self.current = None
             self._current_job = None
             try:
@@ -130,7 +132,7 @@ class Lane:
 
     def _run(self, task: Task) -> Result:
         proc = self._ensure_process()
-        job = Job(next(_ids), task.path, self.out_dir, task.stem)
+        job = Job(next(_ids), task.path, self.out_dir, task.stem, effort=task.effort)
         self._current_job = job
         if not self._send(("job", job)):
             return self._died(proc)
@@ -155,12 +157,12 @@ class Lane:
             code = proc.wait()
         self._proc = None
         if self._stopping:
-            return Result("cancelled", reason="stopped")
+            return Result(Status.CANCELLED, reason="stopped")
         if code in (-9, -15) and self._killed_for_cancel:
             self._killed_for_cancel = False
-            return Result("cancelled", reason="cancelled (the reader did not stop in time and "
+            return Result(Status.CANCELLED, reason="cancelled (the reader did not stop in time and "
                                               "was restarted)")
-        return Result("failed", reason=f"the reader process stopped (exit code {code}); "
+        return Result(Status.FAILED, reason=f"the reader process stopped (exit code {code}); "
                                        f"it is restarted for the next file")
 
     _killed_for_cancel = False

@@ -32,12 +32,12 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from mineru_tui.watch.status import KEPT, Status
+
 FILE_NAME = ".mineru-tui-watch.json"
 VERSION = 1
 
-DONE = "done"
-FAILED = "failed"
-NEEDS_MODEL = "needs-model"
+DONE, FAILED, NEEDS_MODEL = Status.DONE, Status.FAILED, Status.NEEDS_MODEL  # the words it keeps
 
 
 @dataclass
@@ -45,13 +45,14 @@ class Entry:
     """What happened to one content hash."""
 
     path: str  # relative to the watched folder, "/"-separated
-    status: str  # done | failed | needs-model
+    status: Status  # done | failed | needs-model (KEPT)
     stem: str = ""
     kind: str = ""
     pages: int = 0
     seconds: float = 0.0
     reason: str = ""
     finished: str = ""
+    hint: str = ""  # needs-model: what to do about it (kept for the next run)
 
 
 def file_hash(path: Path) -> str:
@@ -171,7 +172,7 @@ class Manifest:
 
 
 _FIELD_TYPES = {"path": str, "status": str, "stem": str, "kind": str, "pages": int,
-                "seconds": (int, float), "reason": str, "finished": str}
+                "seconds": (int, float), "reason": str, "finished": str, "hint": str}
 
 
 def _entry(data) -> Entry | None:
@@ -182,8 +183,9 @@ def _entry(data) -> Entry | None:
     for key, value in data.items():
         if isinstance(value, bool) or not isinstance(value, _FIELD_TYPES[key]):
             return None
-    if data.get("status") not in (DONE, FAILED, NEEDS_MODEL):
+    if data.get("status") not in KEPT:
         return None
+    data = {**data, "status": Status(data["status"])}
     if data.get("stem") and not _safe_stem(data["stem"]):
         return None
     return Entry(**data)

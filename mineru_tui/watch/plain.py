@@ -16,6 +16,7 @@ from typing import TextIO
 from mineru_tui import events as je
 from mineru_tui.console import shown
 from mineru_tui.watch import events as ev
+from mineru_tui.watch.status import Status
 from mineru_tui.watch.service import WatchConfig, WatchError, WatchService
 
 
@@ -44,6 +45,8 @@ def _describe(event: object, root: str = "") -> str | None:
         empty = ", empty" if event.markdown == "" else ""  # the reason follows in a warning
         return (f"page {event.page + 1}/{event.pages}: {name(event.path)} "
                 f"({event.seconds:.2f} s{empty})")
+    if isinstance(event, je.OutputWriting) and event.pages > 1:
+        return f"writing: {name(event.path)} (the output set of {event.pages} pages)"
     if isinstance(event, je.FileDone) and event.warnings:  # before its "done:" line
         return f"warning: {name(event.path)}: {'; '.join(event.warnings)}"
     if isinstance(event, ev.EngineReady):
@@ -58,9 +61,9 @@ def _describe(event: object, root: str = "") -> str | None:
             else:
                 facts.append(f"{event.seconds:.2f} s")
             return f"done: {name(event.path)} ({', '.join(facts)}) -> {event.output}{os.sep}"
-        label = {ev.NEEDS_MODEL: "model needed"}.get(event.status, event.status)
-        return f"{label}: {name(event.path)}: {event.reason}" if event.reason else \
-            f"{label}: {name(event.path)}"
+        words = "; ".join(w for w in (event.reason, event.hint) if w)
+        return (f"{Status(event.status).label}: {name(event.path)}"
+                + (f": {words}" if words else ""))
     return None
 
 

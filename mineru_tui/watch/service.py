@@ -31,29 +31,23 @@ from mineru_tui.watch.manifest import (
     Manifest,
     file_hash,
 )
-from mineru_tui.engines.defaults import DEFAULT_MODEL
+from mineru_tui.model_needed import reason_and_hint
 from mineru_tui.watch.settle import Settler
 from mineru_tui.watch.worker import Result, Setup
 
 OFFICE, PAGES = "office", "pages"
-MODEL_HINT = (f"get the model with `hf download {DEFAULT_MODEL}` (or pass "
-              "--model DIR), then press r on the file")
 
 
-SERVER_HINT = "check that the server answers (--server-url), then press r on the file"
-
-
-def hint_for(engine: dict | None) -> str:
-    """What to do when the engine cannot be opened: get the model, or reach the server."""
+def uses_server(engine: dict | None) -> bool:
+    """Whether pages are read by a server (``--engine http`` / ``--server-url``)."""
     fields = engine or {}
-    if fields.get("engine") == "http" or fields.get("server_urls"):
-        return SERVER_HINT
-    return MODEL_HINT
+    return fields.get("engine") == "http" or bool(fields.get("server_urls"))
 
 
-def with_hint(reason: str, hint: str = MODEL_HINT) -> str:
-    """A "model needed" reason that says what to do about it (once)."""
-    return reason if hint in reason or "hf download" in reason else f"{reason}; {hint}"
+def hint_for(engine: dict | None, *, kind: str = "", text_layer: bool = False) -> str:
+    """What to do when the engine cannot be opened: get the model, or reach the server."""
+    return reason_and_hint("", kind=kind, text_layer=text_layer, server=uses_server(engine),
+                           model=(engine or {}).get("model"))[1]
 
 
 def default_output_dir(root: Path) -> Path:
@@ -143,7 +137,8 @@ class WatchService:
             native_factory=self.config.native_factory)
         eng = self.config.engine or {}
         self._emit(ev.Watching(str(self.root), str(self.out_dir), self.mode,
-                               eng.get("engine") or "auto", eng.get("model") or ""))
+                               eng.get("engine") or "auto", eng.get("model") or "",
+                               (self.config.reading or {}).get("effort") or ""))
         if self.manifest.load_error:
             self._emit(ev.Notice(self.manifest.load_error, "warning"))
         self.settler.start()
@@ -190,9 +185,11 @@ class WatchService:
         asked = [lane.cancel_current() for lane in self.lanes.values()]  # every lane, no short cut
         return any(asked)
 
-    def requeue(self, path: str | Path) -> None:
-        """Read ``path`` again even if the manifest says it is done or failed (the ``r`` key)."""
-        threading.Thread(target=self._consider, args=(Path(path), "retry"), daemon=True).start()
+    def requeue(self, path: str | Path, effort: str = "") -> None:
+        """Read ``path`` again even if the manifest says it is done or failed (the ``r`` key);
+        ``effort`` reads it at that effort this once (``l``: the PDF's own text, no model)."""
+        threading.Thread(target=self._consider, args=(Path(path), "retry", effort),
+                         daemon=True).start()
 
     # -- discovery ---------------------------------------------------------------------------
     def _scan_dir(self, top: Path) -> None:
@@ -238,7 +235,7 @@ class WatchService:
         if not is_ignored(path, self.root, self.out_dir):
             self._consider(path, "new")
 
-    def _consider(self, path: Path, why: str) -> None:
+    def _consider(self, path: Path, why: str, effort: str = "") -> None:
         """A complete file: known from the manifest, not a document, or queued in a lane."""
         key = str(path)
         force = why == "retry"
@@ -279,12 +276,9 @@ class WatchService:
                                            seconds=entry.seconds, note=note))
                 return
             if entry.status in (FAILED, NEEDS_MODEL):
-                status = ev.NEEDS_MODEL if entry.status == NEEDS_MODEL else ev.FAILED
-                reason = (with_hint(entry.reason, hint_for(self.config.engine))
-                          if status == ev.NEEDS_MODEL else entry.reason)
-                self._emit(ev.FileFinished(key, status, reason, kind=entry.kind,
+                self._emit(ev.FileFinished(key, entry.status, entry.reason, kind=entry.kind,
                                            note="failed before: read again when it changes, "
-                                                "or press r"))
+                                                "or press r", hint=entry.hint))
                 return
         if why == "new" and rel in self.manifest.stems:
             why = "changed"
@@ -298,8 +292,9 @@ class WatchService:
                 self._dirty.add(key)
                 return
             self._active[key] = lane
-        self._emit(ev.FileQueued(key, lane, why))
-        self.lanes[lane].submit(Task(key, stem, sha, why))
+        self._emit(ev.FileQueued(key, lane, why,
+                                 effort or (self.config.reading or {}).get("effort") or ""))
+        self.lanes[lane].submit(Task(key, stem, sha, why, effort))
 
     def _lane_for(self, path: Path, key: str, sha: str | None, rel: str) -> str | tuple | None:
         """The lane for a document; ``("failed", reason)`` for a document that cannot be read
@@ -327,25 +322,30 @@ class WatchService:
     def _on_result(self, task: Task, result: Result) -> None:
         rel = Path(task.path).relative_to(self.root).as_posix()
         assert self.manifest is not None
-        reason = result.reason
-        if result.status == "done":
+        reason, hint = result.reason, ""
+        if result.status == DONE:
             stem = Path(result.output).name  # the writer may have chosen <stem>_2 (notes say why)
             self.manifest.record(task.sha, Entry(rel, DONE, stem, result.kind, result.pages,
                                                  round(result.seconds, 3)))
             for note in result.notes:
                 self._emit(ev.Notice(f"{rel}: {note}", "information"))
-        elif result.status in ("failed", "needs-model"):
-            status = NEEDS_MODEL if result.status == "needs-model" else FAILED
-            self.manifest.record(task.sha, Entry(rel, status, kind=result.kind, reason=reason,
+        elif result.status in (FAILED, NEEDS_MODEL):
+            if result.status == NEEDS_MODEL:
+                eng = self.config.engine or {}
+                reason, hint = reason_and_hint(result.reason, kind=result.kind,
+                                               text_layer=result.text_layer,
+                                               server=uses_server(eng), model=eng.get("model"))
+                if reason != result.reason:  # the engine's own words, for the Log tab
+                    self._log(f"{rel}: {result.reason}")
+            self.manifest.record(task.sha, Entry(rel, result.status, kind=result.kind,
+                                                 reason=reason, hint=hint,
                                                  seconds=round(result.seconds, 3)))
-            if status == NEEDS_MODEL:
-                reason = with_hint(reason, hint_for(self.config.engine))
         with self._lock:
             self._active.pop(task.path, None)
             again = task.path in self._dirty
             self._dirty.discard(task.path)
         self._emit(ev.FileFinished(task.path, result.status, reason, result.output, result.kind,
-                                   result.pages, result.seconds))
+                                   result.pages, result.seconds, hint=hint))
         if again and not self._stop.is_set():
             self.settler.touch(Path(task.path))
 

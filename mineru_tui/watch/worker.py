@@ -22,9 +22,11 @@ import sys
 import threading
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from mineru_tui.watch.status import Status
 
 
 @dataclass(frozen=True)
@@ -42,11 +44,13 @@ class Job:
     path: str
     out_dir: str
     stem: str
+    effort: str = ""  # this file only (the app's "read at effort low"); "" = the watch's
+    mineru_format: str = "both"  # which MinerU output set(s): "3", "4" or "both"
 
 
 @dataclass(frozen=True)
 class Result:
-    status: str  # done | failed | needs-model | cancelled
+    status: Status  # done | failed | needs-model | cancelled
     kind: str = ""
     pages: int = 0
     seconds: float = 0.0
@@ -54,6 +58,7 @@ class Result:
     output: str = ""
     warnings: tuple[str, ...] = field(default_factory=tuple)
     notes: tuple[str, ...] = field(default_factory=tuple)  # why the folder name differs
+    text_layer: bool = False  # needs-model: the PDF's own text is usable (effort low reads it)
 
 
 def load_callable(spec: str):
@@ -106,7 +111,8 @@ def main() -> None:
     while (job := jobs.get()) is not None:
         cancel.clear()
         current[0] = job.id
-        result = _run(job, convert, options, cancel, lambda ev: send(("event", ev)))
+        job_options = replace(options, effort=job.effort) if job.effort else options
+        result = _run(job, convert, job_options, cancel, lambda ev: send(("event", ev)))
         current[0] = -1
         if not announced and engine is not None and getattr(engine, "opened", False):
             announced = True
@@ -119,22 +125,9 @@ def main() -> None:
 def _make_engine(fields: dict[str, Any] | None):
     from mineru_tui.engines import EngineOptions, LazyEngine
 
-    class Engine(LazyEngine):
-        """A LazyEngine that remembers why it could not open (no model, no server), so a
-        file failing for that reason is shown as "model needed", not as a broken file."""
-
-        open_error: str | None = None
-
-        def get(self):
-            try:
-                engine = super().get()
-            except Exception as e:
-                self.open_error = str(e) or type(e).__name__
-                raise
-            self.open_error = None
-            return engine
-
-    return Engine(EngineOptions(**(fields or {})))
+    # LazyEngine.open_error says why it could not open (no model, no server), so a file failing
+    # for that reason is shown as "model needed", not as a broken file.
+    return LazyEngine(EngineOptions(**(fields or {})))
 
 
 def _kept(interrupted: BaseException) -> str:
@@ -169,31 +162,39 @@ def _run(job: Job, convert, options, cancel: threading.Event, emit) -> Result:
     try:
         doc = convert(Path(job.path), options, on_event=on_event, cancel=cancel)
     except KeyboardInterrupt as e:  # the page reader's PagesInterrupted (SIGINT is ignored here)
-        return Result("cancelled", kinds[0] if kinds else "", reason=_kept(e))
+        return Result(Status.CANCELLED, kinds[0] if kinds else "", reason=_kept(e))
     except ConvertError as e:
         kind = kinds[0] if kinds else ""
         if cancel.is_set():
-            return Result("cancelled", kind, reason="cancelled")
+            return Result(Status.CANCELLED, kind, reason="cancelled")
         no_engine = getattr(options.engine, "open_error", None) is not None
-        status = "needs-model" if no_engine or e.needs_model else "failed"
-        return Result(status, kind, reason=e.reason, seconds=time.perf_counter() - t0)
+        status = Status.NEEDS_MODEL if no_engine or e.needs_model else Status.FAILED
+        text_layer = False
+        if status == Status.NEEDS_MODEL and kind == "pdf":  # here: this process owns PDFium
+            from mineru_tui.model_needed import text_layer_usable
+            text_layer = text_layer_usable(job.path)
+        return Result(status, kind, reason=e.reason, seconds=time.perf_counter() - t0,
+                      text_layer=text_layer)
     except Exception as e:  # a converter that breaks its contract: still one line
-        return Result("failed", kinds[0] if kinds else "",
+        return Result(Status.FAILED, kinds[0] if kinds else "",
                       reason=internal_error("the converter", e),
                       seconds=time.perf_counter() - t0)
     kind = kinds[0] if kinds else ""
     if cancel.is_set():
-        return Result("cancelled", kind, reason="cancelled")
+        return Result(Status.CANCELLED, kind, reason="cancelled")
     try:
+        from mineru_tui.events import OutputWriting
         from mineru_tui.output import write_outputs
-        written = write_outputs(doc, Path(job.out_dir), job.stem, source=Path(job.path))
+        emit(OutputWriting(job.path, len(doc.pages)))
+        written = write_outputs(doc, Path(job.out_dir), job.stem, source=Path(job.path),
+                                mineru_format=job.mineru_format)
     except OSError as e:
-        return Result("failed", kind, reason=f"cannot write {Path(job.out_dir) / job.stem}: "
+        return Result(Status.FAILED, kind, reason=f"cannot write {Path(job.out_dir) / job.stem}: "
                                              f"{e.strerror or e}")
     except Exception as e:
         traceback.print_exc()
-        return Result("failed", kind, reason=internal_error("the output writer", e))
-    return Result("done", kind, len(doc.pages), time.perf_counter() - t0,
+        return Result(Status.FAILED, kind, reason=internal_error("the output writer", e))
+    return Result(Status.DONE, kind, len(doc.pages), time.perf_counter() - t0,
                   output=str(written.path), warnings=tuple(doc.warnings),
                   notes=tuple(written.notes))
 

@@ -109,8 +109,26 @@ def test_cli_choices_and_default_follow_the_reader():
     must not import numpy at start-up); they have to stay those of reader/tasks.py and the
     numpy engine's checkpoint loader."""
     from mineru_tui.cli import generate
-    from mineru_tui.engines.numpy.checkpoint import DEFAULT_MODEL
+    from mineru_tui.engines.qwen2vl.checkpoint import DEFAULT_MODEL
 
     assert {t.value for t in generate.Task} == set(TASKS)
     res = _run("--help")
     assert res.exit_code == 0 and DEFAULT_MODEL in res.stdout
+
+
+def test_generate_opens_the_engine_it_is_given(model, tmp_path, monkeypatch):
+    """``generate`` goes through the engine interface as ``parse`` does: OpenVINO at f32 prints
+    the numpy engine's text; an http engine with no server is one error line."""
+    pytest.importorskip("openvino")
+    monkeypatch.setenv("MINERU_TUI_CACHE", str(tmp_path / "cache"))
+    res = _run(str(tc.REF_PNG), "--model", str(tc.TINY_DIR), "-n", "8", "-q", "--engine", "openvino",
+               "--precision", "f32")
+    assert res.exit_code == 0, res.output
+    text = TASKS["text"]
+    want = model.generate(tc.REF_PNG, text.prompt, max_new_tokens=8, presence_penalty=text.sampling.presence_penalty,
+                          frequency_penalty=text.sampling.frequency_penalty)
+    assert res.stdout == want.text + "\n"
+    res = _run(str(tc.REF_PNG), "--engine", "http", "--server-url", "http://127.0.0.1:9", "-n", "2")
+    assert res.exit_code == 1 and res.stdout == ""
+    err = res.stderr.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ")

@@ -10,10 +10,11 @@ import pytest
 from PIL import Image
 
 from mineru_tui.engines.numpy import Done, SequenceDone, StageEvent, TokenEvent, load_model
-from mineru_tui.engines.numpy import generate
-from mineru_tui.engines.numpy.decoder import KVCache, NumpyTextForward
+from mineru_tui.engines.qwen2vl import generate
+from mineru_tui.engines.numpy.decoder import NumpyTextForward
+from mineru_tui.engines.qwen2vl.kv_cache import KVCache
 from mineru_tui.engines.numpy.model import Model
-from mineru_tui.engines.numpy.sampling import LogitsProcessor, SamplingParams
+from mineru_tui.engines.qwen2vl.sampling import LogitsProcessor, SamplingParams
 from tests import tiny_checkpoint as tc
 
 

@@ -3,10 +3,11 @@
 import numpy as np
 import pytest
 
-from mineru_tui.engines.numpy.checkpoint import load_checkpoint
-from mineru_tui.engines.numpy.decoder import KVCache, NumpyTextForward
-from mineru_tui.engines.numpy.generate import causal_mask
-from mineru_tui.engines.numpy.rope import mrope_cos_sin
+from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint
+from mineru_tui.engines.numpy.decoder import NumpyTextForward
+from mineru_tui.engines.qwen2vl.kv_cache import KVCache
+from mineru_tui.engines.qwen2vl.generate import causal_mask
+from mineru_tui.engines.qwen2vl.rope import mrope_cos_sin
 from tests import tiny_checkpoint as tc
 
 TOL = 1e-4

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from mineru_tui.engines.numpy.checkpoint import DEFAULT_MODEL, expected_shapes, load_checkpoint, resolve_model
+from mineru_tui.engines.qwen2vl.checkpoint import DEFAULT_MODEL, expected_shapes, load_checkpoint, resolve_model
 from mineru_tui.engines.errors import ModelError
 from tests import tiny_checkpoint as tc
 

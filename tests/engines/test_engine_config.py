@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from mineru_tui.engines.numpy.config import (
+from mineru_tui.engines.qwen2vl.config import (
     DEFAULT_MAX_PIXELS,
     DEFAULT_MIN_PIXELS,
     load_generation_defaults,

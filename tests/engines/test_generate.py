@@ -252,7 +252,7 @@ def test_fixed_shape_engine_contract(ref, model, image):
 
 
 def test_images_split_over_several_vision_calls(model, image, monkeypatch):
-    from mineru_tui.engines.numpy import generate
+    from mineru_tui.engines.qwen2vl import generate
 
     items = _items(image)
     together = model.generate_batch(items, max_new_tokens=5, stop_ids=[])

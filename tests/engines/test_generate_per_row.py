@@ -6,7 +6,7 @@ import pytest
 from PIL import Image
 
 from mineru_tui.engines.numpy import load_model
-from mineru_tui.engines.numpy.sampling import LogitsProcessor, SamplingParams
+from mineru_tui.engines.qwen2vl.sampling import LogitsProcessor, SamplingParams
 from mineru_tui.reader.tasks import TASKS
 from tests import tiny_checkpoint as tc
 

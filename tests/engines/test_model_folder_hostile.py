@@ -14,8 +14,8 @@ import sys
 import pytest
 
 from mineru_tui.engines.errors import ModelError
-from mineru_tui.engines.numpy import checkpoint as ckpt
-from mineru_tui.engines.numpy import tokenizer as tok
+from mineru_tui.engines.qwen2vl import checkpoint as ckpt
+from mineru_tui.engines.qwen2vl import tokenizer as tok
 from tests import tiny_checkpoint as tc
 
 DEEP = "[" * 200_000 + "]" * 200_000
@@ -62,7 +62,7 @@ def _limit_memory():
 def test_a_billion_layers_is_one_line_under_a_memory_limit(tmp_path):
     d = copy_tiny(tmp_path)
     edit_config(d, num_hidden_layers=1_000_000_000)
-    code = ("from mineru_tui.engines.numpy.checkpoint import load_checkpoint\n"
+    code = ("from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint\n"
             "from mineru_tui.engines.errors import ModelError\n"
             f"try:\n    load_checkpoint({str(d)!r})\nexcept ModelError as e:\n    print(e)\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,

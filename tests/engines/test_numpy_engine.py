@@ -1,4 +1,5 @@
-"""engines/numpy_engine.py: the numpy Model behind the Engine interface (tiny checkpoint)."""
+"""engines/numpy/engine.py (the host's engine, qwen2vl/engine.py, over numpy's passes): the numpy Model
+behind the Engine interface (tiny checkpoint)."""
 
 import threading
 

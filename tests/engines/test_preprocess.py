@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from mineru_tui.engines.numpy.config import PreprocessorConfig, load_preprocessor_config
+from mineru_tui.engines.qwen2vl.config import PreprocessorConfig, load_preprocessor_config
 from mineru_tui.engines.errors import ImageError
-from mineru_tui.engines.numpy.preprocess import (
+from mineru_tui.engines.qwen2vl.preprocess import (
     MIN_IMAGE_EDGE,
     load_image,
     normalize_image,

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from mineru_tui.engines.numpy.rope import get_rope_index, mrope_cos_sin, vision_cos_sin, vision_rot_pos_ids
+from mineru_tui.engines.qwen2vl.rope import get_rope_index, mrope_cos_sin, vision_cos_sin, vision_rot_pos_ids
 from tests import tiny_checkpoint as tc
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from mineru_tui.engines.numpy.sampling import LogitsProcessor, SamplingParams, greedy
+from mineru_tui.engines.qwen2vl.sampling import LogitsProcessor, SamplingParams, greedy
 
 V = 6
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from mineru_tui.engines.errors import ModelError, PromptError
-from mineru_tui.engines.numpy.tokenizer import (
+from mineru_tui.engines.qwen2vl.tokenizer import (
     QWEN2VL_CHAT_TEMPLATE,
     Tokenizer,
     load_tokenizer,

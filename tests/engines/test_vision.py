@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from mineru_tui.engines.numpy.checkpoint import load_checkpoint
+from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint
 from mineru_tui.engines.numpy.vision import VisionTower, vision_cu_seqlens
 from tests import tiny_checkpoint as tc
 

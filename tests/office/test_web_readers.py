@@ -17,6 +17,7 @@ from mineru_tui.convert import ConvertError, convert
 from mineru_tui.detect import detect
 from mineru_tui.document import BlockType, to_content_list, to_markdown, to_middle_json
 from mineru_tui.errors import InputError
+from mineru_tui.office import EMPTY_WARNING
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
@@ -473,7 +474,7 @@ def test_odd_text_inputs(tmp_path):
     with pytest.raises(InputError, match="unknown file type"):
         detect(tmp_path / "r.html")  # binary data under an .html name
     (tmp_path / "e.csv").write_bytes(b"\xef\xbb\xbf")
-    assert convert(tmp_path / "e.csv").warnings == ["the file holds no rows"]
+    assert convert(tmp_path / "e.csv").warnings == [EMPTY_WARNING]
 
 
 def test_ruby_annotations_follow_their_base(tmp_path):

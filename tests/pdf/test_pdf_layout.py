@@ -112,3 +112,20 @@ def test_image_file_pages(tmp_path):
         img = doc[0].render(dpi=200)
         assert img.size == (300, 200)
         assert _has_colour(_edge_pixel(img, (0.2, 0.2, 0.8, 0.8)), LAYOUT_COLOURS["equation"])
+
+
+def test_pages_without_blocks_are_copied_unparsed(tmp_path):
+    """A PDF page without blocks (effort low) is imported as it is, beside drawn pages: it
+    shows what the source shows and keeps its /Rotate (it was copied, not drawn anew)."""
+    src = _source(tmp_path)
+    pages = [LayoutPage([], pdf_path=src, page_index=0), LayoutPage([], pdf_path=src, page_index=1),
+             LayoutPage(BLOCKS, pdf_path=src, page_index=2), LayoutPage([], pdf_path=src, page_index=3)]
+    out = write_layout_pdf(tmp_path / "low_layout.pdf", pages)
+    with open_pdf(src) as original, open_pdf(out) as drawn:
+        assert len(drawn) == 4
+        assert drawn.page(1).rotation == 90 and drawn.page(2).rotation == 0
+        for i in (0, 1, 3):
+            a, b = original.page(i).render(dpi=72), drawn.page(i).render(dpi=72)
+            assert np.array_equal(np.asarray(a), np.asarray(b)), i
+        b = drawn.page(2).render(dpi=144)
+        assert _has_colour(_edge_pixel(b, BLOCKS[1][1]), LAYOUT_COLOURS["text"])

@@ -268,8 +268,9 @@ def test_outputs_model_json_rebuild_and_layout_pdf(tmp_path):
     assert code == 0, err.getvalue()
     folder = tmp_path / "out" / "scan"
     names = sorted(p.name for p in folder.iterdir() if not p.name.startswith("."))
-    assert names == ["images", "scan.md", "scan_content_list.json", "scan_layout.pdf", "scan_middle.json",
-                     "scan_model.json"]
+    assert names == ["images", "markdown.md", "middle_json.json", "model_output.json", "scan.md",
+                     "scan_content_list.json", "scan_layout.pdf", "scan_middle.json", "scan_model.json",
+                     "structured_content.json"]  # MinerU 3.x's set and MinerU 4's
     model = json.loads((folder / "scan_model.json").read_text())
     assert model["pages"][0]["layout"]["answer"] == PAGE_LAYOUT and model["kind"] == "image"
     assert model["engine"] == "scripted" and model["pages"][0]["blocks"][3]["content"].startswith("<fcel>")
@@ -445,7 +446,9 @@ def test_cli_effort_low_pages_and_usage_errors(tmp_path):
     assert r.returncode == 1 and r.stdout == ""
     assert r.stderr.strip().splitlines() == [f"error: {png}: {tmp_path / 'no-model'}: no such directory "
                                              "(and not a Hugging Face repo id like "
-                                             "opendatalab/MinerU2.5-Pro-2605-1.2B)"]
+                                             "opendatalab/MinerU2.5-Pro-2605-1.2B): pass --model "
+                                             "with the model's folder, or run `mineru-tui model "
+                                             "fetch` once"]
 
 
 def test_an_unusable_layout_answer_keeps_the_text_layer_with_a_warning(tmp_path):

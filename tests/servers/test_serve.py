@@ -188,7 +188,7 @@ def test_serve_usage_errors_are_one_line(tmp_path):
     bad = run("--engine", "bogus")
     assert bad.returncode == 2 and "'bogus' is not one of" in bad.stderr
     remote = run("--engine", "http")  # an engine name, but not one serve runs in its process
-    assert remote.returncode == 2 and "choose numpy or coreml or openvino" in remote.stderr
+    assert remote.returncode == 2 and "choose numpy or coreml or coreai or openvino" in remote.stderr
     missing = run("--model", str(tmp_path / "nowhere"), "--port", str(free_port()))
     assert missing.returncode == 1
     assert missing.stderr.startswith("error: ") and missing.stderr.count("\n") == 1

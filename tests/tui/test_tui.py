@@ -21,6 +21,7 @@ from tests.watch_helpers import (
 )
 
 from mineru_tui.tui.app import WatchApp
+from textual.events import Key
 from mineru_tui.tui.widgets.live import LivePane
 from mineru_tui.tui.widgets.markdown_pane import MarkdownPane
 from mineru_tui.tui.widgets.tables import BlocksTable, FilesTable, PagesTable
@@ -121,7 +122,8 @@ async def test_pdf_without_a_model_shows_model_needed_with_the_command(tmp_path)
         assert cell_text(app.query_one(FilesTable), path, "status") == "model needed"
         md = app.query_one(MarkdownPane).text
         assert "Model needed" in md and "no-model-here" in md
-        assert "hf download opendatalab/MinerU2.5-Pro-2605-1.2B" in md
+        assert "pass --model with the model's folder, or run `mineru-tui model fetch` once" in md
+        assert "needs-mod" not in md and "effort low" not in md  # a scan: no text layer
         await pilot.press("r")  # re-queue: still no model, back to the same state
         await until(pilot, lambda: sum(isinstance(e, FileQueued) for e in seen) == 2)
         await until(pilot, lambda: sum(isinstance(e, FileFinished) for e in seen) == 2)
@@ -257,7 +259,7 @@ async def test_the_filter_narrows_the_files_and_escape_clears_it():
         assert files.row_count == 3
 
 
-async def test_slash_in_the_tabs_finds_text_in_the_pages_of_the_file():
+async def test_slash_in_the_tabs_finds_text_without_moving_as_you_type():
     from tests.tui_script import finish
 
     app = WatchApp(None)
@@ -269,22 +271,83 @@ async def test_slash_in_the_tabs_finds_text_in_the_pages_of_the_file():
             app.feed(e)
         await pilot.pause(0.2)
         await pilot.press("left_square_bracket")
+        start = app.sel_page
         app.query_one(MarkdownPane).focus()  # in the tabs pane, / finds text in the pages
+        box = app.query_one("#filter")
         await pilot.press("slash", *"invoice", "space", "2")
         await pilot.pause(0.1)
-        assert app.sel_page == 1  # the page that has it
-        assert app.query_one("#filter").border_title == "page 2: 1 of 1 pages"
+        assert app.sel_page == start  # typing never moves the page
+        assert box.border_title == "1 pages have it (enter)"
         assert app.query_one(FilesTable).row_count == 3  # the files are not filtered
-        await pilot.press("backspace", "backspace")  # "invoice": pages 1 and 2, the first shown
+        await pilot.press("enter")  # the page that has the whole query, its block selected
+        assert app.sel_page == 1 and box.border_title == "page 2: 1 of 1 pages"
+        assert app.sel_block == 1  # the title block "Invoice 2 — March 2026"
+        head = str(app.query_one("#markdown-head").render())
+        assert "found: " in head and "Invoice 2" in head
+        await pilot.press(*"9")  # "invoice 29": a prefix matched, the query does not
         await pilot.pause(0.1)
-        assert app.sel_page == 0
-        await pilot.press("enter")  # enter: the next page with it
+        assert box.border_title == "no match" and app.sel_page == 1
+        await pilot.press("enter")  # says so and stays
+        assert box.border_title == "no match" and app.sel_page == 1
+        await pilot.press("backspace", "backspace", "backspace")  # "invoice": pages 1 and 2
+        await pilot.press("enter")
+        assert app.sel_page == 0  # after page 2, round to the first
+        await pilot.press("enter")
         assert app.sel_page == 1
-        await pilot.press("enter")  # round again to the first
-        assert app.sel_page == 0
         await pilot.press("escape")
-        assert not app.query_one("#filter").has_class("-shown")
+        assert not box.has_class("-shown")
         assert app.query_one(MarkdownPane).has_focus
+
+
+async def test_the_filter_matches_status_words():
+    app = WatchApp(None)
+    async with app.run_test(size=SIZE) as pilot:
+        for e in story():
+            app.feed(e)
+        await pilot.pause(0.2)
+        files = app.query_one(FilesTable)
+        await pilot.press("slash", *"failed")
+        await pilot.pause(0.1)
+        assert list(k.value for k in files.rows) == [f"{ROOT}/broken.docx"]
+        await pilot.press("escape", "slash", *"reading")
+        await pilot.pause(0.1)
+        assert list(k.value for k in files.rows) == [PDF]
+
+
+async def test_first_last_and_go_to_page_and_a_burst_of_next_page_keys():
+    from tests.tui_script import finish
+
+    drawn = []
+    app = WatchApp(None)
+    async with app.run_test(size=SIZE) as pilot:
+        for e in story():
+            app.feed(e)
+        await pilot.pause(0.2)
+        for e in finish():
+            app.feed(e)
+        await pilot.pause(0.2)
+        app.select_file(PDF)
+        await pilot.press("G")
+        assert app.sel_page == 2 and "page 3 of 3" in str(
+            app.query_one("#markdown-head").render())
+        await pilot.press("g")
+        assert app.sel_page == 0
+        await pilot.press("end")  # Home / End page too (not the table sideways)
+        assert app.sel_page == 2
+        await pilot.press("home")
+        assert app.sel_page == 0
+        await pilot.press("colon", "3", "enter")
+        assert app.sel_page == 2 and not app.query_one("#filter").has_class("-shown")
+        await pilot.press("colon", "9", "enter")  # no page 9: says so, stays
+        assert app.sel_page == 2 and app.query_one("#filter").border_title == "no such page"
+        await pilot.press("escape", "g")
+        # key repeat: three ] queued before the app runs; the pages passed are never drawn
+        real = app._draw_detail
+        app._draw_detail = lambda: (drawn.append(app.sel_page), real())[1]
+        for _ in range(3):
+            app.post_message(Key("right_square_bracket", None))
+        await pilot.pause(0.2)
+        assert app.sel_page == 2 and drawn == [2]
 
 
 async def test_the_theme_is_kept_for_the_next_run(config_home):
@@ -349,7 +412,10 @@ async def test_an_empty_page_and_file_say_why_instead_of_done():
         assert app.sel_page == 2
         assert "came out empty: page 3: the layout stage found no blocks" in \
             app.query_one(MarkdownPane).text
-        assert any("march.pdf: done ⚠" in n.message for n in app._notifications)
+        # one toast for the batch (the failure had its own when it happened)
+        messages = [n.message for n in app._notifications]
+        assert "2 done (1 with warnings), 1 failed — type / failed to list them" in messages
+        assert sum("broken.docx: failed" in m for m in messages) == 1
         # a file with nothing in it at all
         from mineru_tui import events as je
         from mineru_tui.watch import events as ev
@@ -541,7 +607,7 @@ async def test_a_restart_rebuilds_a_finished_pdfs_pages_blocks_and_markdown(tmp_
         await pilot.press("2")
         side = text_of(app.query_one("#page-text"))
         assert "page 2 of 2 · 3 blocks · block 1: title" in side
-        assert "3 table  <fcel>a" in side
+        assert "3 table  1×2 table: a | b" in side  # a table as a grid, not OTSL
         await until(pilot, lambda: app._images.get((path, 1)) is not None)  # the PDF page, rendered
         assert app._images[(path, 1)].size[1] > app._images[(path, 1)].size[0]  # portrait
 
@@ -612,3 +678,90 @@ async def test_after_a_restart_a_file_is_rebuilt_only_when_it_is_shown():
         await pilot.press("down")
         await until(pilot, lambda: app.query_one(MarkdownPane).text.startswith(f"# {paths[1]}"))
         assert asked == paths[:2] and app.board.files[paths[2]].detail == "pending"
+
+
+async def test_a_text_pdf_without_the_model_shows_the_way_forward_and_l_reads_it_low(
+        tmp_path, monkeypatch):
+    from tests.pdf_fixtures import Page, Text, write_pdf
+
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))  # no model cached, offline
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.delenv("MINERU_TUI_MODEL", raising=False)
+    root = tmp_path / "in"
+    root.mkdir()
+    app = watch_app(root, engine={"engine": "numpy"})
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.board.root)
+        words = "A born-digital page whose own text layer reads well without any model."
+        write_pdf(root / "paper.pdf", [Page(items=[Text(72, 700 - 20 * i, words)
+                                                   for i in range(6)])])
+        path = str(root / "paper.pdf")
+        await until(pilot, lambda: path in app.board.files
+                    and app.board.files[path].status == "needs-model")
+        await pilot.pause(0.1)
+        files = app.query_one(FilesTable)
+        assert cell_text(files, path, "status") == "model needed"
+        assert "needs the MinerU2.5 model (2.3 GB, not downloaded yet)" in \
+            cell_text(files, path, "file")
+        md = app.query_one(MarkdownPane).text
+        assert ("paper.pdf needs the MinerU2.5 model (2.3 GB, not downloaded yet): run "
+                "`mineru-tui model fetch` once, or read this PDF's own text now with "
+                "`--effort low`.") in md
+        assert "**l** to read this PDF's own text now" in md and "needs-mod" not in md
+        await pilot.press("l")
+        await until(pilot, lambda: app.board.files[path].status == "done")
+        await pilot.pause(0.1)
+        assert "born-digital page" in app.query_one(MarkdownPane).text
+
+
+async def test_at_80x24_the_folders_quit_help_and_pages_and_blocks_as_tabs_remain():
+    app = WatchApp(None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for e in story():
+            app.feed(e)
+        await pilot.pause(0.2)
+        assert "/scans → /scans-mineru" in app.sub_title  # the folders, not the model
+        shot = app.export_screenshot()
+        assert "Quit" in shot and "Help" in shot
+        files, pages = app.query_one(FilesTable), app.query_one(PagesTable)
+        assert files.display and files.region.height > 0
+        app.select_file(PDF)
+        files.focus()
+        await pilot.press("enter")  # the file's pages take the left pane, as a tab
+        await pilot.pause(0.1)
+        assert pages.has_focus and pages.region.height > 0 and files.region.height == 0
+        await pilot.press("enter")  # a page's blocks
+        await pilot.pause(0.1)
+        blocks = app.query_one(BlocksTable)
+        assert blocks.has_focus and blocks.region.height > 0 and pages.region.height == 0
+        app.query_one("#left-tabs").active = "lt-files"
+        await pilot.pause(0.1)
+        assert files.has_focus and files.region.height > 0
+
+
+async def test_zoom_gives_the_page_the_full_width_and_the_selected_block_is_cut_out():
+    from tests.tui_script import finish
+    from tests.tui_script import page_image as fixed_page
+
+    app = WatchApp(None, image_loader=fixed_page)
+    async with app.run_test(size=(160, 45)) as pilot:
+        for e in story() + finish():
+            app.feed(e)
+        await pilot.pause(0.2)
+        app.select_file(PDF)
+        await pilot.press("g", "2", "j")
+        await until(pilot, lambda: (PDF, 0) in app._images)
+        await pilot.pause(0.2)
+        pic = app.query_one("#page-image")
+        narrow_width = pic.size.width
+        side = text_of(app.query_one("#page-text"))
+        assert "block 1 at full width:" in side  # the selected block, cut from the page
+        await pilot.press("z")
+        await pilot.pause(0.3)
+        preview = app.query_one("#preview")
+        assert pic.size.width == preview.size.width - 2 > 2 * narrow_width
+        assert not app.query_one("#page-side").display
+        assert pic.size.height > preview.size.height  # taller than the pane: it scrolls
+        await pilot.press("z")
+        await pilot.pause(0.3)
+        assert pic.size.width == narrow_width and app.query_one("#page-side").display

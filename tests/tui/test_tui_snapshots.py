@@ -7,7 +7,7 @@ after the file and after a restart (pages rebuilt from a real output set, writte
 the real page reader with a scripted engine), at 80x24 and 160x45.
 
 After an intended change of the look, regenerate with
-``pytest tests/watch/test_tui_snapshots.py --snapshot-update`` and look at the SVGs
+``pytest tests/tui/test_tui_snapshots.py --snapshot-update`` and look at the SVGs
 before committing them.
 """
 
@@ -32,7 +32,7 @@ sizes = pytest.mark.parametrize("size", list(SIZES))
 
 
 def fed_app(**kw) -> WatchApp:
-    return WatchApp(None, image_loader=page_image, **kw)
+    return WatchApp(None, image_loader=page_image, clock=lambda: 0.0, **kw)
 
 
 async def feed(pilot, events) -> None:

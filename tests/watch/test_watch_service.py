@@ -71,7 +71,7 @@ def test_dropped_files_are_read_into_the_parse_layout(watched, tmp_path):
     assert failed.status == "failed" and "corrupt" in failed.reason
     assert skipped.status == "skipped" and "not a document" in skipped.reason
     assert model.status == "needs-model" and "no-model-here" in model.reason
-    assert "hf download" in model.reason  # how to get one
+    assert "`mineru-tui model fetch`" in model.hint  # how to get one, apart from the reason
     assert damaged.status == "failed"  # a broken PDF is not a missing model
     seen = {e.path for e in rec.of(ev.FileFinished)} | {e.path for e in rec.of(ev.FileQueued)}
     assert str(watched / "~$report.docx") not in seen and str(watched / ".hidden.docx") not in seen

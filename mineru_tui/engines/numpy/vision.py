@@ -13,9 +13,9 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from .config import VisionConfig
+from mineru_tui.engines.qwen2vl.config import VisionConfig
 from .ops import gelu_erf, layer_norm, linear, num_threads, quick_gelu_, row_chunks, run_parallel, softmax_
-from .rope import apply_rotary, vision_cos_sin
+from mineru_tui.engines.qwen2vl.rope import apply_rotary, vision_cos_sin
 
 # Attention is computed per head in blocks of this many query rows. Measured ~2x faster than all
 # heads at once; 128 rows beat 256 by ~8 % and a whole [N, N] segment per head is ~25 % slower

@@ -24,8 +24,10 @@ from mineru_tui.document import Cell, Document, Page, Table, table_block, text_b
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.html.charset import bom_encoding, detect_encoding
 
-MAX_CELLS = 250_000  # cells of the one table (as a spreadsheet's table)
-MAX_FIELD = 1 << 20  # characters in one field
+from mineru_tui.office.limits import MAX_CSV_CELLS as MAX_CELLS
+from mineru_tui.office.limits import MAX_CSV_FIELD as MAX_FIELD
+from mineru_tui.office.limits import MAX_CSV_LINE, MAX_CSV_SEPARATORS
+
 SAMPLE = 64 << 10  # bytes looked at to decide encoding and dialect
 _DELIMITERS = (",", ";", "\t", "|", ":")
 
@@ -44,8 +46,7 @@ def read_csv(path: str | Path) -> Document:
     rows, width = _rows(path, encoding, delimiter, doc)
     page = Page(page_idx=0)
     doc.pages.append(page)
-    if not rows:
-        doc.warnings.append("the file holds no rows")
+    if not rows:  # the epilogue of every format says it is empty (office/__init__.py)
         return doc
     table = Table([[Cell([text_block([text_span(v)])] if v.strip() else [], header=i == 0)
                     for v in row + [""] * (width - len(row))] for i, row in enumerate(rows)])
@@ -83,7 +84,7 @@ def _rows(path: Path, encoding: str, delimiter: str, doc: Document) -> tuple[lis
     old = csv.field_size_limit(MAX_FIELD)
     try:
         with open(path, "r", encoding=encoding, errors="replace", newline="") as f:
-            reader = csv.reader(f, delimiter=delimiter)
+            reader = csv.reader(_bounded_lines(f, delimiter, doc), delimiter=delimiter)
             while True:
                 try:
                     row = next(reader)
@@ -108,3 +109,25 @@ def _rows(path: Path, encoding: str, delimiter: str, doc: Document) -> tuple[lis
     finally:
         csv.field_size_limit(old)
     return rows, width
+
+
+def _bounded_lines(f, delimiter: str, doc: Document):
+    """The file's lines for the csv module, stopped (with a ``content cut:`` warning) at a
+    line longer than :data:`MAX_CSV_LINE` or once :data:`MAX_CSV_SEPARATORS` separators and
+    line ends went by: the csv module builds a whole row before any cell count is
+    checked, so one 150 MB line of commas would be a list of 75 million fields."""
+    fed = 0
+    while True:
+        line = f.readline(MAX_CSV_LINE + 1)
+        if not line:
+            return
+        if len(line) > MAX_CSV_LINE:
+            doc.warnings.append(cut_warning(f"a line is longer than {MAX_CSV_LINE >> 20} MiB "
+                                            "characters; it and the rest of the file are left out"))
+            return
+        fed += line.count(delimiter) + 1
+        if fed > MAX_CSV_SEPARATORS:
+            doc.warnings.append(cut_warning(f"the file has more than {MAX_CSV_SEPARATORS:,} "
+                                            "fields; the rest is left out"))
+            return
+        yield line

@@ -15,8 +15,11 @@ structure raises ``ValueError`` (the reader turns it into one line).
 from __future__ import annotations
 
 import struct
+from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
+
+from mineru_tui.detect import image_ext
 
 MAX_PIECES = 1_000_000
 MAX_PAPX_PAGES = 100_000
@@ -76,7 +79,14 @@ class Piece:
     compressed: bool  # cp1252 bytes (else UTF-16LE)
 
 
+class OverlapError(ValueError):
+    """Two pieces (or two ranges of a story) cover the same text: a crafted file."""
+
+
 def read_pieces(clx: bytes) -> list[Piece]:
+    """The piece table, checked: character positions that never go back, and pieces that
+    never share bytes (:class:`OverlapError`): 60,000 pieces each covering the whole
+    stream would otherwise decode it 60,000 times."""
     pos = 0
     while pos < len(clx) and clx[pos] == 0x01:  # Prc: skip
         size = struct.unpack_from("<H", clx, pos + 1)[0]
@@ -91,17 +101,34 @@ def read_pieces(clx: bytes) -> list[Piece]:
     cps = struct.unpack_from(f"<{n + 1}I", plc, 0)
     out = []
     for i in range(n):
+        if cps[i + 1] < cps[i]:
+            raise OverlapError("the piece table's character positions go back")
         raw = struct.unpack_from("<I", plc, 4 * (n + 1) + 8 * i + 2)[0]
         compressed = bool(raw & 0x40000000)
         fc = raw & 0x3FFFFFFF
         out.append(Piece(cps[i], cps[i + 1], fc // 2 if compressed else fc, compressed))
+    spans = sorted((p.fc, p.fc + (p.cp_end - p.cp) * (1 if p.compressed else 2))
+                   for p in out if p.cp_end > p.cp)
+    for (_, end), (start, _) in zip(spans, spans[1:]):
+        if start < end:
+            raise OverlapError("two pieces of the piece table share bytes")
     return out
 
 
-def text_of(word: bytes, pieces: list[Piece]) -> tuple[str, list[int]]:
-    """The document's characters in CP order, and each character's byte offset (fc)."""
+def forward(cps: list[int]) -> list[int]:
+    """The CPs of a story's PLC (notes, comments, text boxes), which cut it into
+    consecutive ranges; :class:`OverlapError` when they go back, which would make ranges
+    that overlap (9,999 text boxes, every other one the whole story again)."""
+    if any(b < a for a, b in zip(cps, cps[1:])):
+        raise OverlapError("a story's ranges go back")
+    return cps
+
+
+def text_of(word: bytes, pieces: list[Piece]) -> tuple[str, array]:
+    """The document's characters in CP order, and each character's byte offset (fc), as
+    a compact array (a list of ints cost 36 bytes a character)."""
     chars: list[str] = []
-    fcs: list[int] = []
+    fcs = array("I")
     for p in pieces:
         n = max(0, p.cp_end - p.cp)
         if p.compressed:
@@ -487,11 +514,8 @@ def _blip(buf: bytes, pos: int, end: int) -> tuple[bytes, str] | None:
     inst = ver_inst >> 4
     skip = 17 + (16 if inst in (0x46B, 0x6E3, 0x6E1, 0x6E5) else 0)
     blob = buf[pos + 8 + skip:min(pos + 8 + length, end)]
-    if blob.startswith(b"\x89PNG"):
-        return blob, "png"
-    if blob.startswith(b"\xff\xd8"):
-        return blob, "jpg"
-    return None
+    ext = image_ext(blob)
+    return (blob, ext) if ext in ("png", "jpg") else None
 
 
 def stored_pictures(dgg: bytes, word: bytes, limit: int = 10_000) -> list[tuple[bytes, str] | None]:

@@ -30,14 +30,14 @@ from mineru_tui.office.doc.fib import (CLX, PLCFBTECHPX, PLCFBTEPAPX, PLCFENDREF
                                        PLCFFNDREF, PLCFFNDTXT, STSHF, DGGINFO, PLCFANDREF,
                                        PLCFANDTXT, ATNOWNERS, PLCFTXBXTXT, PLCSPAMOM, Chpx, Papx,
                                        blob,
-                                       nfc_format, picture, plc_cps, read_fib, read_lists,
+                                       OverlapError, forward, nfc_format, picture, plc_cps, read_fib, read_lists,
                                        read_pieces, read_styles, stored_pictures, style_outline,
                                        text_of)
 from mineru_tui.office.flow import BREAK, Counters, Flow, counter_text, note_ref
+from mineru_tui.office.limits import MAX_DOC_CHARS as MAX_CHARS
+from mineru_tui.office.limits import MAX_TABLE_CELLS
 from mineru_tui.office.ole import ENCRYPTED, Ole
 
-MAX_TABLE_CELLS = 250_000
-MAX_CHARS = 50_000_000
 MAX_BOXES = 10_000  # text boxes and comments read (each a story range)
 _HYPERLINK = re.compile(r'HYPERLINK\s+(?:\\l\s+)?"([^"]*)"|HYPERLINK\s+(\S+)')
 
@@ -96,10 +96,18 @@ class _Reader:
 
     def read(self) -> Document:
         fib = self.fib
-        pieces = read_pieces(blob(fib, self.table, CLX))
+        overlap = None
+        try:
+            pieces = read_pieces(blob(fib, self.table, CLX))
+        except OverlapError as exc:
+            overlap = str(exc)
+        if overlap is not None:  # raised here, so the one line keeps its own words
+            raise InputError("refused: its piece table has overlapping pieces (the same text "
+                             "read more than once: a damaged or crafted file)", overlap)
+        if pieces[-1].cp_end - pieces[0].cp > MAX_CHARS:  # counted before decoding
+            raise InputError(f"refused: the document has more than {MAX_CHARS:,} characters "
+                             f"(the limit of this reader)")
         text, fcs = text_of(self.word, pieces)
-        if len(text) > MAX_CHARS:
-            raise InputError(f"refused: the document has more than {MAX_CHARS} characters")
         self.text, self.fcs = text, fcs
         self.papx = Papx(self.word, blob(fib, self.table, PLCFBTEPAPX))
         self.styles = read_styles(blob(fib, self.table, STSHF))
@@ -118,15 +126,25 @@ class _Reader:
         ftn_start = ccp["text"]
         edn_start = ccp["text"] + ccp["ftn"] + ccp["hdd"] + ccp["mcr"] + ccp["atn"]
         self.refs: dict[int, tuple[int, int]] = {}  # cp of a note mark -> note text range
-        self._notes(PLCFFNDREF, PLCFFNDTXT, ftn_start)
-        self._notes(PLCFENDREF, PLCFENDTXT, edn_start)
         txbx_start = edn_start + ccp["edn"]
-        try:
-            self._text_boxes(txbx_start, min(txbx_start + ccp["txbx"], len(text)))
-            comments = self._comments(ccp["text"] + ccp["ftn"] + ccp["hdd"] + ccp["mcr"],
-                                      ccp["atn"])
-        except (struct.error, ValueError, IndexError):  # damaged tables: the body still reads
-            self.boxes, comments = {}, []
+        comments: list[Block] = []
+        for what, part in (
+                ("footnotes", lambda: self._notes(PLCFFNDREF, PLCFFNDTXT, ftn_start)),
+                ("endnotes", lambda: self._notes(PLCFENDREF, PLCFENDTXT, edn_start)),
+                ("text boxes", lambda: self._text_boxes(
+                    txbx_start, min(txbx_start + ccp["txbx"], len(text)))),
+                ("comments", lambda: comments.extend(self._comments(
+                    ccp["text"] + ccp["ftn"] + ccp["hdd"] + ccp["mcr"], ccp["atn"])))):
+            try:  # a damaged or crafted part costs that part, with a word; the body reads
+                part()
+            except OverlapError:
+                self.boxes = {} if what == "text boxes" else self.boxes
+                self.doc.warnings.append(cut_warning(
+                    f"the {what} overlap each other (their ranges go back: a damaged or "
+                    f"crafted file); the {what} are left out"))
+            except (struct.error, ValueError, IndexError):
+                self.boxes = {} if what == "text boxes" else self.boxes
+                self.doc.warnings.append(f"the {what} are damaged and left out")
         self._story(0, main_end)
         for ranges in self.boxes.values():  # boxes whose anchor was not met: at the end
             self.queued += ranges
@@ -142,7 +160,7 @@ class _Reader:
         n = (len(plc) - 4) // 26
         if n <= 1:
             return
-        cps = plc_cps(plc, 22)
+        cps = forward(plc_cps(plc, 22))
         anchors: dict[int, int] = {}  # spid -> anchor cp
         spa = blob(self.fib, self.table, PLCSPAMOM)
         m = (len(spa) - 4) // 30
@@ -192,7 +210,7 @@ class _Reader:
             pos += 2 + 2 * cch
         refs = blob(self.fib, self.table, PLCFANDREF)
         n = (len(refs) - 4) // 34
-        txts = plc_cps(blob(self.fib, self.table, PLCFANDTXT), 0)
+        txts = forward(plc_cps(blob(self.fib, self.table, PLCFANDTXT), 0))
         out = []
         for i in range(min(n, len(txts) - 1, MAX_BOXES)):
             ibst = struct.unpack_from("<H", refs, 4 * (n + 1) + 30 * i + 20)[0]
@@ -208,7 +226,7 @@ class _Reader:
 
     def _notes(self, ref_index: int, txt_index: int, story: int) -> None:
         refs = plc_cps(blob(self.fib, self.table, ref_index), 2)[:-1]
-        txts = plc_cps(blob(self.fib, self.table, txt_index), 0)
+        txts = forward(plc_cps(blob(self.fib, self.table, txt_index), 0))
         for i, cp in enumerate(refs):
             if i + 1 < len(txts):
                 self.refs[cp] = (story + txts[i], story + txts[i + 1])

@@ -23,12 +23,8 @@ def read_docx(path: str | Path) -> Document:
     from mineru_tui.office.docx.package import open_main_part
 
     main = open_main_part(path)
-    try:
-        doc = _read(main)
-        main.package.check_budget()
-        return doc
-    finally:
-        main.package.close()
+    with main.package:  # raises a spent parse budget on the way out
+        return _read(main)
 
 
 def _read(main) -> Document:

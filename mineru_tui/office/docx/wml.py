@@ -59,6 +59,6 @@ def int_val(el, default: int | None = None, name: str = W_VAL) -> int | None:
     except ValueError:
         try:
             return int(float(v))
-        except ValueError:
+        except (ValueError, OverflowError):  # "1e999", 5,000 digits: no number
             return default
 

@@ -27,15 +27,18 @@ import re
 from pathlib import Path
 from urllib.parse import unquote
 
-from mineru_tui.document import Document, Page, image_block
+from mineru_tui.document import Block, BlockType, Document, Page, SpanType, image_block
 from mineru_tui.errors import InputError, cut_warning
-from mineru_tui.office.html.blocks import HtmlBlocks, Notes, attr, tag_of
-from mineru_tui.office.html.parse import DEEP, parse_xhtml
-from mineru_tui.office.html.reader import (MAX_IMAGE_BYTES, data_uri, image_ext, remote_image,
+from mineru_tui.office.html.blocks import (_NOTE_CONTAINERS, HtmlBlocks, Notes, _is_noteref, attr,
+                                           tag_of)
+from mineru_tui.office.html.parse import DEEP, MAX_ELEMENTS, parse_xhtml_bounded
+from mineru_tui.detect import image_ext
+from mineru_tui.office.html.reader import (MAX_IMAGE_BYTES, data_uri, remote_image,
                                            split_url)
 from mineru_tui.office.package import Package, PartError, local
 
-EPUB_BUDGET = 64 << 20  # XHTML and XML parsed per book; a long novel is a few MiB
+from mineru_tui.office.limits import EPUB_BUDGET, MAX_PIECES
+from mineru_tui.office.pictures import data_identity
 _HTML_TYPES = ("application/xhtml+xml", "text/html", "application/x-dtbook+xml")
 _SLUG = re.compile(r"[^A-Za-z0-9_\-]+")
 
@@ -71,52 +74,198 @@ def read_epub(path: str | Path) -> Document:
 
 def _read(pkg: Package, doc: Document, spine: list[_Item], chapters: dict[str, str],
           toc: dict[str, str]) -> None:
-    trees: list[tuple[_Item, object]] = []
+    """The chapters in spine order, one tree in memory at a time: a first pass finds the
+    footnotes (their references and bodies, as link targets), a second reads each chapter
+    and the bodies of the notes it holds. The parse budget is charged once, in the first
+    pass (dense XHTML costs 60-90 bytes of memory a byte as a tree, so no two are kept)."""
+    resources = _Resources(pkg, doc, chapters)
+    notes = _BookNotes(resources.link)
+    readable = []
     for item in spine:
         if item.media.startswith("image/"):
-            trees.append((item, None))
+            readable.append(item)
             continue
-        try:
-            with pkg.stream(item.name) as f:
-                data = f.read()
-        except PartError as exc:
-            doc.warnings.append(f"a chapter could not be read: {exc}")
-            continue
-        except Exception as exc:  # a damaged member: that chapter only
-            doc.warnings.append(f"a chapter could not be read ({item.name}): "
-                                f"{' '.join(str(exc).split())[:160]}")
-            continue
-        trees.append((item, parse_xhtml(data)))
-
-    resources = _Resources(pkg, doc, chapters)
-    notes = Notes(resources.link)
-    for item, root in trees:
+        root = _chapter_tree(pkg, doc, item, spend=True)
         if root is not None:
             resources.at(item.name)
-            notes.scan(root)
-    for item, root in trees:  # references resolve per chapter: hrefs are relative
-        if root is not None:
-            resources.at(item.name)
-            notes.resolve([root])
+            notes.scan_chapter(item.name, root)
+            readable.append(item)
+        del root
+    notes.decide()
     walker = HtmlBlocks(doc, resources, notes)
-    for item, root in trees:
+    rendered: dict[str, list] = {}  # note target -> its body's lines
+    for item in readable:
+        if walker.pieces > MAX_PIECES:
+            break  # the book's pieces are spent (said once): no more trees to build
         resources.at(item.name)
         page = Page(page_idx=len(doc.pages), name=toc.get(item.name))
-        if root is None:
+        if item.media.startswith("image/"):
             name = walker.image_name(item.name.rsplit("/", 1)[-1])
             page.para_blocks = [image_block(name)] if name else []
         else:
+            root = _chapter_tree(pkg, doc, item, spend=False)
+            if root is None:
+                continue
+            notes.enter(item.name, root)
             walker.deepest = 0
             page.para_blocks = walker.read(root)
+            for target, body in notes.bodies_here():
+                rendered[target] = notes.deferred_lines(walker, body)
             if walker.deepest >= DEEP:  # libxml2 stops at 2048 levels and drops the rest
                 doc.warnings.append(cut_warning(f"{item.name} is nested too deeply; the parser "
                                                 "left out what lies past 2048 levels"))
+            del root
         if page.para_blocks:
             doc.pages.append(page)
-    if doc.pages:
-        doc.pages[-1].para_blocks += walker.note_blocks()
-    else:
-        doc.warnings.append("the book has no text, table or picture to read")
+    if doc.pages:  # no pages: the epilogue of every format says it is empty
+        doc.pages[-1].para_blocks += notes.note_blocks(rendered)
+
+
+def _chapter_tree(pkg: Package, doc: Document, item: _Item, spend: bool):
+    """One chapter's tree (None when it cannot be read, with a warning the first time);
+    ``spend`` charges the parse budget (the first of the two reads)."""
+    try:
+        if spend:
+            with pkg.stream(item.name) as f:
+                data = f.read()
+        else:
+            data = pkg.blob(item.name)
+    except PartError as exc:
+        if spend:
+            doc.warnings.append(f"a chapter could not be read: {exc}")
+        return None
+    except Exception as exc:  # a damaged member: that chapter only
+        if spend:
+            doc.warnings.append(f"a chapter could not be read ({item.name}): "
+                                f"{' '.join(str(exc).split())[:160]}")
+        return None
+    root, cut = parse_xhtml_bounded(data)
+    if cut and spend:
+        doc.warnings.append(cut_warning(f"{item.name} has more than {MAX_ELEMENTS:,} elements; "
+                                        "the rest of it is left out"))
+    return root
+
+
+_PLACEHOLDER = "\x00note:"  # a note reference's label, until the labels are known
+
+
+class _BookNotes(Notes):
+    """A book's footnotes found chapter by chapter without keeping the trees.
+
+    :meth:`scan_chapter` records, as link targets (strings), which ids each chapter holds
+    and which links are note references; :meth:`decide` picks the notes as
+    :meth:`Notes.resolve` does; :meth:`enter` gives the walker the elements of the one
+    chapter being read. A note's body is read while its chapter is in memory, its
+    references' labels filled in at the end, in the order the walker met them, so the
+    numbers are those of a walk over the whole book."""
+
+    def __init__(self, link):
+        super().__init__(link)
+        self._where: dict[str, tuple[str, bool]] = {}  # target -> (chapter, can be a note)
+        self._anchors: list[tuple[str, frozenset, frozenset]] = []  # (target, ancestors, own ids)
+        self.notes: set[str] = set()  # the targets that are notes
+        self._deferred: list[str] | None = None
+        self._nested: dict[str, list[str]] = {}  # note target -> the notes its body references
+        self.here = ""
+
+    def scan_chapter(self, chapter: str, root) -> None:
+        for el in root.iter():
+            if not isinstance(el.tag, str):
+                continue
+            ident = el.get("id")
+            if ident:
+                target = self._link("#" + ident)
+                if target and target not in self._where:
+                    self._where[target] = (chapter, tag_of(el) in _NOTE_CONTAINERS)
+            if tag_of(el) == "a" and el.get("href") and _is_noteref(el):
+                target = self._link(el.get("href").strip())
+                if target:
+                    above = frozenset(self._link("#" + a.get("id")) for a in el.iterancestors()
+                                      if a.get("id"))
+                    own = frozenset(self._link("#" + x.get("id")) for x in (el, el.getparent())
+                                    if x is not None and x.get("id"))
+                    self._anchors.append((target, above, own))
+
+    def decide(self) -> None:
+        for target, above, own in self._anchors:
+            where = self._where.get(target)
+            if where is None or not where[1] or target in above:
+                continue
+            self.notes.add(target)
+            self.ref_ids |= own
+        self._anchors = []
+        self.targets = dict.fromkeys(self.notes)  # membership only: bodies are per chapter
+
+    def enter(self, chapter: str, root) -> None:
+        """The note bodies and references of the chapter about to be read."""
+        self.here = chapter
+        self.bodies, self.refs, self._here_bodies = set(), set(), []
+        seen: set[str] = set()
+        for el in root.iter():
+            if not isinstance(el.tag, str):
+                continue
+            ident = el.get("id")
+            if ident:
+                target = self._link("#" + ident)
+                if (target in self.notes and target not in seen
+                        and self._where[target][0] == chapter):
+                    seen.add(target)
+                    self.bodies.add(el)
+                    self._here_bodies.append((target, el))
+        for el in root.iter():
+            if tag_of(el) == "a" and el.get("href") and _is_noteref(el):
+                target = self._link(el.get("href").strip())
+                if target in self.notes and not any(b in self.bodies and self._is(b, target)
+                                                    for b in el.iterancestors()):
+                    self.refs.add(el)
+
+    def _is(self, el, target: str) -> bool:
+        return bool(el.get("id")) and self._link("#" + el.get("id")) == target
+
+    def bodies_here(self) -> list:
+        return self._here_bodies
+
+    def deferred_lines(self, walker: HtmlBlocks, body) -> list:
+        """A body's lines, the labels of the references in it left for later."""
+        self._deferred = []
+        try:
+            lines = walker.note_lines(body)
+        finally:
+            nested, self._deferred = self._deferred, None
+        for target, el in self._here_bodies:
+            if el is body:
+                self._nested[target] = nested
+        return lines
+
+    def label(self, target: str) -> str:
+        if self._deferred is not None:
+            self._deferred.append(target)
+            return _PLACEHOLDER + target
+        return super().label(target)
+
+    def note_blocks(self, rendered: dict[str, list]) -> list[Block]:
+        """One ``page_footnote`` block per referenced note, in reference order (a note's
+        own references numbered when it is reached, as a walk of the whole book does)."""
+        out = []
+        done = set()
+        i = 0
+        while i < len(self.order):
+            target = self.order[i]
+            i += 1
+            if target in done or target not in rendered:
+                continue
+            done.add(target)
+            for inner in self._nested.get(target, ()):
+                super().label(inner)
+            if rendered[target]:
+                out.append(Block(BlockType.PAGE_FOOTNOTE, lines=rendered[target],
+                                 note_id=self.labels[target]))
+        for block in out:  # the labels of references inside notes, now known
+            for line in block.lines:
+                for span in line.spans:
+                    if span.type == SpanType.FOOTNOTE_REF and span.content.startswith(_PLACEHOLDER):
+                        span.content = self.labels.get(span.content[len(_PLACEHOLDER):], "")
+        return out
 
 
 class _Resources:
@@ -140,6 +289,13 @@ class _Resources:
             return self.here
         joined = posixpath.normpath(posixpath.join(posixpath.dirname(self.here), rel))
         return None if joined.startswith("../") or joined == ".." else joined.lstrip("/")
+
+    def image_key(self, src: str):
+        if src.lower().startswith("data:"):
+            return data_identity(src)
+        name = self._member(src)
+        member = self.pkg.member(name) if name is not None else None
+        return None if member is None else ("member", member)
 
     def image(self, src: str) -> tuple[bytes, str] | None:
         if src.lower().startswith("data:"):
@@ -247,7 +403,8 @@ def _toc(pkg: Package, opf, items: dict[str, _Item]) -> dict[str, str]:
     nav = next((i for i in items.values() if "nav" in i.props.split()), None)
     try:
         if nav is not None:
-            root = parse_xhtml(pkg.blob(nav.name))
+            with pkg.stream(nav.name) as f:  # charged to the budget like a chapter
+                root = parse_xhtml_bounded(f.read())[0]
             for el in root.iter():
                 if tag_of(el) == "nav" and "toc" in (attr(el, "epub:type") or "toc").split():
                     for a in el.iter():

@@ -34,15 +34,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from collections.abc import Hashable
 from typing import Callable, Protocol
 
 from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Span, SpanType, Table,
                                  image_block, list_block, table_block, text_span, title_block)
 from mineru_tui.errors import cut_warning
+from mineru_tui.office.limits import MAX_NESTING as MAX_DEPTH  # deeper: plain text
+from mineru_tui.office.limits import MAX_PIECES, MAX_TABLE_CELLS
+from mineru_tui.office.pictures import Pictures, data_identity
 
 OPS_NS = "http://www.idpf.org/2007/ops"
-MAX_DEPTH = 160  # elements deeper than this are read as plain text (Python's stack)
-MAX_TABLE_CELLS = 250_000  # as the spreadsheet reader: cells written per table
 MAX_SPAN = 1000  # colspan values above this are treated as 1000 (the HTML standard's cap)
 MAX_ROWSPAN = 65534
 
@@ -75,7 +77,13 @@ class Resources(Protocol):
     """Where a document's images and links lead (a file's folder, an MHTML, an EPUB)."""
 
     def image(self, src: str) -> tuple[bytes, str] | None:
-        """The bytes and file extension of the image ``src`` names, or None."""
+        """The bytes and file extension of the image ``src`` names, or None; may raise
+        :class:`~mineru_tui.office.pictures.PictureDropped` (too large)."""
+
+    def image_key(self, src: str) -> Hashable | None:
+        """What ``src`` names — the member, part or file it resolves to, or the ``data:``
+        URI — so that every spelling of one picture is read once; None when it names
+        nothing that can be read."""
 
     def link(self, href: str) -> str | None:
         """The link target to keep for ``href`` (``#id`` for a place in the document)."""
@@ -250,9 +258,11 @@ class HtmlBlocks:
         self.notes = notes or Notes(resources.link)
         self._out: list[Block] = []
         self._para = _Para()
-        self._images: dict[str, str | None] = {}
+        self._images: dict[str, str | None] = {}  # a spelling -> its stored name
+        self.pictures = Pictures(doc)  # each picture once by identity, within the caps
         self._warned: set[str] = set()
         self.deepest = 0  # how deep the deepest over-deep subtree went (parser cuts: DEEP)
+        self.pieces = 0  # elements walked and text pieces kept, against MAX_PIECES
 
     def warn(self, message: str) -> None:
         if message not in self._warned:
@@ -278,12 +288,15 @@ class HtmlBlocks:
             if body in done:
                 continue
             done.add(body)
-            blocks = self._collect(body, _Ctx(), note=True)
-            lines = [line for b in blocks for line in _lines_of(b)]
+            lines = self.note_lines(body)
             if lines:
                 out.append(Block(BlockType.PAGE_FOOTNOTE, lines=lines,
                                  note_id=self.notes.labels[target]))
         return out
+
+    def note_lines(self, body) -> list[Line]:
+        """The lines of one note's body (its back-links left out)."""
+        return [line for b in self._collect(body, _Ctx(), note=True) for line in _lines_of(b)]
 
     # -- the walk --------------------------------------------------------------------
 
@@ -302,13 +315,26 @@ class HtmlBlocks:
         self._out += self._para.blocks()
         self._para = _Para()
 
+    def _spend(self) -> bool:
+        """Count one piece; False once the document has used up :data:`MAX_PIECES` (the
+        rest of it is left out, with one ``content cut:`` warning)."""
+        self.pieces += 1
+        if self.pieces <= MAX_PIECES:
+            return True
+        if self.pieces == MAX_PIECES + 1:
+            self.warn(cut_warning(f"the document has more than {MAX_PIECES:,} elements and "
+                                  "pieces of text; the rest is left out"))
+        return False
+
     def _text(self, text: str | None, ctx: _Ctx) -> None:
-        if text:
+        if text and self._spend():
             self._para.add(text_span(text, ctx.style, ctx.link), ctx.pre)
 
     def _children(self, el, ctx: _Ctx, note: bool = False) -> None:
         self._text(el.text, ctx)
         for child in el:
+            if self.pieces > MAX_PIECES:
+                break
             if isinstance(child.tag, str):
                 self._element(child, ctx, note)
             self._text(child.tail, ctx)
@@ -316,6 +342,8 @@ class HtmlBlocks:
     def _element(self, el, ctx: _Ctx, note: bool = False) -> None:
         tag = tag_of(el)
         if tag in _SKIP or _hidden(el) or (el in self.notes.bodies and not note):
+            return
+        if not self._spend():
             return
         if ctx.depth >= MAX_DEPTH:
             from mineru_tui.office.html.parse import max_depth
@@ -418,11 +446,14 @@ class HtmlBlocks:
             return None
         if src not in self._images:
             try:
-                found = self.res.image(src)
+                identity = (self.res.image_key(src) if hasattr(self.res, "image_key")
+                            else data_identity(src) if src[:5].lower() == "data:" else ("src", src))
+                name = None if identity is None else self.pictures.take(
+                    identity, lambda: self.res.image(src), _picture_label(src))
             except Exception as exc:  # one bad picture never costs the document
                 self.warn(f"an image could not be read: {' '.join(str(exc).split())[:120]}")
-                found = None
-            self._images[src] = self.doc.add_image(*found) if found else None
+                name = None
+            self._images[src] = name
         return self._images[src]
 
     def _math(self, el, ctx: _Ctx) -> None:
@@ -466,6 +497,8 @@ class HtmlBlocks:
             kids_text.add(text_span(el.text, ctx.style, ctx.link))
             items += [_item(b, depth, "-") for b in kids_text.blocks() if b.type == BlockType.TEXT]
         for kid in kids:
+            if self.pieces > MAX_PIECES:
+                break
             ktag = tag_of(kid)
             if ktag in ("ul", "ol", "menu", "dl"):  # a list right inside a list: one level in
                 for b in self._list(kid, inner):
@@ -510,7 +543,10 @@ class HtmlBlocks:
                     items.append(item)
                     nested = False
             if not item.lines:  # an empty item (perhaps with items under it)
-                items[:] = [b for b in items if b is not item]
+                if items and items[-1] is item:
+                    items.pop()
+                else:
+                    items[:] = [b for b in items if b is not item]
         close()
         return out
 
@@ -535,6 +571,8 @@ class HtmlBlocks:
             if tag_of(kid) == "caption":
                 captions += self._collect(kid, inner)
         for tr in row_elements(el):
+            if self.pieces > MAX_PIECES:
+                break
             if _hidden(tr):
                 continue
             row = []
@@ -669,6 +707,14 @@ def _int(value: str | None, default: int, minimum: int = 1) -> int:
 def _item(block: Block, depth: int, marker: str) -> Block:
     block.depth, block.marker = depth, marker
     return block
+
+
+def _picture_label(src: str) -> str:
+    """How a warning names the picture ``src``: short, on one line."""
+    if src[:5].lower() == "data:":
+        return "in a data: URI"
+    src = " ".join(src.split())
+    return repr(src if len(src) <= 80 else src[:77] + "...")
 
 
 def _lines_of(block: Block) -> list[Line]:

@@ -15,12 +15,14 @@ from pathlib import Path
 
 from mineru_tui.document import Document, Page
 from mineru_tui.errors import InputError
-from mineru_tui.office.html.reader import (MAX_HTML_BYTES, MAX_IMAGE_BYTES, data_uri, image_ext,
+from mineru_tui.detect import image_ext
+from mineru_tui.office.html.reader import (MAX_HTML_BYTES, MAX_IMAGE_BYTES, data_uri,
                                            join_url, read_html_text, remote_image,
                                            resolve_link)
 
-MAX_MHTML_BYTES = 256 << 20  # the whole message, pictures included (they are base64)
-MAX_PARTS = 20_000  # as a zip's members
+from mineru_tui.office.limits import MAX_MHTML_BYTES
+from mineru_tui.office.limits import MAX_MHTML_PARTS as MAX_PARTS
+from mineru_tui.office.pictures import data_identity, too_large
 
 
 class PartResources:
@@ -31,21 +33,30 @@ class PartResources:
         self.location = location
         self.base = base or location
 
+    def _part(self, src: str) -> Message | None:
+        key = src.strip()
+        if key.lower().startswith("cid:"):
+            return self.parts.get("<" + key[4:].strip().strip("<>").strip() + ">")
+        part = self.parts.get(key)
+        if part is None and self.location:
+            part = self.parts.get(join_url(self.location, key) or "")
+        return part
+
+    def image_key(self, src: str):
+        if src.lower().startswith("data:"):
+            return data_identity(src)
+        part = self._part(src)
+        return None if part is None else ("part", id(part))  # parts live as long as the read
+
     def image(self, src: str) -> tuple[bytes, str] | None:
         if src.lower().startswith("data:"):
             return data_uri(src)
-        key = src.strip()
-        if key.lower().startswith("cid:"):
-            part = self.parts.get("<" + key[4:].strip("<>") + ">")
-        else:
-            part = self.parts.get(key)
-            if part is None and self.location:
-                part = self.parts.get(join_url(self.location, key) or "")
+        part = self._part(src)
         if part is None:
             return None
         data = part.get_payload(decode=True) or b""
         if len(data) > MAX_IMAGE_BYTES:
-            return None
+            raise too_large(repr(src), len(data))
         ext = image_ext(data)
         return (data, ext) if ext else None
 
@@ -96,6 +107,4 @@ def read_mhtml(path: str | Path) -> Document:
     location = (page.get("Content-Location") or "").strip() or None
     blocks = read_html_text(text, doc, lambda base: PartResources(parts, location, base))
     doc.pages.append(Page(page_idx=0, para_blocks=blocks))
-    if not blocks:
-        doc.warnings.append("the page has no text, table or picture to read")
-    return doc
+    return doc  # an empty page: the epilogue of every format says so (office/__init__.py)

@@ -16,43 +16,25 @@ import os
 from pathlib import Path
 from urllib.parse import SplitResult, unquote, urljoin, urlsplit
 
+from mineru_tui.detect import image_ext
 from mineru_tui.document import Document, Page
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.html.blocks import HtmlBlocks, Notes, tag_of
-from mineru_tui.office.html.parse import DEEP, flat_paragraphs, parse_html, to_text
+from mineru_tui.office.html.parse import (DEEP, MAX_ELEMENTS, flat_paragraphs, parse_html_bounded,
+                                          to_text)
 
-MAX_HTML_BYTES = 32 << 20  # the parse budget of an HTML file (as a .docx's XML)
-MAX_IMAGE_BYTES = 64 << 20  # as the Office readers: one picture
-MAX_IMAGES_BYTES = 256 << 20  # all local pictures of one page together
-
-_IMAGE_SIGNATURES = ((b"\x89PNG\r\n\x1a\n", "png"), (b"\xff\xd8\xff", "jpg"), (b"GIF87a", "gif"),
-                     (b"GIF89a", "gif"), (b"BM", "bmp"), (b"II*\x00", "tiff"),
-                     (b"MM\x00*", "tiff"), (b"\x00\x00\x01\x00", "ico"))
-
-
-def image_ext(data: bytes) -> str | None:
-    """A picture's file extension from its first bytes; None when it is not a picture
-    a viewer shows (so a script or a page never lands in ``images/``)."""
-    for sig, ext in _IMAGE_SIGNATURES:
-        if data.startswith(sig):
-            return ext
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "webp"
-    head = data[:1024].lstrip().lower()
-    if head.startswith((b"<svg", b"<?xml")) and b"<svg" in head:
-        return "svg"
-    if data[4:12] in (b"ftypavif", b"ftypavis"):
-        return "avif"
-    return None
-
+from mineru_tui.office.limits import MAX_HTML_BYTES
+from mineru_tui.office.limits import MAX_PICTURE_BYTES as MAX_IMAGE_BYTES
+from mineru_tui.office.pictures import data_identity, too_large
 
 def data_uri(src: str, limit: int = MAX_IMAGE_BYTES) -> tuple[bytes, str] | None:
-    """The picture a ``data:`` URI holds, or None (not a picture, too large, broken)."""
+    """The picture a ``data:`` URI holds, or None (not a picture, broken); raises
+    :class:`PictureDropped` when it is larger than ``limit``."""
     head, sep, payload = src.partition(",")
     if not sep or not head.lower().startswith("data:image/"):
         return None
     if len(payload) > limit * 4 // 3 + 4:
-        return None
+        raise too_large("in a data: URI", len(payload) * 3 // 4, limit)
     try:
         if head.lower().endswith(";base64"):
             data = base64.b64decode("".join(payload.split()), validate=False)
@@ -87,40 +69,43 @@ class FolderResources:
         self.folder = path.resolve().parent
         self.doc = doc
         self.base = base
-        self.spent = 0
 
-    def image(self, src: str) -> tuple[bytes, str] | None:
-        if src.lower().startswith("data:"):
-            return data_uri(src)
+    def _file(self, src: str) -> Path | None:
+        """The file inside the page's folder that ``src`` names (links resolved), or None."""
         parts = split_url(src)
         if parts is None or parts.scheme or parts.netloc or src.startswith(("/", "\\")):
             return None  # the network, or an absolute path: never
         rel = unquote(parts.path)
         if not rel or "\x00" in rel:
             return None
-        target = (self.folder / rel).resolve()
         try:
+            target = (self.folder / rel).resolve()
             target.relative_to(self.folder)
-        except ValueError:
+        except (ValueError, OSError):
             return None  # ../ or a link out of the folder
+        return target if target.is_file() else None
+
+    def image_key(self, src: str):
+        if src.lower().startswith("data:"):
+            return data_identity(src)
+        target = self._file(src)
+        return None if target is None else ("file", str(target))
+
+    def image(self, src: str) -> tuple[bytes, str] | None:
+        if src.lower().startswith("data:"):
+            return data_uri(src)
+        target = self._file(src)
+        if target is None:
+            return None
         try:
-            st = target.stat()
+            with open(target, "rb") as f:
+                data = f.read(MAX_IMAGE_BYTES + 1)
         except OSError:
             return None
-        if not target.is_file() or st.st_size > MAX_IMAGE_BYTES:
-            return None
-        if self.spent + st.st_size > MAX_IMAGES_BYTES:
-            self.doc.warnings.append(cut_warning(
-                f"the page's pictures add up to more than {MAX_IMAGES_BYTES >> 20} MiB; "
-                f"the rest are left out"))
-            return None
-        with open(target, "rb") as f:
-            data = f.read(MAX_IMAGE_BYTES + 1)
+        if len(data) > MAX_IMAGE_BYTES:
+            raise too_large(repr(src), os.path.getsize(target))
         ext = image_ext(data)
-        if ext is None:
-            return None
-        self.spent += len(data)
-        return data, ext
+        return (data, ext) if ext else None
 
     def link(self, href: str) -> str | None:
         return resolve_link(href, self.base)
@@ -206,7 +191,10 @@ def read_html_text(text: str, doc: Document, resources_for) -> list:
     content to nesting (with a warning)."""
     from mineru_tui.document import text_block, text_span
 
-    root = parse_html(text)
+    root, cut = parse_html_bounded(text)
+    if cut:
+        doc.warnings.append(cut_warning(f"the page has more than {MAX_ELEMENTS:,} elements; "
+                                        "the rest is left out"))
     resources = resources_for(page_base(root))
     notes = Notes(resources.link)
     notes.scan(root)
@@ -232,6 +220,4 @@ def read_html(path: str | Path) -> Document:
     text = to_text(data)
     blocks = read_html_text(text, doc, lambda base: FolderResources(path, doc, base))
     doc.pages.append(Page(page_idx=0, para_blocks=blocks))
-    if not blocks:
-        doc.warnings.append("the page has no text, table or picture to read")
-    return doc
+    return doc  # an empty page: the epilogue of every format says so (office/__init__.py)

@@ -9,7 +9,7 @@ and title. Columns hidden in that table (``table:visibility="collapse"``) are le
 from __future__ import annotations
 
 from mineru_tui.document import Block, Cell, Table, table_block, text_block, text_span
-from mineru_tui.office.odf.names import TABLE, TEXT, local
+from mineru_tui.office.odf.names import TABLE, TEXT, local, number
 
 CHART = "{urn:oasis:names:tc:opendocument:xmlns:chart:1.0}"
 MAX_CELLS = 100_000
@@ -65,8 +65,7 @@ def _hidden_columns(table) -> set[int]:
     hidden: set[int] = set()
     col = 0
     for el in table.iter(TABLE + "table-column"):
-        n = min(int(el.get(TABLE + "number-columns-repeated") or 1), 1000) \
-            if (el.get(TABLE + "number-columns-repeated") or "1").isdigit() else 1
+        n = min(number(el.get(TABLE + "number-columns-repeated")) or 1, 1000)
         if el.get(TABLE + "visibility") == "collapse":
             hidden.update(range(col, col + n))
         col += n

@@ -31,14 +31,15 @@ from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.flow import BREAK, Counters, Flow, counter_text, note_ref
 from mineru_tui.office.odf.mathml import mathml_to_latex
 from mineru_tui.office.odf.names import (DC, DRAW, MATH, OFFICE, PRESENTATION, SVG, TABLE,
-                                         TEXT, XLINK, local)
+                                         TEXT, XLINK, MAX_FILE_CELLS, local, number)
 from mineru_tui.office.odf.styles import Styles
 from mineru_tui.office.package import Package, PartError
+from mineru_tui.office.limits import MAX_TABLE_CELLS  # cells emitted per text table
+from mineru_tui.office.limits import MAX_PICTURE_BYTES as MAX_IMAGE_BYTES
+from mineru_tui.office.pictures import MAX_PACKAGE_PICTURES, Pictures
 
 MAX_DEPTH = 32  # nested lists, tables, frames and spans followed
-MAX_TABLE_CELLS = 250_000  # cells emitted per text table
 MAX_REPEAT = 1_000  # a repeated column or row with content is written at most this often
-MAX_IMAGE_BYTES = 64 << 20
 _IMAGE_EXTS = {"png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp", "svg", "emf", "wmf"}
 
 # Elements whose text is not the document's: change tracking, forms, declarations,
@@ -75,11 +76,12 @@ class _Reader:
         self.styles = Styles()
         self.counters = Counters()
         self._last_list_key: object = None
-        self._images: dict[str, str] = {}
+        self._pictures = Pictures(self.doc, total=MAX_PACKAGE_PICTURES)  # each member once
         self._notes = 0
         self._flow: Flow | None = None
         self._in_slide_table = False
         self._pending_comments: list[str] = []
+        self.cells = 0  # cells shown so far in the file, repetition and nesting counted
 
     def warn(self, text: str) -> None:
         if text not in self.doc.warnings:
@@ -112,7 +114,6 @@ class _Reader:
             self._flow = flow
             self.body(kind, flow, 0)
             self.doc.pages.append(Page(page_idx=0, para_blocks=flow.finish() + self._comments()))
-        self.pkg.check_budget()
         return self.doc
 
     # -- text ----------------------------------------------------------------------
@@ -322,11 +323,14 @@ class _Reader:
     # -- tables --------------------------------------------------------------------
 
     def table(self, el, depth: int) -> Block:
+        """A table; repeated rows and cells are shown as often as they repeat, and each
+        copy costs the file's cell budget what it shows (its nested tables included)."""
         rows: list[list[Cell]] = []
         count = 0
-        cut = False
+        cut = spent = False
         for row, header in self._rows(el):
             repeat = min(_int(row.get(TABLE + "number-rows-repeated")) or 1, MAX_REPEAT)
+            row_start = self.cells
             cells: list[Cell] = []
             for c in row:
                 ctag = local(c)
@@ -335,26 +339,52 @@ class _Reader:
                 if ctag != "table-cell":
                     continue
                 n = min(_int(c.get(TABLE + "number-columns-repeated")) or 1, MAX_REPEAT)
+                if self.cells >= MAX_FILE_CELLS:
+                    spent = True
+                    break
+                mark = self.cells
                 flow = Flow()
                 self.body(c, flow, depth + 1)
                 blocks = flow.finish()
-                for _ in range(n):
+                inner = self.cells - mark  # the cells of the tables inside, charged once
+                copies = self._copies(n, 1 + inner, first=1)
+                spent = spent or copies < n
+                for _ in range(copies):
                     cells.append(Cell(blocks=list(blocks),
                                       colspan=_span(c.get(TABLE + "number-columns-spanned")),
                                       rowspan=_span(c.get(TABLE + "number-rows-spanned")),
                                       header=header))
-            for _ in range(repeat if any(c.blocks for c in cells) else 1):
+            times = 1
+            if repeat > 1 and any(c.blocks for c in cells):
+                times += self._copies(repeat - 1, self.cells - row_start)
+                spent = spent or times < repeat
+            for _ in range(times):
                 count += len(cells)
                 if count > MAX_TABLE_CELLS:
                     cut = True
                     break
                 rows.append(cells)
-            if cut:
+            if cut or spent:
                 break
         if cut:
             self.warn(cut_warning(f"a table has more than {MAX_TABLE_CELLS} cells; the rest "
                                   "is left out"))
+        if spent:
+            self.warn(cut_warning(f"the tables show more than {MAX_FILE_CELLS:,} cells in all "
+                                  "(repeated cells and the tables inside them counted as often "
+                                  "as they are shown); the rest is left out"))
         return table_block(Table(rows))
+
+    def _copies(self, wanted: int, each: int, first: int = 0) -> int:
+        """How many of ``wanted`` copies costing ``each`` cells fit in the file's cell
+        budget (the first costing only ``first``: its cells are already counted); the
+        ones that fit are charged."""
+        room = MAX_FILE_CELLS - self.cells
+        if wanted <= 0 or room < first:
+            return 0
+        fit = min(wanted - (1 if first else 0), (room - first) // max(each, 1))
+        self.cells += first + fit * each
+        return fit + (1 if first else 0)
 
     def _rows(self, el):
         for kid in el:
@@ -468,17 +498,12 @@ class _Reader:
         if not href or ":" in href.split("/")[0]:
             return None  # an external link: never fetched
         member = posixpath.normpath(href.lstrip("./")) if href.startswith("./") else href
-        if member in self._images:
-            return self._images[member]
         ext = posixpath.splitext(member)[1].lstrip(".").lower()
-        if ext not in _IMAGE_EXTS:
+        stored = self.pkg.member(member)
+        if ext not in _IMAGE_EXTS or stored is None:
             return None
-        data = self.pkg.try_blob(member, MAX_IMAGE_BYTES)
-        if not data:
-            return None
-        name = self.doc.add_image(data, "jpg" if ext == "jpeg" else ext)
-        self._images[member] = name
-        return name
+        return self._pictures.take(("member", stored), lambda: (
+            self.pkg.try_blob(member, MAX_IMAGE_BYTES), "jpg" if ext == "jpeg" else ext), repr(href))
 
     # -- presentations ---------------------------------------------------------------
 
@@ -532,7 +557,4 @@ def _span(text: str | None) -> int:
 
 
 def _int(text: str | None) -> int | None:
-    try:
-        return int(text) if text else None
-    except ValueError:
-        return None
+    return number(text)

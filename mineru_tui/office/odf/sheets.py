@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from mineru_tui.document import Page, safe_url, text_span, title_block
 from mineru_tui.errors import cut_warning
-from mineru_tui.office.odf.names import OFFICE, TABLE, TEXT, XLINK, local
+from mineru_tui.office.odf.names import (MAX_FILE_CELLS, OFFICE, TABLE, TEXT, XLINK, local,
+                                         number)
 from mineru_tui.office.xlsx.reader import sheet_items
 from mineru_tui.office.xlsx.sheet import MAX_CELLS, MAX_SCANNED, CellValue, SheetData
 
@@ -27,6 +28,8 @@ def read_sheets(reader, spreadsheet) -> None:
     for sheet in spreadsheet.iter(TABLE + "table"):
         if sheet.getparent() is not spreadsheet:
             continue
+        if reader.cells >= MAX_FILE_CELLS:
+            break  # the budget is spent (said once, by the sheet that spent it)
         name = sheet.get(TABLE + "name") or f"Sheet{len(reader.doc.pages) + 1}"
         page = Page(page_idx=len(reader.doc.pages), name=name)
         page.para_blocks.append(title_block([text_span(name)], 2))
@@ -42,7 +45,7 @@ def _sheet(reader, sheet, name: str):
     images = []
     r = 0
     scanned = 0
-    cut = repeat_cut = False
+    cut = repeat_cut = spent = False
     for row in _rows(sheet):
         rep = _int(row.get(TABLE + "number-rows-repeated")) or 1
         cells = []
@@ -72,6 +75,10 @@ def _sheet(reader, sheet, name: str):
                             if len(data.cells) >= MAX_CELLS or scanned > MAX_SCANNED:
                                 cut = True
                                 break
+                            if reader.cells >= MAX_FILE_CELLS:  # all sheets together
+                                cut = spent = True
+                                break
+                            reader.cells += 1
                             data.cells[(rr, c0 + k + 1)] = value
                             cs = _int(cell.get(TABLE + "number-columns-spanned")) or 1
                             rs = _int(cell.get(TABLE + "number-rows-spanned")) or 1
@@ -86,7 +93,11 @@ def _sheet(reader, sheet, name: str):
         r += rep
         if r > MAX_ROWS:
             break
-    if cut:
+    if spent:
+        reader.warn(cut_warning(f"the sheets hold more than {MAX_FILE_CELLS:,} values in all "
+                                "(repeated cells counted as often as they are shown); the "
+                                "rest is left out"))
+    elif cut:
         reader.warn(cut_warning(f"sheet {name!r}: more than {MAX_CELLS} values; the rest is "
                                 "left out"))
     if repeat_cut:
@@ -145,7 +156,4 @@ def _rows(el):
 
 
 def _int(text: str | None) -> int | None:
-    try:
-        return int(text) if text else None
-    except ValueError:
-        return None
+    return number(text)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mineru_tui.office.odf.names import FO, STYLE, TEXT, local
+from mineru_tui.office.odf.names import FO, STYLE, TEXT, local, number
 
 MAX_STYLE_CHAIN = 16  # parent links followed (a loop or a silly chain stops here)
 
@@ -57,7 +57,7 @@ class Styles:
             outline = el.get(STYLE + "default-outline-level")
             self._styles[(family, name)] = _Style(
                 el.get(STYLE + "parent-style-name"), look, unset,
-                int(outline) if outline and outline.isdigit() else None,
+                number(outline),
                 el.get(STYLE + "list-style-name"),
                 el.get(STYLE + "display-name") or name)
         for el in root.iter(TEXT + "list-style", TEXT + "outline-style"):
@@ -65,19 +65,18 @@ class Styles:
             levels: dict[int, ListLevel] = {}
             for lv in el:
                 tag = local(lv)
-                try:
-                    n = int(lv.get(TEXT + "level") or "1")
-                except ValueError:
+                n = number(lv.get(TEXT + "level") or "1")
+                if n is None:
                     continue
                 if tag == "list-level-style-number" or tag == "outline-level-style":
                     fmt = lv.get(STYLE + "num-format")
-                    start = lv.get(TEXT + "start-value") or "1"
-                    shown = lv.get(TEXT + "display-levels") or "1"
+                    start = number(lv.get(TEXT + "start-value"))
+                    shown = number(lv.get(TEXT + "display-levels"))
                     levels[n] = ListLevel(False, fmt if fmt is not None else "1",
                                           lv.get(STYLE + "num-prefix") or "",
                                           lv.get(STYLE + "num-suffix") or "",
-                                          int(start) if start.isdigit() else 1,
-                                          int(shown) if shown.isdigit() else 1)
+                                          1 if start is None else start,
+                                          shown or 1)
                 elif tag in ("list-level-style-bullet", "list-level-style-image"):
                     levels[n] = ListLevel(True)
             if local(el) == "outline-style":

@@ -44,6 +44,10 @@ MAX_DEPTH = 32
 MAX_RECORDS = 2_000_000
 MAX_SLIDES = 10_000
 MAX_EDITS = 1_000
+# Text decoded per file: every text atom is read once or twice (a placeholder's text is kept
+# in the slide list and in the drawing), so twice the stream, plus room for small files.
+# Slides that name one slide record (3,000 slides, one 1 MiB text atom) spend it at once.
+TEXT_SLACK = 16 << 20
 
 _DOCUMENT, _SLIDE, _NOTES, _MAIN_MASTER = 0x03E8, 0x03EE, 0x03F0, 0x03F8
 _SLIDE_LIST, _SLIDE_PERSIST, _NOTES_ATOM = 0x0FF0, 0x03F3, 0x03F1
@@ -104,6 +108,8 @@ class _Reader:
         self._link: str | None = None  # the target of the interactive info just read
         self._nine: list | None = None  # numbering entries of the shape being read
         self.outline9: dict[tuple[int, int], list] = {}  # (slide id, text type) -> entries
+        self.text_budget = 2 * len(data) + TEXT_SLACK  # bytes of text atoms left to decode
+        self.persist_cut = False  # persist directories overlapping each other
 
     # -- records -------------------------------------------------------------------------
 
@@ -140,6 +146,8 @@ class _Reader:
         table: dict[int, int] = {}
         doc_ref = None
         seen = set()
+        directories: set[int] = set()  # each directory read once, however many edits name it
+        entries_left = len(self.data) // 4  # disjoint directories hold no more entries
         while edit and edit not in seen and len(seen) < MAX_EDITS:
             seen.add(edit)
             h = self.header(edit)
@@ -149,13 +157,18 @@ class _Reader:
             last_edit, dir_offset, doc = struct.unpack_from("<III", self.data, body + 8)
             if doc_ref is None:
                 doc_ref = doc
-            d = self.header(dir_offset)
+            d = self.header(dir_offset) if dir_offset not in directories else None
+            directories.add(dir_offset)
             if d is not None and d[0] == _PERSIST_DIR:
                 pos = d[2]
                 while pos + 4 <= d[3]:
                     word = struct.unpack_from("<I", self.data, pos)[0]
                     first, count = word & 0xFFFFF, word >> 20
                     pos += 4
+                    if count > entries_left:  # directories overlap: read each byte once
+                        self.persist_cut = True
+                        count = entries_left
+                    entries_left -= count
                     for k in range(count):
                         if pos + 4 > d[3]:
                             break
@@ -357,6 +370,9 @@ class _Reader:
         return slide_id, [t for k, t, _ in found if t is not None and k == _NOTES_TYPE]
 
     def _text(self, rtype: int, b: int, e: int) -> str:
+        self.text_budget -= e - b
+        if self.text_budget < 0:  # records shared between slides: said once, at the end
+            return _text_atom("")
         raw = self.data[b:e]
         text = (raw[:len(raw) // 2 * 2].decode("utf-16-le", "replace") if rtype == _TEXT_CHARS
                 else raw.decode("cp1252", "replace"))
@@ -474,12 +490,22 @@ class _Reader:
         if self.cut:
             doc.warnings.append(cut_warning(f"more than {MAX_RECORDS} records; the rest of "
                                             "the presentation is left out"))
-        if not doc.pages:
+        if self.text_budget < 0:
+            doc.warnings.append(cut_warning(
+                f"the slides ask to decode more than {_mib(2 * len(self.data) + TEXT_SLACK)} "
+                "of text, twice what the file holds (slides that share their records); the "
+                "rest of the text is left out"))
+        if self.persist_cut:
+            doc.warnings.append(cut_warning("the persist directories overlap (they name more "
+                                            "entries than the file holds); the entries past "
+                                            "that are left out"))
+        if not doc.pages:  # no slides: one empty page (the epilogue says it is empty)
             doc.pages.append(Page(page_idx=0))
-            doc.warnings.append("no slides found in the presentation")
-        elif not any(p.para_blocks for p in doc.pages):
-            doc.warnings.append("no text or pictures found on the slides")
         return doc
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1 << 20):.0f} MiB"
 
 
 def _linked(para: str, offset: int, links: list, runs: list = ()) -> list:

@@ -32,6 +32,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mineru_tui.detect import image_type
+from mineru_tui.office.pictures import MAX_PACKAGE_PICTURES, Pictures
 from mineru_tui.office.placeholders import file_name, linked_image_block, missing_image_block
 from mineru_tui.document import (Block, BlockType, Document, Line, Page, image_block,
                                  text_block, text_span, title_block)
@@ -56,11 +58,9 @@ _URI_CHART = "http://schemas.openxmlformats.org/drawingml/2006/chart"
 _URI_DIAGRAM = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
 _URI_CHARTEX = "http://schemas.microsoft.com/office/drawing/2014/chartex"
 
-_IMAGE_MAGIC = {
-    "png": (b"\x89PNG\r\n\x1a\n",), "jpg": (b"\xff\xd8\xff",), "jpeg": (b"\xff\xd8\xff",),
-    "gif": (b"GIF87a", b"GIF89a"), "bmp": (b"BM",), "tiff": (b"II*\x00", b"MM\x00*"),
-    "tif": (b"II*\x00", b"MM\x00*"), "webp": (b"RIFF",),
-}
+# A picture part's extension → the type its bytes must have (others, EMF/WMF..., pass).
+_IMAGE_FAMILY = {"png": "png", "jpg": "jpeg", "jpeg": "jpeg", "gif": "gif", "bmp": "bmp",
+                 "tiff": "tiff", "tif": "tiff", "webp": "webp"}
 
 
 def read_pptx(path: str | Path, include_hidden: bool = True) -> Document:
@@ -70,9 +70,7 @@ def read_pptx(path: str | Path, include_hidden: bool = True) -> Document:
     with single parts are reported in ``doc.warnings`` instead.
     """
     with Package(path, "pptx") as pkg:
-        doc = _Reader(pkg, Path(path).name, include_hidden).read()
-        pkg.check_budget()
-        return doc
+        return _Reader(pkg, Path(path).name, include_hidden).read()
 
 
 @dataclass
@@ -88,8 +86,8 @@ class _Item:
 def _looks_like_image(data: bytes, ext: str) -> bool:
     if not data:
         return False
-    magic = _IMAGE_MAGIC.get(ext)
-    return magic is None or data.startswith(magic)
+    family = _IMAGE_FAMILY.get(ext)
+    return family is None or image_type(data) == family
 
 
 class _Reader:
@@ -105,6 +103,7 @@ class _Reader:
         self.authors: dict[str, str] | None = None
         self.slide_numbers: dict[str, int] = {}
         self.image_names: dict[str, str] = {}  # media part → name in doc.images
+        self.pictures = Pictures(self.doc, total=MAX_PACKAGE_PICTURES)
         # per slide
         self.part = ""
         self.slide_no = 0
@@ -322,16 +321,27 @@ class _Reader:
             return None
         stored = self.image_names.get(rel.target)
         if stored is None:  # each media part is stored once, however often it is shown
-            try:
+            ext = self.pkg.image_ext(rel.target)
+            corrupt = []
+
+            def read():
                 data = self.pkg.blob(rel.target)
+                if not _looks_like_image(data, ext):
+                    corrupt.append(ext)
+                    return None
+                return data, ext
+
+            try:  # within the picture caps (office/pictures.py)
+                stored = self.pictures.take(("member", self.pkg.member(rel.target)), read,
+                                            repr(rel.target), size=self.pkg.size(rel.target))
             except PartError as exc:
                 self.warn(f"picture {name!r} skipped ({exc})")
                 return missing_image_block(alt)
-            ext = self.pkg.image_ext(rel.target)
-            if not _looks_like_image(data, ext):
+            if corrupt:
                 self.warn(f"picture {name!r} skipped (corrupt {ext} data in {rel.target})")
+            if not stored:
                 return missing_image_block(alt)
-            stored = self.image_names[rel.target] = self.doc.add_image(data, ext)
+            self.image_names[rel.target] = stored
         return image_block(stored, alt=alt)
 
     def picture(self, el, item: _Item) -> None:

@@ -41,10 +41,11 @@ from mineru_tui.office.rtf.charsets import codec_for_charset, codec_for_cpg
 from mineru_tui.office.rtf.math import SKIPPED as MATH_SKIPPED
 from mineru_tui.office.rtf.math import MathBuilder
 
-MAX_FILE_BYTES = 256 << 20
-MAX_GROUP_DEPTH = 2_000
-MAX_TABLE_CELLS = 250_000
-MAX_IMAGE_BYTES = 64 << 20
+from mineru_tui.office.limits import MAX_PICTURE_BYTES as MAX_IMAGE_BYTES
+from mineru_tui.office.limits import MAX_RTF_BYTES as MAX_FILE_BYTES
+from mineru_tui.office.limits import MAX_RTF_GROUP_DEPTH as MAX_GROUP_DEPTH
+from mineru_tui.office.limits import (MAX_RTF_PARAGRAPHS, MAX_RTF_TOKENS, MAX_TABLE_CELLS,
+                                      MAX_TABLE_DEPTH)
 
 _TOKEN = re.compile(rb"\\([a-zA-Z]{1,32})(-?\d{1,10})? ?|\\'([0-9a-fA-F]{2})|\\(.)|([{}])"
                     rb"|([^\\{}\r\n]+)|[\r\n]+", re.S)
@@ -122,6 +123,10 @@ def read_rtf(path: str | Path) -> Document:
     return _Reader(data).read()
 
 
+class _Full(Exception):
+    """The document's paragraphs, cells or tokens are spent (the message says which)."""
+
+
 class _Reader:
     def __init__(self, data: bytes):
         self.data = data
@@ -150,6 +155,8 @@ class _Reader:
         self.cut = False
         self._pictures: list = []  # picture blocks of the paragraph being read
         self.cells = 0  # table cells read, against MAX_TABLE_CELLS
+        self.deep_warned = False  # the warning for tables past MAX_TABLE_DEPTH given
+        self.pieces = 0  # paragraphs and cells read, against MAX_RTF_PARAGRAPHS
         self._group_start = False
         self._star = False  # \* just read: the next word names an optional destination
         self._pending_def: _CellDef | None = None
@@ -161,9 +168,33 @@ class _Reader:
     # -- driver ----------------------------------------------------------------------
 
     def read(self) -> Document:
+        try:
+            self._tokens()
+        except _Full as full:  # the rest of the file is left out; what was read is kept
+            self.doc.warnings.append(cut_warning(str(full)))
+        self._flush_bytes()
+        self._end_paragraph()
+        self._close_tables(0)
+        self.doc.pages.append(Page(page_idx=0, para_blocks=self.flow.finish()))
+        return self.doc
+
+    def _count(self) -> None:
+        """Count one paragraph or cell against :data:`MAX_RTF_PARAGRAPHS` (each costs
+        about 3.5 KB through the outputs; a cell without its row would pile up unbounded)."""
+        self.pieces += 1
+        if self.pieces > MAX_RTF_PARAGRAPHS:
+            raise _Full(f"the document has more than {MAX_RTF_PARAGRAPHS:,} paragraphs and "
+                        "table cells; the rest is left out")
+
+    def _tokens(self) -> None:
         data, pos, n = self.data, 0, len(self.data)
         match = _TOKEN.match
+        budget = MAX_RTF_TOKENS
         while pos < n:
+            budget -= 1
+            if budget < 0:
+                raise _Full(f"the document has more than {MAX_RTF_TOKENS:,} control words "
+                            "and runs of text; the rest is left out")
             m = match(data, pos)
             if m is None:  # a lone backslash at the end
                 break
@@ -200,11 +231,6 @@ class _Reader:
                 self._symbol(sym)
             self._group_start = False
             self._star = False
-        self._flush_bytes()
-        self._end_paragraph()
-        self._close_tables(0)
-        self.doc.pages.append(Page(page_idx=0, para_blocks=self.flow.finish()))
-        return self.doc
 
     # -- text --------------------------------------------------------------------------
 
@@ -451,6 +477,7 @@ class _Reader:
     # -- paragraphs and tables -------------------------------------------------------------
 
     def _par(self, _arg) -> None:
+        self._count()
         self._flush_bytes()
         if self.state.note and self.note_spans is not None:
             self.note_spans.append(text_span(BREAK))
@@ -498,7 +525,11 @@ class _Reader:
 
     def _table(self, level: int) -> _TableState:
         """The open table at nesting ``level`` (1 = outermost), opened if needed."""
-        level = max(1, min(level, 64))
+        if level > MAX_TABLE_DEPTH and not self.deep_warned:
+            self.deep_warned = True
+            self.doc.warnings.append(f"tables nested deeper than {MAX_TABLE_DEPTH} levels are "
+                                     f"read as part of the table at level {MAX_TABLE_DEPTH}")
+        level = max(1, min(level, MAX_TABLE_DEPTH))
         while len(self.tables) < level:
             self.tables.append(_TableState())
         return self.tables[level - 1]
@@ -523,6 +554,7 @@ class _Reader:
                 self.flow.add(block)
 
     def _cell_end(self, level: int) -> None:
+        self._count()
         self._flush_bytes()
         t = self._table(level)
         self._close_tables(level, into=t.cur)  # a table nested in the cell comes first

@@ -17,7 +17,7 @@ from mineru_tui.office.charts import data_levels
 from mineru_tui.office.package import Package, local
 from mineru_tui.office.xlsx.parts import r_attr
 
-MAX_IMAGE_BYTES = 64 * 1024 * 1024
+from mineru_tui.office.limits import MAX_PICTURE_BYTES as MAX_IMAGE_BYTES
 MAX_CHART_POINTS = 10_000
 
 

@@ -55,7 +55,7 @@ from mineru_tui.office.xlsx.parts import (r_attr, read_shared_strings,
 from mineru_tui.office.xlsx.richdata import read_cell_images, read_wps_cell_images
 from mineru_tui.office.xlsx.sheet import CellValue, SheetData, read_sheet, split_range
 
-MAX_TABLE_CELLS = 250_000  # cells (empty ones included) emitted per table
+from mineru_tui.office.limits import MAX_TABLE_CELLS  # cells (empty ones included) per table
 MAX_TITLE_CHARS = 200
 MERGE_SLACK = 16  # rows/columns a merge may reach past the last value
 

@@ -9,7 +9,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
 from mineru_tui.console import shown
-from mineru_tui.tui.md_display import for_display
+from mineru_tui.tui.block_text import readable
+from mineru_tui.tui.block_text import state as block_state
 from mineru_tui.tui.page_image import crop, draw_image
 from mineru_tui.tui.state import BlockRow, PageRow
 
@@ -44,7 +45,7 @@ class BlockView(Horizontal):
             body.update("")
             pic.display = False
             return
-        state = ("read" if block.done else "being read" if block.reading else "not read yet")
+        state = block_state(block, page) or "read"
         line = Text.assemble((f"block {block.index + 1} of {len(page.blocks)}", "bold"),
                              f" · {block.type} · page {page.index + 1} · {state}")
         if block.done:
@@ -53,7 +54,7 @@ class BlockView(Horizontal):
                 line.append(f" ({block.finish_reason})", "yellow")
         line.append("\nbox " + " ".join(f"{v:.3f}" for v in block.bbox) + "\n", "dim")
         head.update(line)
-        text = for_display(block.text) if "<table" in block.text.lower() else block.text
+        text = readable(block.text)
         body.update(Text(printable(text.strip())) if text.strip() else
                     Text("(no text)", style="dim"))
         picture = crop(image, block.bbox) if block.type in CROP_TYPES else None

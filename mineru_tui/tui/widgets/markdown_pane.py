@@ -28,6 +28,7 @@ class MarkdownPane(VerticalScroll):
         self.key: tuple | None = None  # what is shown: (path, page, version)
         self.text = ""
         self._pending: str | None = None  # the text to render next (renders are coalesced)
+        self._head: Text | str = ""
 
     def compose(self) -> ComposeResult:
         yield Static(id="markdown-head")
@@ -43,7 +44,7 @@ class MarkdownPane(VerticalScroll):
         if key is not None and key == self.key:
             return
         same_page = key is not None and self.key is not None and key[:2] == self.key[:2]
-        self.path, self.key = path, key
+        self.path, self.key, self._head = path, key, head
         self.text = printable(text[:MAX_CHARS])  # control characters never reach the terminal
         self.query_one("#markdown-head", Static).update(head)
         self.query_one("#markdown-head", Static).display = bool(head)
@@ -53,6 +54,12 @@ class MarkdownPane(VerticalScroll):
             self.call_later(self._render_markdown)
         if not same_page:  # a page that grows keeps its scroll position
             self.scroll_home(animate=False)
+
+    def highlight(self, found: Text) -> None:
+        """Under the caption: the match find went to, highlighted (until the page changes)."""
+        head = self.query_one("#markdown-head", Static)
+        head.update(Text.assemble(self._head, "\n", ("found: ", "dim"), found))
+        head.display = True
 
     async def _render_markdown(self) -> None:
         # Awaited here (not fired and forgotten) so an update cut short when the app quits

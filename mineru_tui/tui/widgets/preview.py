@@ -11,8 +11,11 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
 from mineru_tui.console import shown
-from mineru_tui.tui.page_image import PAGE_RATIO, colour, draw_page, fit
+from mineru_tui.tui.block_text import state as block_state
+from mineru_tui.tui.block_text import summary
+from mineru_tui.tui.page_image import PAGE_RATIO, colour, crop, draw_image, draw_page, fit
 from mineru_tui.tui.state import EMPTY, READING, FileRow, PageRow
+from mineru_tui.watch.status import label as status_label
 
 SIDE_MIN = 24  # columns kept for the block list beside the page
 
@@ -24,14 +27,14 @@ def page_caption(row: FileRow | None, page: PageRow | None, selected: int = -1) 
     total = max(row.pages_total, len(row.pages))
     out = Text.assemble((f"page {page.index + 1} of {total}", "bold"))
     if page.blocks:
-        out.append(f" · {page.blocks_done} of {len(page.blocks)} blocks read"
+        out.append(f" · {page.blocks_done} of {page.blocks_to_read} blocks read"
                    if page.status == READING else f" · {len(page.blocks)} blocks")
     if page.status == READING:
         out.append(" · reading", "cyan")
     elif page.status == EMPTY:
         out.append(f" · empty: {shown(page.why_empty)}", "yellow")
-    elif page.status not in ("done",):
-        out.append(f" · {page.status}", "magenta")
+    elif page.status != "done":
+        out.append(f" · {status_label(page.status)}", "magenta")
     for b in page.blocks:
         if b.index == selected:
             out.append(f" · block {b.index + 1}: {b.type}", "bold")
@@ -44,12 +47,13 @@ def block_list(page: PageRow, selected: int) -> Text:
     for b in page.blocks:
         c = colour(b.type)
         mark = "▶" if b.index == selected else " "
-        state = "" if b.done else " ▸ reading" if b.reading else " · not read"
+        word = block_state(b, page)
+        state = " ▸ reading" if word == "reading" else f" · {word}" if word else ""
         out.append(f"{mark}")
         out.append(f"{b.index + 1:>2}", style=f"bold white on rgb({c[0]},{c[1]},{c[2]})")
         out.append(f" {b.type}", style="bold" if b.index == selected else "")
         out.append(state, style="cyan" if b.reading else "dim")
-        words = " ".join(b.text.split())
+        words = summary(b, 48) if b.text else ""
         if words:
             out.append(f"  {shown(words[:48])}", style="dim")
         out.append("\n")
@@ -115,7 +119,24 @@ class PagePreview(Horizontal):
             return
         aspect = (self._image.height / self._image.width if self._image is not None
                   else PAGE_RATIO)
-        pw, _ = fit(max(4, w - SIDE_MIN), h, aspect)
+        zoomed = self.screen.maximized is not None  # z: the page takes the whole width
+        if zoomed:
+            pw = max(4, w - 2)
+            h = max(h, (round(pw * aspect) + 1) // 2)  # taller than the pane: it scrolls
+        else:
+            pw, _ = fit(max(4, w - SIDE_MIN), h, aspect)
+        self.styles.overflow_y = "auto" if zoomed else "hidden"
+        self.query_one("#page-side").display = not zoomed
+        self._draw_image(pic, page, pw, h)
+        parts = [caption, Text("")]
+        if message:
+            parts.append(Text(message, style="dim"))
+        else:
+            parts.append(block_list(page, self._selected))
+            parts += self._selected_crop(page, max(10, w - pw - 3))
+        side.update(Group(*parts))
+
+    def _draw_image(self, pic: Static, page: PageRow, pw: int, h: int) -> None:
         if self._graphics is not None and self._image is not None:
             from mineru_tui.tui.page_image import composite
 
@@ -124,18 +145,24 @@ class PagePreview(Horizontal):
             graphic.display = True
             graphic.styles.width = pw
             graphic.image = composite(self._image, page.blocks, self._selected)
-        else:
-            if self._graphics is not None:
-                self.query_one("#page-graphic").display = False
-            pic.display = True
-            pic.styles.width = pw
-            pic.update(draw_page(self._image, page.blocks, pw, h, self._selected))
-        parts = [caption, Text("")]
-        if message:
-            parts.append(Text(message, style="dim"))
-        else:
-            parts.append(block_list(page, self._selected))
-        side.update(Group(*parts))
+            return
+        if self._graphics is not None:
+            self.query_one("#page-graphic").display = False
+        pic.display = True
+        pic.styles.width = pw
+        pic.styles.height = h
+        pic.update(draw_page(self._image, page.blocks, pw, h, self._selected))
+
+    def _selected_crop(self, page: PageRow, width: int) -> list[Text]:
+        """The selected block cut from the page at the side's full width: larger than in the
+        page beside it, so a text block's lines can be made out."""
+        block = next((b for b in page.blocks if b.index == self._selected), None)
+        picture = crop(self._image, block.bbox) if block is not None else None
+        if picture is None:
+            return []
+        rows = max(3, min(20, round(width * picture.height / picture.width / 2) + 1))
+        return [Text(""), Text(f"block {block.index + 1} at full width:", style="dim"),
+                draw_image(picture, width, rows)]
 
     def on_resize(self) -> None:
         self.refresh_preview()

@@ -6,20 +6,27 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from mineru_tui.console import shown
-from mineru_tui.tui.state import EMPTY, READING, FileRow, PageRow
+from mineru_tui.tui.block_text import state as block_state
+from mineru_tui.tui.block_text import summary
+from mineru_tui.tui.state import READING, FileRow, PageRow
+from mineru_tui.watch.status import Status
+from mineru_tui.watch.status import label as status_label
 
 STATUS_STYLE = {
-    "queued": "dim", "reading": "bold cyan", "done": "green", "failed": "bold red",
-    "skipped": "dim italic", "needs-model": "yellow", "cancelled": "magenta", EMPTY: "yellow",
+    Status.QUEUED: "dim", Status.READING: "bold cyan", Status.DONE: "green",
+    Status.FAILED: "bold red", Status.SKIPPED: "dim italic", Status.NEEDS_MODEL: "yellow",
+    Status.CANCELLED: "magenta", Status.EMPTY: "yellow",
 }
 BAR = 6  # cells of a file's progress bar
 
 
 def status_text(status: str, label: str | None = None) -> Text:
+    """A status in its words (never an internal one) and colour."""
     style = STATUS_STYLE.get(status, "")
-    if label and label != status and status == "done":
+    label = label or status_label(status)
+    if label != status and status == Status.DONE:
         style = "yellow"  # done with warnings, or empty
-    return Text(label or status, style=style)
+    return Text(label, style=style)
 
 
 def bar(done: float, total: int) -> str:
@@ -60,6 +67,7 @@ class FilesTable(NavTable):
     def __init__(self, **kw) -> None:
         super().__init__(**kw)
         self.filter = ""
+        self.write_per_page: float | None = None  # the board's measure, for the time left
 
     def on_mount(self) -> None:
         self.add_column("status", key="status", width=12)
@@ -68,7 +76,11 @@ class FilesTable(NavTable):
         self.add_column("file", key="file")  # last: a long name or error runs off the end
 
     def matches(self, row: FileRow) -> bool:
-        return not self.filter or self.filter.casefold() in row.name.casefold()
+        """The filter is in its name or its status words ("failed", "reading", "model")."""
+        if not self.filter:
+            return True
+        q = self.filter.casefold()
+        return q in row.name.casefold() or q in row.label.casefold() or q in row.status
 
     def show(self, row: FileRow, live=None) -> None:
         """Add or update the row of ``row.path`` (a row the filter hides is left out)."""
@@ -79,7 +91,7 @@ class FilesTable(NavTable):
         cells = {
             "status": status_text(row.status, row.label),
             "pages": _progress(row),
-            "time": Text(_time(row, live), justify="right"),
+            "time": Text(_time(row, live, self.write_per_page), justify="right"),
             "file": _file_cell(row),
         }
         if row.path in self.rows:
@@ -98,10 +110,10 @@ class FilesTable(NavTable):
             self.select_key(keep)
 
 
-def _time(row: FileRow, live) -> str:
-    if row.status == "done" and row.seconds:
+def _time(row: FileRow, live, write_per_page: float | None = None) -> str:
+    if row.status == Status.DONE and row.seconds:
         return f"{row.seconds:.2f} s" if row.seconds < 10 else f"{row.seconds:.1f} s"
-    eta = row.eta(live)
+    eta = row.eta(live, write_per_page)
     if eta is not None:
         return f"~{_duration(eta)}"
     return ""
@@ -119,9 +131,10 @@ def _duration(seconds: float) -> str:
 def _file_cell(row: FileRow) -> Text:
     """The name, and for a file that did not read (or read empty), why."""
     text = Text(shown(row.name), no_wrap=True)
-    if row.reason and row.status in ("failed", "needs-model", "skipped", "cancelled"):
-        text.append(f"  {shown(row.reason.split('; ')[0])}", style="dim")
-    elif row.status == "done" and row.warning_line():
+    if row.reason and row.status in (Status.FAILED, Status.NEEDS_MODEL, Status.SKIPPED,
+                                     Status.CANCELLED):
+        text.append(f"  {shown(row.reason)}", style="dim")
+    elif row.status == Status.DONE and row.warning_line():
         text.append(f"  {shown(row.warning_line())}", style="yellow")
     elif row.note:
         text.append(f"  {shown(row.note)}", style="dim")
@@ -131,12 +144,12 @@ def _file_cell(row: FileRow) -> Text:
 def _progress(row: FileRow) -> Text:
     if row.status == READING and row.pages_total:
         current = [p for p in row.pages.values() if p.status == READING]
-        part = current[0].blocks_done / len(current[0].blocks) if current and current[0].blocks \
-            else 0.0
+        part = min(1.0, current[0].blocks_done / current[0].blocks_to_read) \
+            if current and current[0].blocks_to_read else 0.0
         done = row.pages_done
         return Text.assemble((bar(done + part, row.pages_total), "cyan"),
                              f" {done}/{row.pages_total}")
-    if row.status in ("cancelled", "failed") and row.pages_total:
+    if row.status in (Status.CANCELLED, Status.FAILED) and row.pages_total:
         return Text(f"{row.pages_done}/{row.pages_total}", justify="right")
     return Text(f"{row.pages_total} p" if row.pages_total else "", justify="right")
 
@@ -169,7 +182,7 @@ class PagesTable(NavTable):
 
 
 def _page_cells(p: PageRow) -> tuple[Text, Text, Text]:
-    blocks = (f"{p.blocks_done}/{len(p.blocks)}" if p.status == READING and p.blocks
+    blocks = (f"{p.blocks_done}/{p.blocks_to_read}" if p.status == READING and p.blocks
               else str(len(p.blocks)) if p.blocks else "")
     return (Text(str(p.index + 1), justify="right"), status_text(p.status),
             Text(blocks, justify="right"))
@@ -193,10 +206,12 @@ class BlocksTable(NavTable):
         if page is None:
             return
         for b in page.blocks:
-            state = "" if b.done else " ▸" if b.reading else " …"
-            words = " ".join(b.text.split())[:60]
-            self.add_row(Text(str(b.index + 1), justify="right"), shown(b.type) + state,
-                         SOURCE_LABEL.get(b.source, b.source) if b.done else "",
-                         Text(shown(words), style="dim", no_wrap=True), key=str(b.index))
+            word = block_state(b, page)
+            mark = " ▸" if word == "reading" else " …" if word == "waiting" else ""
+            words = summary(b) if b.text else word if word.startswith("not read") else ""
+            self.add_row(Text(str(b.index + 1), justify="right"), shown(b.type) + mark,
+                         SOURCE_LABEL.get(b.source, b.source) if b.done or b.source == "none"
+                         else "", Text(shown(words), style="dim", no_wrap=True),
+                         key=str(b.index))
         if page.blocks and selected >= 0:
             self.select_key(str(selected))

@@ -13,11 +13,11 @@ pytest.importorskip("coremltools")
 from tests.bundle_fixtures import BUCKETS, CHUNK, CONTEXT, copy_bundle, tiny_bundle
 from tests.tiny_checkpoint import REF_NPZ, TINY_DIR, rewrite_weights
 
-from mineru_tui.bundles.errors import BundleError
-from mineru_tui.bundles.evaluate import ProgramEvaluator, load_package_program
-from mineru_tui.bundles.manifest import Manifest, check_bundle
-from mineru_tui.engines.numpy.checkpoint import load_checkpoint
-from mineru_tui.engines.numpy.rope import mrope_cos_sin, vision_cos_sin
+from mineru_tui.engines.bundle_files.errors import BundleError
+from mineru_tui.engines.coreml.evaluate import ProgramEvaluator, load_package_program
+from mineru_tui.engines.bundle_files.manifest import Manifest, check_bundle
+from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint
+from mineru_tui.engines.qwen2vl.rope import mrope_cos_sin, vision_cos_sin
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +64,7 @@ def _prefill(run, ref, S, C):
 def test_fp32_decoder_program_matches_transformers(ckpt, ref):
     """Builder programs with fp32 state (interpretation only): chunked prefill + 19 decode steps
     within 1e-4 of the transformers logits (the cache offsets of every chunk are exercised)."""
-    from mineru_tui.bundles.mil_text import decoder_program
+    from mineru_tui.engines.coreml.mil_text import decoder_program
 
     C = 96
     pre = ProgramEvaluator(decoder_program(ckpt.weights, ckpt.config.text, chunk=CHUNK, context=C, state_dtype="fp32"))
@@ -81,7 +81,7 @@ def test_fp32_decoder_program_matches_transformers(ckpt, ref):
 def test_fp32_vision_program_matches_transformers(ckpt, ref):
     """The ViT program on the oracle image padded to a 128-patch bucket: embeds within 1e-4;
     without the key mask the padding changes the result (the mask is what makes buckets work)."""
-    from mineru_tui.bundles.mil_vision import vision_program
+    from mineru_tui.engines.coreml.mil_vision import vision_program
 
     vc = ckpt.config.vision
     pv = ref["pre.pixel_values"]
@@ -129,9 +129,9 @@ def test_rms_norm_does_not_overflow_in_fp16():
     from coremltools.converters.mil.mil import Builder as mb
     from coremltools.converters.mil.mil import types
 
-    from mineru_tui.bundles.build import convert
-    from mineru_tui.bundles.mil_ops import layer_norm, rms_norm
-    from mineru_tui.bundles.mil_text import _target
+    from mineru_tui.engines.coreml.build import convert
+    from mineru_tui.engines.coreml.mil_ops import layer_norm, rms_norm
+    from mineru_tui.engines.coreml.mil_text import _target
 
     rng = np.random.default_rng(0)
     w = rng.uniform(0.5, 1.5, 64).astype(np.float32)
@@ -300,7 +300,7 @@ def test_transformers5_and_sharded_layouts_have_the_same_identity(tmp_path, ckpt
     another file layout."""
     from tests.tiny_checkpoint import make_sharded_checkpoint, make_v5_checkpoint
 
-    from mineru_tui.bundles.manifest import checkpoint_identity
+    from mineru_tui.engines.bundle_files.manifest import checkpoint_identity
 
     ident = checkpoint_identity(ckpt)
     assert checkpoint_identity(load_checkpoint(make_v5_checkpoint(tmp_path / "v5"))) == ident
@@ -311,7 +311,7 @@ def test_transformers5_and_sharded_layouts_have_the_same_identity(tmp_path, ckpt
 def test_compiled_model_place_is_fixed_per_bundle_content(tmp_path, monkeypatch):
     """Core ML compiles a bundle once, into a cache path keyed by the package checksums: the same
     bundle anywhere maps to the same place, a rebuilt (different) one to a new place."""
-    from mineru_tui.bundles.runtime import compiled_path
+    from mineru_tui.engines.coreml.runtime import compiled_path
 
     monkeypatch.setenv("MINERU_TUI_CACHE", str(tmp_path))
     a = Manifest.read(tiny_bundle("fp16"))

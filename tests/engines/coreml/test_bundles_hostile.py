@@ -18,10 +18,10 @@ pytest.importorskip("coremltools")
 from tests.bundle_fixtures import copy_bundle
 from tests.tiny_checkpoint import TINY_DIR
 
-from mineru_tui.bundles.errors import BundleError
-from mineru_tui.bundles.manifest import check_bundle
+from mineru_tui.engines.bundle_files.errors import BundleError
+from mineru_tui.engines.bundle_files.manifest import check_bundle
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def verify(bundle: Path) -> subprocess.CompletedProcess:

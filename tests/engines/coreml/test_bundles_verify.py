@@ -19,10 +19,12 @@ pytest.importorskip("coremltools")
 from tests.bundle_fixtures import CONTEXT, copy_bundle, tiny_bundle
 from tests.tiny_checkpoint import REF_PNG, TINY_DIR
 
-from mineru_tui.bundles.runtime import open_bundle_model
-from mineru_tui.bundles.verify import AGREEMENT_FLOOR, verify_bundle
+from mineru_tui.engines.coreml.runtime import open_bundle_model
+from mineru_tui.engines.bundle_files.verify import AGREEMENT_FLOOR
+from mineru_tui.engines.coreml.verify import verify_bundle
+from mineru_tui.engines.numpy import load_model
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 MACOS = sys.platform == "darwin"
 
 
@@ -84,7 +86,7 @@ def test_generation_stops_at_the_bundles_context(fp16_model):
 
 
 def test_verify_fp16_passes_with_every_token_equal():
-    rep = verify_bundle(tiny_bundle("fp16"), str(TINY_DIR), image=str(REF_PNG), max_new_tokens=20, backend="evaluator")
+    rep = verify_bundle(tiny_bundle("fp16"), str(TINY_DIR), reference=lambda: load_model(TINY_DIR), image=str(REF_PNG), max_new_tokens=20, backend="evaluator")
     assert rep.steps == 20 and rep.equal == 20 and rep.first_diff is None and rep.passed
     assert 0 < rep.max_logit_diff < 0.1  # fp16 rounding, measured 4e-2 (coreml-build.md §2.2)
 
@@ -92,8 +94,8 @@ def test_verify_fp16_passes_with_every_token_equal():
 def test_int8_agreement_is_measured_and_held_to_its_floor():
     """Teacher-forced greedy agreement of the int8 bundle over the test requests. Measured on the
     tiny random checkpoint: 15-16 of 16 per request (94-100 %), held to verify.AGREEMENT_FLOOR."""
-    reps = [verify_bundle(tiny_bundle("int8"), str(TINY_DIR), image=i, prompt=p, max_new_tokens=16,
-                          backend="evaluator") for i, p in REQUESTS[:4]]
+    reps = [verify_bundle(tiny_bundle("int8"), str(TINY_DIR), reference=lambda: load_model(TINY_DIR), image=i, prompt=p,
+                          max_new_tokens=16, backend="evaluator") for i, p in REQUESTS[:4]]
     for r in reps:
         assert r.agreement >= AGREEMENT_FLOOR["int8"], r.lines()
         assert r.passed
@@ -101,7 +103,7 @@ def test_int8_agreement_is_measured_and_held_to_its_floor():
 
 
 def test_a_failing_comparison_is_reported():
-    from mineru_tui.bundles.verify import compare
+    from mineru_tui.engines.bundle_files.verify import compare
 
     ref = [np.array([[0.0, 1.0, 0.5]], np.float32), np.array([[2.0, 1.0, 0.0]], np.float32)]
     got = [np.array([[0.0, 1.0, 0.5]], np.float32), np.array([[0.0, 1.0, 0.2]], np.float32)]
@@ -178,7 +180,7 @@ def test_cli_build_reports_a_bad_model_in_one_line(tmp_path):
 @pytest.mark.skipif(MACOS, reason="checks the message shown where Core ML cannot run")
 def test_coreml_engine_off_macos_fails_in_one_line():
     from mineru_tui.engines import EngineError, EngineOptions, open_engine
-    from mineru_tui.engines.coreml import available_for
+    from mineru_tui.engines.coreml.engine import available_for
 
     with pytest.raises(EngineError) as e:
         open_engine(EngineOptions(engine="coreml", model=str(TINY_DIR)))
@@ -199,7 +201,7 @@ def test_engine_worker_process_streams_the_numpy_engines_tokens_and_cancels(refe
     """The engine in its worker process (evaluator backend): same tokens as numpy, events indexed by
     request, a bad request fails alone, cancel reaches the worker, close ends the process."""
     from mineru_tui.engines import EngineOptions, Request, open_engine
-    from mineru_tui.engines.coreml import WorkerProcessEngine
+    from mineru_tui.engines.coreml.engine import WorkerProcessEngine
     from mineru_tui.engines.events import Done, SequenceDone, TokenEvent
     from mineru_tui.engines.params import SamplingParams
 
@@ -260,7 +262,7 @@ def test_coreml_runtime_gives_the_numpy_engines_tokens(reference, tmp_path):  # 
 
 
 def test_image_beyond_the_largest_bucket_uses_the_numpy_tower(reference, fp16_model):
-    from mineru_tui.bundles.errors import BundleError
+    from mineru_tui.engines.bundle_files.errors import BundleError
 
     big = _png(252, 224, 4)  # 16x18 = 288 patches > the largest tiny bucket (256)
     before = fp16_model.vision.fallback_images

@@ -17,7 +17,7 @@ pytest.importorskip("openvino")
 
 from tests import tiny_checkpoint as tc  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _cli(*args, cache: Path):
@@ -58,7 +58,7 @@ def test_build_verify_and_load_from_the_cache(tmp_path, monkeypatch):
     done = [e for e in engine.stream([Request(str(tc.REF_PNG), "\nText Recognition:", max_new_tokens=5)])
             if isinstance(e, Done)][0]
     assert len(done.results[0].token_ids) == 5
-    assert any((cache / "openvino").glob("*.blob"))
+    assert any((cache / "openvino").glob("*/*.blob"))  # one folder per precision hint
 
 
 def test_damaged_or_foreign_bundles_are_refused_in_one_line(tmp_path):
@@ -82,8 +82,8 @@ def test_damaged_or_foreign_bundles_are_refused_in_one_line(tmp_path):
     from safetensors.numpy import save_file
 
     save_file(tensors, str(other / "model.safetensors"))
-    from mineru_tui.bundles.errors import BundleError
-    from mineru_tui.bundles.openvino.bundle import open_openvino_model
+    from mineru_tui.engines.bundle_files.errors import BundleError
+    from mineru_tui.engines.openvino.bundle import open_openvino_model
 
     with pytest.raises(BundleError, match="built from another checkpoint") as e:
         open_openvino_model(str(other), bundle=tmp_path / "b", precision="f32")
@@ -94,7 +94,7 @@ def test_damaged_or_foreign_bundles_are_refused_in_one_line(tmp_path):
 
 def test_the_engine_builds_its_bundle_once_and_replaces_a_stale_one(tmp_path, monkeypatch):
     monkeypatch.setenv("MINERU_TUI_CACHE", str(tmp_path / "cache"))
-    from mineru_tui.bundles.openvino.bundle import openvino_bundle_dir
+    from mineru_tui.engines.openvino.bundle import openvino_bundle_dir
     from mineru_tui.engines import EngineOptions, open_engine
 
     model = tmp_path / "model"
@@ -120,7 +120,7 @@ def test_a_bundle_of_an_older_format_is_rebuilt_by_the_engine_and_refused_when_n
     """A cached bundle written by an earlier mineru-tui (another graph interface) is replaced on
     the engine's first use; named explicitly, it is refused in one line that says to rebuild."""
     monkeypatch.setenv("MINERU_TUI_CACHE", str(tmp_path / "cache"))
-    from mineru_tui.bundles.openvino.bundle import FORMAT_VERSION, openvino_bundle_dir
+    from mineru_tui.engines.openvino.bundle import FORMAT_VERSION, openvino_bundle_dir
     from mineru_tui.engines import EngineError, EngineOptions, open_engine
 
     model = tmp_path / "model"
@@ -161,8 +161,8 @@ def test_a_bundle_of_an_older_format_is_rebuilt_by_the_engine_and_refused_when_n
 def test_a_bad_manifest_is_one_line(tmp_path, text, message):
     # the reader is the Core ML bundles' (bundles.manifest.read_manifest_json): a manifest nested
     # past the JSON parser's depth used to escape the OpenVINO reader as a RecursionError
-    from mineru_tui.bundles.errors import BundleError
-    from mineru_tui.bundles.openvino.bundle import read_manifest
+    from mineru_tui.engines.bundle_files.errors import BundleError
+    from mineru_tui.engines.openvino.bundle import read_manifest
 
     (tmp_path / "manifest.json").write_text(text)
     with pytest.raises(BundleError, match=message) as e:

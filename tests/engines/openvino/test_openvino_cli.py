@@ -15,12 +15,12 @@ import pytest
 from mineru_tui.engines import EngineOptions, auto_choice, resolve_engine_name
 from tests import tiny_checkpoint as tc
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CAP = "4"
 
 
 def test_auto_picks_openvino_where_installed_else_numpy(monkeypatch):
-    import mineru_tui.engines.openvino as ov_engine
+    import mineru_tui.engines.openvino.engine as ov_engine
 
     monkeypatch.setattr(ov_engine, "installed", lambda: True)
     assert auto_choice(EngineOptions()) == ("openvino", auto_choice(EngineOptions())[1])
@@ -34,8 +34,8 @@ def test_auto_picks_openvino_where_installed_else_numpy(monkeypatch):
 
 
 def test_auto_prefers_coreml_where_it_has_a_bundle(monkeypatch):
-    import mineru_tui.engines.coreml as coreml
-    import mineru_tui.engines.openvino as ov_engine
+    import mineru_tui.engines.coreml.engine as coreml
+    import mineru_tui.engines.openvino.engine as ov_engine
 
     monkeypatch.setattr(ov_engine, "installed", lambda: True)
     monkeypatch.setattr(coreml, "available_for", lambda options: True)
@@ -71,7 +71,7 @@ def test_bad_precision_or_device_is_a_usage_error(tmp_path):
 
 
 def _has_openvino() -> bool:
-    from mineru_tui.engines.openvino import installed
+    from mineru_tui.engines.openvino.engine import installed
 
     return installed()
 
@@ -131,7 +131,7 @@ def test_serve_runs_the_openvino_engine(tmp_path, monkeypatch):
     from mineru_vl_utils.mineru_client import DEFAULT_SAMPLING_PARAMS
     from mineru_vl_utils.vlm_client.http_client import HttpVlmClient
 
-    from mineru_tui.bundles.openvino.bundle import open_openvino_model
+    from mineru_tui.engines.openvino.bundle import open_openvino_model
     from mineru_tui.reader.tasks import TASKS
     from tests.server_helpers import ServeProcess
 

@@ -12,11 +12,11 @@ import pytest
 
 pytest.importorskip("openvino")
 
-from mineru_tui.bundles.openvino.bundle import open_openvino_model  # noqa: E402
-from mineru_tui.bundles.openvino.runtime import vision_calls  # noqa: E402
-from mineru_tui.bundles.verify import _Recorder  # noqa: E402
+from mineru_tui.engines.openvino.bundle import open_openvino_model  # noqa: E402
+from mineru_tui.engines.openvino.runtime import vision_calls  # noqa: E402
+from mineru_tui.engines.bundle_files.verify import _Recorder  # noqa: E402
 from mineru_tui.engines.numpy import load_model  # noqa: E402
-from mineru_tui.engines.numpy.preprocess import preprocess_image  # noqa: E402
+from mineru_tui.engines.qwen2vl.preprocess import preprocess_image  # noqa: E402
 from tests import tiny_checkpoint as tc  # noqa: E402
 
 IMG = str(tc.REF_PNG)
@@ -71,7 +71,7 @@ def test_f32_tokens_through_cache_growth_and_rebinding(monkeypatch):
     """A cache grown two slots at a time (new memory every other step: the decode step's inputs
     are bound anew) and rows leaving a batch (fewer rows: other views) keep numpy's tokens; while
     the cache stays where it is, its views are not bound again."""
-    from mineru_tui.bundles.openvino.runtime import OVTextForward
+    from mineru_tui.engines.openvino.runtime import OVTextForward
 
     text = ov_model("f32").text
     monkeypatch.setattr(text, "cache_growth", 2)

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("openvino")
 
-from mineru_tui.bundles.openvino.ops import INT4_GROUP, quantize_int4  # noqa: E402
+from mineru_tui.engines.openvino.ops import INT4_GROUP, quantize_int4  # noqa: E402
 from tests import tiny_checkpoint as tc  # noqa: E402
 
 IMG = str(tc.REF_PNG)
@@ -24,7 +24,7 @@ def _own_cache(tmp_path_factory, monkeypatch):
 
 @functools.cache
 def _int4_model():
-    from mineru_tui.bundles.openvino.bundle import open_openvino_model
+    from mineru_tui.engines.openvino.bundle import open_openvino_model
 
     return open_openvino_model(str(tc.TINY_DIR), precision="int4")
 
@@ -46,7 +46,7 @@ def test_quantize_int4_groups_of_128_within_half_a_step():
 def test_int4_decoder_graph_has_int4_layers_and_an_int8_lm_head():
     import openvino as ov
 
-    from mineru_tui.bundles.openvino.text import build_text
+    from mineru_tui.engines.openvino.text import build_text
     from mineru_tui.engines.numpy import load_model
 
     ck = load_model(tc.TINY_DIR).checkpoint
@@ -59,7 +59,7 @@ def test_int4_decoder_graph_has_int4_layers_and_an_int8_lm_head():
 
 
 def test_int4_runs_the_host_loop_and_has_its_own_bundle_folder():
-    from mineru_tui.bundles.openvino.bundle import openvino_bundle_dir
+    from mineru_tui.engines.openvino.bundle import openvino_bundle_dir
 
     results = _int4_model().generate_batch([(IMG, "\nText Recognition:"), (None, "Hello")], max_new_tokens=5)
     assert [len(r.token_ids) for r in results] == [5, 5] and all(r.finish_reason == "length" for r in results)
@@ -68,7 +68,7 @@ def test_int4_runs_the_host_loop_and_has_its_own_bundle_folder():
 
 
 def test_precisions_are_one_list_and_int4_is_reachable():
-    from mineru_tui.bundles.openvino.runtime import PRECISIONS
+    from mineru_tui.engines.openvino.runtime import PRECISIONS
     from mineru_tui.cli.options import Precision, engine_fields, EngineName
 
     assert tuple(p.value for p in Precision) == PRECISIONS

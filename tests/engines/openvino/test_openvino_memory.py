@@ -12,8 +12,8 @@ import pytest
 
 pytest.importorskip("openvino")
 
-from mineru_tui.bundles.openvino.bundle import build_openvino_bundle, open_openvino_model  # noqa: E402
-from mineru_tui.bundles.openvino.runtime import compile_config, release_mapped_files  # noqa: E402
+from mineru_tui.engines.openvino.bundle import build_openvino_bundle, open_openvino_model  # noqa: E402
+from mineru_tui.engines.openvino.runtime import compile_config, release_mapped_files  # noqa: E402
 from mineru_tui.engines.numpy import load_model  # noqa: E402
 from tests import tiny_checkpoint as tc  # noqa: E402
 

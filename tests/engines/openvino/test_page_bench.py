@@ -15,13 +15,13 @@ pytest.importorskip("openvino")
 
 from tests import tiny_checkpoint as tc  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_vision_flops_of_the_layout_image_match_the_issue_estimate():
     sys.path.insert(0, str(ROOT))
     import bench.compute_bound as cb
-    from mineru_tui.engines.numpy.config import VisionConfig
+    from mineru_tui.engines.qwen2vl.config import VisionConfig
 
     v = VisionConfig(depth=32, embed_dim=1280, num_heads=16, hidden_size=896)
     one = cb.vision_flops([5476], v)

@@ -1,0 +1,122 @@
+"""CPU cost of ``--effort low -o`` on a long born-digital PDF, beside docling-rs writing
+MinerU 4's output set for the same file (issue 30).
+
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/effort_low.py \\
+        --peer-python PEER/bin/python [--pages 300] [--rounds 2] [--json out.json]
+
+The PDF is made at run time: the repository's public PDFs (``tests/corpus/pdf``) joined
+with pypdfium2, over and over in name order, until it has ``--pages`` pages. Each tool runs
+in its own child process, taking turns round after round so that outside load hits them
+alike:
+
+* **ours**: ``mineru-tui parse FILE --effort low -o DIR`` (the command a user runs; the
+  console script's Python is this checkout's ``.venv``);
+* **docling-rs**: ``docling_rs.mineru.parse(FILE, tier="flash").save(writer)`` in
+  ``--peer-python`` (a venv with ``docling-rs==2.52.7``: MinerU 4's output set from the
+  text layer, no model).
+
+Per run: CPU seconds (user + system of the child, from ``wait4``), wall seconds and the
+child's peak RSS. The best of ``--rounds`` is reported, and every run in ``--json``.
+Without ``--peer-python`` only ours runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "corpus" / "pdf"
+
+PEER = """
+import sys
+from docling_rs.mineru import FileBasedDataWriter, parse
+parse(sys.argv[1], tier="flash").save(FileBasedDataWriter(sys.argv[2]))
+"""
+
+
+def joined_pdf(out: Path, pages: int) -> Path:
+    """The corpus PDFs joined (in name order, repeated) until the file has ``pages`` pages."""
+    import pypdfium2 as pdfium
+
+    sources = sorted(CORPUS.glob("*.pdf"))
+    dest = pdfium.PdfDocument.new()
+    try:
+        while len(dest) < pages:
+            for path in sources:
+                src = pdfium.PdfDocument(str(path))
+                try:
+                    take = min(len(src), pages - len(dest))
+                    if take > 0:
+                        dest.import_pages(src, list(range(take)))
+                finally:
+                    src.close()
+        dest.save(str(out))
+    finally:
+        dest.close()
+    return out
+
+
+def run(cmd: list[str], env=None) -> dict:
+    """Run ``cmd``; its CPU seconds (user + system), wall seconds and peak RSS (MiB)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    err = proc.stderr.read().decode("utf-8", "replace")
+    proc.stderr.close()
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):  # 1: some page failed (a warning), the set is still written
+        raise SystemExit(f"{cmd[0]} failed ({code}):\n{err[-2000:]}")
+    return {"cpu_s": round(usage.ru_utime + usage.ru_stime, 2), "wall_s": round(wall, 2),
+            "peak_mib": round(usage.ru_maxrss / 1024, 1), "exit": code}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--pages", type=int, default=300)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--peer-python", help="a Python with docling-rs 2.52.7 installed")
+    ap.add_argument("--json", type=Path, help="write every run here")
+    args = ap.parse_args(argv)
+
+    ours = str(Path(sys.executable).with_name("mineru-tui"))
+    with tempfile.TemporaryDirectory(prefix="effort-low-") as tmp:
+        pdf = joined_pdf(Path(tmp) / "joined.pdf", args.pages)
+        tools = {"ours": lambda out: [ours, "parse", str(pdf), "--effort", "low", "-q", "-o", out]}
+        if args.peer_python:
+            tools["docling-rs"] = lambda out: [args.peer_python, "-c", PEER, str(pdf), out]
+        runs: dict[str, list[dict]] = {name: [] for name in tools}
+        for r in range(args.rounds):
+            for name, cmd in tools.items():
+                out = Path(tmp) / f"{name}-{r}"
+                out.mkdir()
+                runs[name].append(run(cmd(str(out))))
+                print(f"round {r + 1} {name}: {runs[name][-1]}", file=sys.stderr)
+    print(f"{args.pages}-page PDF (tests/corpus/pdf joined), --effort low -o; best of {args.rounds}; "
+          f"load average {os.getloadavg()[0]:.1f}")
+    print("| tool | CPU s | wall s | peak RSS MiB |")
+    print("| --- | --- | --- | --- |")
+    best = {}
+    for name, rs in runs.items():
+        b = min(rs, key=lambda x: x["cpu_s"])
+        best[name] = b
+        print(f"| {name} | {b['cpu_s']:.1f} | {b['wall_s']:.1f} | {max(x['peak_mib'] for x in rs):.0f} |")
+    if "docling-rs" in best:
+        print(f"ours / docling-rs CPU: {best['ours']['cpu_s'] / best['docling-rs']['cpu_s']:.2f}")
+    if args.json:
+        args.json.write_text(json.dumps({"pages": args.pages, "machine": platform.processor() or
+                                         platform.machine(), "python": platform.python_version(),
+                                         "runs": runs}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

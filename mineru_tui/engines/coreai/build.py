@@ -1,0 +1,150 @@
+"""``mineru-tui bundle build --target coreai``: a checkpoint's safetensors → a Core AI bundle.
+
+    build_coreai_bundle("path/or/repo", out_dir, weights="int8", compute="fp16")
+
+1. open the checkpoint with the shared host's loader (legacy or transformers-5 names, shards,
+   the Hugging Face cache) — weights stay memory-mapped;
+2. ``vision.aimodel``: one static function per patch bucket (the 1036² layout page's 5476 among
+   the defaults), the tower in float (``compute``);
+3. ``decoder.aimodel``: ``prefill`` (fixed chunk), ``decode`` (one token) and ``embed``
+   sharing one copy of the weights; linear weights ``int8`` / ``int4`` per block of 32 (the
+   port found the macOS 27 GPU delegate needs per-block) or float;
+4. ``manifest.json``: checkpoint identity, shapes, dtypes, coreai-core version, every file's
+   size and sha256.
+
+The ODIX the Linux runtime loads is not part of the bundle (it is derived, cached per asset by
+the runner). The bundle is written into a temporary sibling and renamed at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from mineru_tui.engines.coreml.build import DEFAULT_BUCKETS, DEFAULT_CHUNK, DEFAULT_CONTEXT, dir_size, peak_rss_gib
+from mineru_tui.engines.bundle_files.errors import BundleError
+from mineru_tui.engines.bundle_files.locations import default_bundle_dir
+from mineru_tui.engines.bundle_files.manifest import checkpoint_identity
+from mineru_tui.engines.errors import ModelError
+from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint, resolve_model
+from .authoring import authoring, version
+from .manifest import CoreAIManifest, record_files
+from .ops import COMPUTE, WEIGHTS
+from .text import decoder_module
+from .vision import function_name, vision_module
+
+
+def default_compute() -> str:
+    """fp16 for a Mac's GPU / Neural Engine; f32 elsewhere (the Linux runtime's fp16 is ~300×
+    slower, and f32 gives the numpy engine's tokens)."""
+    return "fp16" if sys.platform == "darwin" else "f32"
+
+
+def coreai_bundle_dir(model: str | os.PathLike[str] | None) -> Path:
+    """The cache folder of a model's Core AI bundle, beside its Core ML bundle."""
+    base = default_bundle_dir(model)
+    return base.with_name(f"{base.name}.coreai")
+
+
+def build_coreai_bundle(
+    model: str,
+    out: str | os.PathLike[str],
+    *,
+    weights: str = "int8",
+    compute: str | None = None,
+    context: int = DEFAULT_CONTEXT,
+    prefill_chunk: int = DEFAULT_CHUNK,
+    buckets: Sequence[int] = DEFAULT_BUCKETS,
+    progress: Callable[[str], None] | None = None,
+) -> CoreAIManifest:
+    """Build a Core AI bundle of ``model`` into ``out`` (see the module docstring)."""
+    compute = compute or default_compute()
+    if compute not in COMPUTE:
+        raise BundleError(f"compute dtype {compute!r}: choose one of {', '.join(COMPUTE)}")
+    if weights == "fp16" and compute != "fp16":
+        weights = compute  # "float weights": stored in the compute dtype
+    if weights not in WEIGHTS:
+        raise BundleError(f"--weights {weights!r}: choose one of int8, int4, fp16")
+    buckets = sorted({int(n) for n in buckets})
+    if not buckets or any(n < 4 or n % 4 for n in buckets):
+        raise BundleError(f"vision buckets {buckets}: each must be a positive multiple of 4 (the 2x2 merge window)")
+    if prefill_chunk < 2 or context <= prefill_chunk:
+        raise BundleError(f"prefill chunk {prefill_chunk} / context {context}: need 2 <= chunk < context")
+    ca = authoring()
+    t0 = time.time()
+
+    def step(msg: str) -> None:
+        if progress is not None:
+            progress(f"[{time.time() - t0:6.1f} s, peak {peak_rss_gib():.1f} GiB] {msg}")
+
+    try:
+        checkpoint = load_checkpoint(resolve_model(model))
+    except ModelError as e:
+        raise BundleError(str(e)) from None
+    tc, vc = checkpoint.config.text, checkpoint.config.vision
+    step(f"checkpoint {checkpoint.path}: {tc.num_hidden_layers} decoder layers, hidden {tc.hidden_size}, "
+         f"vision depth {vc.depth}; Core AI, weights {weights}, compute {compute}, context {context}, "
+         f"chunk {prefill_chunk}, buckets {buckets}")
+    out = Path(out).expanduser()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
+    times: dict[str, float] = {}
+    try:
+        t = time.time()
+        step("vision tower: authoring one function per bucket")
+        prog = ca.AIProgram(vision_module(checkpoint.weights, vc, buckets, compute=compute))
+        prog.save_asset(work / "vision.aimodel")
+        del prog
+        times["vision_s"] = round(time.time() - t, 1)
+        step(f"vision tower: saved ({dir_size(work / 'vision.aimodel') / 1e6:.1f} MB)")
+        t = time.time()
+        step("decoder: authoring prefill, decode and embed (one copy of the weights)")
+        prog = ca.AIProgram(decoder_module(checkpoint.weights, tc, chunk=prefill_chunk, context=context,
+                                           compute=compute, storage=weights))
+        prog.save_asset(work / "decoder.aimodel")
+        del prog
+        times["decoder_s"] = round(time.time() - t, 1)
+        step(f"decoder: saved ({dir_size(work / 'decoder.aimodel') / 1e6:.1f} MB)")
+        step("manifest: checksums")
+        gen = checkpoint.generation
+        man = CoreAIManifest(
+            model=str(model),
+            checkpoint_id=checkpoint_identity(checkpoint),
+            weights=weights,
+            compute=compute,
+            context=int(context),
+            prefill_chunk=int(prefill_chunk),
+            buckets=buckets,
+            hidden_size=tc.hidden_size,
+            head_dim=tc.head_dim,
+            layers=tc.num_hidden_layers,
+            kv_heads=tc.num_key_value_heads,
+            vocab_size=tc.vocab_size,
+            vision_head_dim=vc.head_dim,
+            vision_out=vc.hidden_size,
+            token_ids={"image_token_id": checkpoint.config.image_token_id,
+                       "stop_token_ids": [int(i) for i in checkpoint.stop_token_ids],
+                       "pad_token_id": gen.pad_token_id},
+            functions={"vision.aimodel": [function_name(n) for n in buckets],
+                       "decoder.aimodel": ["prefill", "decode", "embed"]},
+            coreai_version=version(),
+        )
+        man.files = record_files(work)
+        times["total_s"] = round(time.time() - t0, 1)
+        man.build = {**times, "peak_rss_gib": round(peak_rss_gib(), 2),
+                     "vision_mb": round(dir_size(work / "vision.aimodel") / 1e6, 1),
+                     "decoder_mb": round(dir_size(work / "decoder.aimodel") / 1e6, 1)}
+        man.write(work)
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(work, out)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    step(f"bundle ready: {out} (vision {man.build['vision_mb']} MB, decoder {man.build['decoder_mb']} MB)")
+    return man
