@@ -17,7 +17,7 @@ from mineru_tui.reader import merge, outcomes, pipeline
 from mineru_tui.reader.assemble import drop_text_layer_furniture
 from mineru_tui.reader.images import iter_image_pages
 
-PICTURES = ("image", "chart")  # blocks cropped from the page image (reader/mapping.py)
+PICTURES = ("image", "chart", "table")  # blocks cropped from the page image (reader/mapping.py)
 
 
 def rebuild(model_json: dict | str | Path, source: str | Path | None = None):
