@@ -39,8 +39,6 @@ FLOORS = {
 # checkpoint, tokenizer, generation loop... live in engines/qwen2vl/).
 RUNS_THE_NUMPY_MODEL = {
     "mineru_tui.engines": "the engine table: opens the numpy engine, and loads the reference `bundle verify` compares with",
-    "mineru_tui.engines.coreml.runtime": "runs numpy's vision tower for an image larger than the bundle's largest bucket",
-    "mineru_tui.engines.coreai.model": "runs numpy's vision tower for an image larger than the bundle's largest bucket",
 }
 
 

@@ -21,7 +21,7 @@ from mineru_tui.engines.base import Engine, EngineError, EngineOptions, ImageInp
 from mineru_tui.engines.events import CancelFlag, Event
 
 __all__ = ["ENGINES", "Engine", "EngineError", "EngineOptions", "ImageInput", "LazyEngine",
-           "Request", "open_engine", "reference_model"]
+           "Request", "numpy_vision_tower", "open_engine", "reference_model"]
 
 # engine name -> module that provides ``open_engine(options)``
 ENGINES: dict[str, str] = {
@@ -75,7 +75,18 @@ def open_engine(options: EngineOptions) -> Engine:
         module = importlib.import_module(module_name)
     except ImportError as e:
         raise EngineError(f"the {name} engine is not available in this installation ({e})") from None
+    if getattr(module, "TAKES_VISION_FALLBACK", False):
+        return module.open_engine(options, vision_fallback=numpy_vision_tower)
     return module.open_engine(options)
+
+
+def numpy_vision_tower(checkpoint):
+    """numpy's vision tower for ``checkpoint``: what a compiled bundle (Core ML, Core AI) runs for
+    an image larger than its largest vision bucket. The registry hands it to those engines, so
+    nothing but this table imports the numpy forward pass."""
+    from mineru_tui.engines.numpy.vision import VisionTower
+
+    return VisionTower(checkpoint.weights, checkpoint.config.vision)
 
 
 def reference_model(model: str | None = None):

@@ -78,7 +78,11 @@ class CoreAIEngine(HostEngine):
     name = "coreai"
 
 
-def open_engine(options: EngineOptions) -> CoreAIEngine:
+# the engine table hands open_engine numpy's vision tower for images past the largest bucket
+TAKES_VISION_FALLBACK = True
+
+
+def open_engine(options: EngineOptions, vision_fallback=None) -> CoreAIEngine:
     """The Core AI engine for ``options`` (EngineError with one line when it cannot run)."""
     from mineru_tui.engines.bundle_files.errors import BundleError
     from mineru_tui.console import one_line
@@ -111,7 +115,7 @@ def open_engine(options: EngineOptions) -> CoreAIEngine:
         else:
             from .model import open_coreai_model
 
-            model = open_coreai_model(bundle, spec, preference=preference)
+            model = open_coreai_model(bundle, spec, preference=preference, vision_fallback=vision_fallback)
     except (BundleError, ModelError) as e:
         raise EngineError(one_line(str(e))) from None
     return CoreAIEngine(model, spec, max_batch)

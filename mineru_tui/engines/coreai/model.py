@@ -19,13 +19,13 @@ from .manifest import check_coreai_bundle
 
 
 def open_coreai_model(bundle: str | os.PathLike[str], model: str | None, *, preference: str = "default",
-                      vision_fallback: bool = True, full_check: bool = False):
+                      vision_fallback=None, full_check: bool = False):
     """A ``Model`` whose forward passes run in the Core AI ``bundle`` (checked against the
-    checkpoint first; ``full_check`` also compares every file's sha256)."""
+    checkpoint first; ``full_check`` also compares every file's sha256; ``vision_fallback`` as in
+    :func:`mineru_tui.engines.coreml.runtime.open_bundle_model`)."""
     from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint, resolve_model
     from mineru_tui.engines.qwen2vl.model import Model
     from mineru_tui.engines.qwen2vl.tokenizer import Tokenizer
-    from mineru_tui.engines.numpy.vision import VisionTower
     from .runner import CoreAIRunner
 
     bundle = Path(bundle).expanduser()
@@ -43,7 +43,7 @@ def open_coreai_model(bundle: str | os.PathLike[str], model: str | None, *, pref
         raise BundleError(f"{bundle}: a Core AI asset cannot be loaded ({type(e).__name__}: {why}); "
                           "rebuild the bundle") from None
     cfg = checkpoint.config
-    fallback = VisionTower(checkpoint.weights, cfg.vision) if vision_fallback else None
+    fallback = vision_fallback(checkpoint) if vision_fallback is not None else None
     vision = BundleVision(vision_runner, man, cfg.vision, fallback)
     text = BundleTextForward(text_runner, man, cfg.text)
     return Model(checkpoint, Tokenizer.from_dir(model_dir), vision=vision, text=text)

@@ -19,6 +19,6 @@ def verify_coreai_bundle(bundle, model, *, reference: Callable[[str], object], i
     bundle passed its checks; ``model`` None: the checkpoint the bundle was built from."""
     man = read_coreai_manifest(bundle)
     spec = model or man.model
-    bundled = open_coreai_model(bundle, spec, vision_fallback=False, full_check=True)
+    bundled = open_coreai_model(bundle, spec, vision_fallback=None, full_check=True)
     return teacher_forced(reference(spec), bundled, man.weights, "Core AI bundle",
                           image=image, prompt=prompt, max_new_tokens=max_new_tokens, progress=progress)

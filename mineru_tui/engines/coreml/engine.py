@@ -71,7 +71,11 @@ def available_for(options: EngineOptions) -> bool:
     return can_predict()
 
 
-def open_engine(options: EngineOptions) -> Engine:
+# the engine table hands open_engine numpy's vision tower for images past the largest bucket
+TAKES_VISION_FALLBACK = True
+
+
+def open_engine(options: EngineOptions, vision_fallback=None) -> Engine:
     """The Core ML engine for ``options`` (EngineError with one line when it cannot run here)."""
     extra = _extra(options)
     backend = extra.get("backend", "coreml")
@@ -88,8 +92,8 @@ def open_engine(options: EngineOptions) -> Engine:
     if not (bundle / "manifest.json").is_file():
         raise EngineError(f"no Core ML bundle at {bundle}; build one with `mineru-tui bundle build --model {model_spec(options)}`")
     if extra.get("process", "1") != "0":
-        return WorkerProcessEngine(options)
-    return CoreMLEngine(options)
+        return WorkerProcessEngine(options, vision_fallback)
+    return CoreMLEngine(options, vision_fallback)
 
 
 # ----------------------------------------------------------------------------- in-process engine
@@ -102,7 +106,7 @@ class CoreMLEngine(HostEngine):
 
     name = "coreml"
 
-    def __init__(self, options: EngineOptions):
+    def __init__(self, options: EngineOptions, vision_fallback=None):
         from mineru_tui.engines.bundle_files.errors import BundleError
         from mineru_tui.engines.coreml.runtime import open_bundle_model
         from mineru_tui.console import one_line
@@ -116,7 +120,8 @@ class CoreMLEngine(HostEngine):
             raise EngineError(f"max_batch must be a whole number, got {extra['max_batch']!r}") from None
         try:
             model = open_bundle_model(bundle_dir(options), spec, backend=extra.get("backend", "coreml"),
-                                      compute_units=extra.get("compute_units", "ALL"))
+                                      compute_units=extra.get("compute_units", "ALL"),
+                                      vision_fallback=vision_fallback)
         except (BundleError, ModelError) as e:
             raise EngineError(one_line(str(e))) from None
         super().__init__(model, spec, max_batch)
@@ -125,10 +130,10 @@ class CoreMLEngine(HostEngine):
 # ----------------------------------------------------------------------------- worker process
 
 
-def _worker_main(options: EngineOptions, jobs, events, cancel_event) -> None:
+def _worker_main(options: EngineOptions, vision_fallback, jobs, events, cancel_event) -> None:
     """The worker process: open the in-process engine, then serve jobs until told to stop."""
     try:
-        engine = CoreMLEngine(options)
+        engine = CoreMLEngine(options, vision_fallback)
     except EngineError as e:
         events.put(("error", str(e)))
         return
@@ -160,7 +165,7 @@ class WorkerProcessEngine:
     name = "coreml"
     continuous_batching = True  # the in-process engine's host loop refills its rows
 
-    def __init__(self, options: EngineOptions, start_timeout: float = 600.0):
+    def __init__(self, options: EngineOptions, vision_fallback=None, start_timeout: float = 600.0):
         import multiprocessing as mp
 
         self.model_id = model_spec(options)
@@ -170,7 +175,8 @@ class WorkerProcessEngine:
             raise EngineError(f"max_batch must be a whole number, got {_extra(options)['max_batch']!r}") from None
         ctx = mp.get_context("spawn")  # no fork: Core ML / Objective-C state must not be forked
         self._jobs, self._events, self._cancel = ctx.Queue(), ctx.Queue(), ctx.Event()
-        self._proc = ctx.Process(target=_worker_main, args=(options, self._jobs, self._events, self._cancel),
+        self._proc = ctx.Process(target=_worker_main,
+                                 args=(options, vision_fallback, self._jobs, self._events, self._cancel),
                                  name="mineru-tui-coreml", daemon=True)
         self._proc.start()
         self._lock = threading.Lock()

@@ -283,17 +283,19 @@ class BundleTextForward:
 
 
 def open_bundle_model(bundle: str | os.PathLike[str], model: str | None, *, backend: str = "auto",
-                      vision_fallback: bool = True, compute_units: str = "ALL", full_check: bool = False):
+                      vision_fallback=None, compute_units: str = "ALL", full_check: bool = False):
     """The host's ``Model`` whose forward passes run in ``bundle`` (checked against the checkpoint).
 
     ``backend``: "coreml" (macOS), "evaluator" (any OS; slow) or "auto" (Core ML where it can run).
     ``full_check`` also compares every file's sha256 with the manifest (else sizes only; Core ML
-    checks the sums once, before compiling).
+    checks the sums once, before compiling). ``vision_fallback(checkpoint)``, when given, makes the
+    vision tower for images larger than the bundle's largest bucket (the engine table hands in
+    numpy's, :func:`mineru_tui.engines.numpy_vision_tower`); without it such an image is a
+    ``BundleError``.
     """
     from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint, resolve_model
     from mineru_tui.engines.qwen2vl.model import Model
     from mineru_tui.engines.qwen2vl.tokenizer import Tokenizer
-    from mineru_tui.engines.numpy.vision import VisionTower
     from .coremltools_import import can_predict
 
     bundle = Path(bundle).expanduser()
@@ -318,7 +320,7 @@ def open_bundle_model(bundle: str | os.PathLike[str], model: str | None, *, back
         why = " ".join(str(e).split())[:160] or type(e).__name__
         raise BundleError(f"{bundle}: a package cannot be loaded ({type(e).__name__}: {why}); "
                           "rebuild the bundle") from None
-    fallback = VisionTower(checkpoint.weights, checkpoint.config.vision) if vision_fallback else None
+    fallback = vision_fallback(checkpoint) if vision_fallback is not None else None
     vision = BundleVision(vision_runner, manifest, checkpoint.config.vision, fallback)
     text = BundleTextForward(text_runner, manifest, checkpoint.config.text)
     assert tuple(STATE_NAMES) == ("keyCache", "valueCache")

@@ -16,7 +16,7 @@ def verify_bundle(bundle, model, *, reference: Callable[[], Model], image=None, 
                   max_new_tokens: int = DEFAULT_TOKENS, backend: str = "auto", progress=None) -> VerifyReport:
     """Run both engines on one request and compare (see the module docstring); ``reference()``
     loads the numpy engine's model once the bundle passed its checks."""
-    bundled = open_bundle_model(bundle, model, backend=backend, vision_fallback=False, full_check=True)
+    bundled = open_bundle_model(bundle, model, backend=backend, vision_fallback=None, full_check=True)
     assert isinstance(bundled.text, BundleTextForward)
     return teacher_forced(reference(), bundled, _weights_of(bundle), "bundle", image=image,
                           prompt=prompt, max_new_tokens=max_new_tokens, progress=progress)

@@ -166,7 +166,7 @@ def test_device_names_the_preferred_compute_unit(monkeypatch, tmp_path):
 
     seen = []
     monkeypatch.setattr(authoring, "installed", lambda: True)
-    monkeypatch.setattr(model, "open_coreai_model", lambda bundle, spec, preference: seen.append(preference))
+    monkeypatch.setattr(model, "open_coreai_model", lambda bundle, spec, preference, vision_fallback=None: seen.append(preference))
     (tmp_path / "manifest.json").write_text("{}")  # opened by the (replaced) model loader only
     for extra in ((("device", "NPU"),), (("device", "GPU"),), (), (("device", "NPU"), ("compute", "cpu"))):
         engine.open_engine(EngineOptions(engine="coreai", extra=extra + (("bundle", str(tmp_path)),)))

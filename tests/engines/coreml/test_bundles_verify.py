@@ -59,7 +59,10 @@ def reference():
 
 @pytest.fixture(scope="module")
 def fp16_model():
-    return open_bundle_model(tiny_bundle("fp16"), str(TINY_DIR), backend="evaluator")
+    from mineru_tui.engines import numpy_vision_tower
+
+    return open_bundle_model(tiny_bundle("fp16"), str(TINY_DIR), backend="evaluator",
+                             vision_fallback=numpy_vision_tower)
 
 
 def test_fp16_bundle_gives_the_numpy_engines_greedy_tokens(reference, fp16_model):
@@ -269,6 +272,19 @@ def test_image_beyond_the_largest_bucket_uses_the_numpy_tower(reference, fp16_mo
     got = fp16_model.generate(big, "\nText Recognition:", **KNOBS)
     assert fp16_model.vision.fallback_images == before + 1
     assert got.token_ids == reference.generate(big, "\nText Recognition:", **KNOBS).token_ids
-    strict = open_bundle_model(tiny_bundle("fp16"), str(TINY_DIR), backend="evaluator", vision_fallback=False)
+    strict = open_bundle_model(tiny_bundle("fp16"), str(TINY_DIR), backend="evaluator")  # no fallback
     with pytest.raises(BundleError, match="288 patches is larger than the bundle's largest vision bucket"):
         strict.generate(big, "\nText Recognition:", **KNOBS)
+
+
+def test_the_engine_table_hands_the_bundle_numpys_vision_tower():
+    """Only the engine table imports the numpy forward pass: opened through it, a Core ML engine
+    gets numpy's tower for images past its largest bucket; opened directly, it has none."""
+    from mineru_tui.engines import EngineOptions, open_engine
+    from mineru_tui.engines.coreml import engine as coreml_engine
+    from mineru_tui.engines.numpy.vision import VisionTower
+
+    opts = EngineOptions(engine="coreml", model=str(TINY_DIR),
+                         extra=(("bundle", str(tiny_bundle("fp16"))), ("backend", "evaluator"), ("process", "0")))
+    assert isinstance(open_engine(opts).model.vision.fallback, VisionTower)
+    assert coreml_engine.open_engine(opts).model.vision.fallback is None
