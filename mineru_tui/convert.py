@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING, Any
 from mineru_tui.console import one_line
 from mineru_tui.detect import DEFAULT_LIMITS, Detected, ZipLimits, detect
 from mineru_tui.errors import DEBUG_HINT, ConvertError, InputError, internal_error, os_reason
-from mineru_tui.events import (BlockDone, BlockInfo, FileDone, FileFailed, FileStarted,
-                               LayoutDone, OnEvent, PageDone)
+from mineru_tui.events import FileDone, FileFailed, FileStarted, OnEvent, PageDone
 from mineru_tui.kinds import kind as kind_of
 
 if TYPE_CHECKING:
@@ -99,25 +98,13 @@ def _read_office(path: Path, det: Detected, options: ConvertOptions, emit: OnEve
     for page in doc.pages:
         markdown = None
         if options.page_markdown:  # a viewer (the watch app): the page's blocks and Markdown
-            _emit_office_blocks(str(path), _one_page(doc, page), emit)
+            from mineru_tui.document.page_blocks import block_events
+
+            for event in block_events(str(path), _one_page(doc, page), "office"):
+                emit(event)
             markdown = to_markdown(_one_page(doc, page))
         emit(PageDone(str(path), page.page_idx, n, markdown, seconds / max(n, 1)))
     return doc
-
-
-def _emit_office_blocks(path: str, one: Document, emit: OnEvent) -> None:
-    """The page's blocks as its ``_middle.json`` page lists them (what a restart shows),
-    their text read from the file itself (source ``office``)."""
-    from mineru_tui.document.middle_json import to_middle_json
-    from mineru_tui.document.page_blocks import page_blocks
-
-    info = to_middle_json(one)["pdf_info"][0]
-    page = one.pages[0].page_idx
-    blocks = page_blocks(info)
-    emit(LayoutDone(path, page, tuple(BlockInfo(i, kind, bbox, source="office")
-                                      for i, (kind, bbox, _) in enumerate(blocks))))
-    for i, (kind, _, text) in enumerate(blocks):
-        emit(BlockDone(path, page, i, kind, text, "office", "office"))
 
 
 def _one_page(doc: Document, page) -> Document:

@@ -19,6 +19,21 @@ def page_blocks(info: dict) -> list[tuple[str, tuple[float, float, float, float]
              (0.0, 0.0, 0.0, 0.0), block_text(b)) for b in blocks]
 
 
+def block_events(path: str, one, source: str) -> list:
+    """The LayoutDone and BlockDone events of ``one`` (a document of one page), its blocks as
+    its middle-JSON page lists them, each marked ``source`` (``office``, ``text_layer``):
+    what a viewer shows live and, read back from ``_middle.json``, after a restart."""
+    from mineru_tui.document.middle_json import to_middle_json
+    from mineru_tui.events import BlockDone, BlockInfo, LayoutDone
+
+    page = one.pages[0].page_idx
+    blocks = page_blocks(to_middle_json(one)["pdf_info"][0])
+    return [LayoutDone(path, page, tuple(BlockInfo(i, kind, bbox, source=source)
+                                         for i, (kind, bbox, _) in enumerate(blocks)))] + \
+        [BlockDone(path, page, i, kind, text, source, source)
+         for i, (kind, _, text) in enumerate(blocks)]
+
+
 def normalised(value, size=(1.0, 1.0)) -> tuple[float, float, float, float]:
     """A box in page units as fractions of the page (all zeros when it is not a box)."""
     try:

@@ -47,6 +47,7 @@ def load_detail(path: str, output: str) -> DetailLoaded:
     if isinstance(model, dict) and isinstance(model.get("pages"), list):
         pages = _from_model_json(model, path)
         warnings = [w for p in pages for w in p.warnings]
+        _text_layer_blocks(pages, model["pages"], folder / f"{stem}_middle.json")
     else:
         middle = _read_json(folder / f"{stem}_middle.json")
         if isinstance(middle, dict) and isinstance(middle.get("pdf_info"), list):
@@ -86,6 +87,26 @@ def _read_json(path: Path):
         return json.loads(path.read_text(encoding="utf-8", errors="replace"))
     except (OSError, ValueError):
         return None
+
+
+def _text_layer_blocks(pages: list[PageRow], records: list, middle_path: Path) -> None:
+    """Text-layer pages have no model blocks in their records: their blocks are
+    ``_middle.json``'s (as the reader's live events showed them, source ``text_layer``)."""
+    wanted = {p.index for p, r in zip(pages, records) if isinstance(r, dict) and not p.blocks
+              and (r.get("mode") == "text-layer" or r.get("fallback") == "text_layer")}
+    if not wanted:
+        return
+    middle = _read_json(middle_path)
+    if not (isinstance(middle, dict) and isinstance(middle.get("pdf_info"), list)):
+        return
+    from mineru_tui.document.page_blocks import page_blocks
+
+    by_index = {p.index: p for p in pages}
+    for n, info in enumerate(middle["pdf_info"]):
+        if isinstance(info, dict) and int(info.get("page_idx", n)) in wanted:
+            page = by_index[int(info.get("page_idx", n))]
+            page.blocks = [BlockRow(i, kind, bbox, "text_layer", text, True, "text_layer")
+                           for i, (kind, bbox, text) in enumerate(page_blocks(info))]
 
 
 def _from_model_json(model: dict, source: str) -> list[PageRow]:

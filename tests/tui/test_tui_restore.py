@@ -58,6 +58,8 @@ def test_an_effort_low_pdf_is_restored_with_its_text_not_as_done_empty(tmp_path)
     live, restored = live_and_restored(tmp_path, pdf, ConvertOptions(effort="low",
                                                                       page_markdown=True))
     assert live["label"] == "done" and "born-digital" in live["pages"][0]["markdown"]
+    blocks = live["pages"][0]["blocks"]  # drawn on the Page tab: the text layer's blocks
+    assert blocks and {b[3] for b in blocks} == {"text_layer"} and "born-digital" in blocks[0][2]
     assert restored == live
 
 
