@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 from mineru_tui.errors import ConvertError
-from mineru_tui.document.page_blocks import block_events
 from mineru_tui.events import PageDone, PagesResumed, PageStarted
 from mineru_tui.reader import pipeline, sources
 from mineru_tui.reader.journal import Journal, identity
@@ -74,6 +73,8 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
                     else assemble.page_markdown(doc, page)
                 record["markdown"] = markdown
                 if record.get("mode") == "text-layer" or record.get("fallback") == "text_layer":
+                    from mineru_tui.document.page_blocks import block_events
+
                     for event in block_events(str(path), assemble.one_page(doc, page), "text_layer"):
                         reading.emit(event)  # its blocks as _middle.json keeps them (no model)
             if journal is not None and not kept and "error" not in record:
