@@ -298,6 +298,9 @@ def main() -> None:
                     help="parse: also read a multi-page scan and PDF through convert() (the real path)")
     ap.add_argument("--parse-pages", type=int, default=3, help="--through parse: pages in each document")
     ap.add_argument("--parse-docs", default="scan,digital", help="--through parse: which documents")
+    ap.add_argument("--parse-modes", default="cross",
+                    help="--through parse: cross (pages batched across the document, as parse does), "
+                         "alone (page by page), or both comma-separated, taking turns")
     args = ap.parse_args()
     if args.through == "parse":  # the engine-only figures beside it: the layout and runs 2 and 5
         args.quick = True
@@ -615,9 +618,15 @@ def through_parse(args, results: dict, lazy) -> None:
 
     text.step = counting_step
     results["continuous_batching_seen"] = bool(getattr(forced, "continuous_batching", False))
+    from mineru_tui.reader import lookahead
+
+    applies = lookahead.applies
     with tempfile.TemporaryDirectory(prefix="pages-parse-") as tmp:
         docs = write_documents(Path(tmp), args.parse_pages)
-        for name in args.parse_docs.split(","):
+        runs = [(name, mode) for name in args.parse_docs.split(",") for mode in args.parse_modes.split(",")]
+        for name, mode in runs:
+            # "alone": the page reader as before cross-page batching (one page at a time)
+            lookahead.applies = applies if mode == "cross" else (lambda engine, settings: False)
             stages: dict[str, float] = {}
             page_s: list[float] = []
 
@@ -632,7 +641,7 @@ def through_parse(args, results: dict, lazy) -> None:
             t0, c0 = time.perf_counter(), time.process_time()
             doc = convert(docs[name], ConvertOptions(engine=forced), on_event=on_event)
             t1 = time.perf_counter()
-            write_outputs(doc, Path(tmp) / "out", name, source=docs[name])
+            write_outputs(doc, Path(tmp) / f"out-{mode}", name, source=docs[name])
             t2, c2 = time.perf_counter(), time.process_time()
             tokens = sum(n * b for b, n in hist.items())
             steps = sum(hist.values())
@@ -646,8 +655,14 @@ def through_parse(args, results: dict, lazy) -> None:
                    "decode_steps": steps, "live_rows_per_step": round(tokens / steps, 2) if steps else 0.0,
                    "rows_per_step": dict(sorted(hist.items())),
                    "pages_per_min": round(60 * len(doc.pages) / (t2 - t0), 3)}
-            results[f"parse_{name}"] = one
-            print(f"through parse: {name}", json.dumps(one), flush=True)
+            key = f"parse_{name}" if mode == "cross" else f"parse_{name}_{mode}"
+            results[key] = one
+            print(f"through parse: {name} ({mode})", json.dumps(one), flush=True)
+        lookahead.applies = applies
+    for name in args.parse_docs.split(","):
+        if f"parse_{name}" in results and f"parse_{name}_alone" in results:
+            results[f"parse_{name}"]["over_alone"] = round(
+                results[f"parse_{name}"]["pages_per_min"] / results[f"parse_{name}_alone"]["pages_per_min"], 3)
     del text.step
 
 

@@ -33,6 +33,8 @@ SLOW_MODULES = {
     "cli/test_interrupts.py": "signals sent to parse processes at random moments",
     "cli/test_output_sets.py": "parse processes taking turns on one output folder",
     "cli/test_model.py": "mineru-tui processes against a hub on localhost",
+    "pdf/test_pdfium_threads.py": "eight threads rendering one PDF, in a child process",
+    "reader/test_journal.py": "parse children killed mid-file and resumed",
     "reader/test_pages_numpy.py": "the tiny model through the numpy engine, page by page",
     "document/test_mineru4_reader.py": "MinerU 4 itself (the mineru4-check extra) reading ~170 sets",
 }

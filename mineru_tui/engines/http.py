@@ -223,6 +223,78 @@ class _Failed(Exception):
     pass
 
 
+class _Workers:
+    """The worker threads of one ``stream`` call: ``server.slots`` of them per answering server
+    (started at once), started again for a server that comes back; the servers that are out are
+    checked every ``health_interval`` seconds, off the caller's thread."""
+
+    def __init__(self, engine: HttpEngine, call: _Call):
+        self.engine, self.call = engine, call
+        self.threads: dict[Server, list[threading.Thread]] = {}
+        for server in engine.servers:
+            if server.alive:
+                self.start(server)
+        self.next_health = time.monotonic() + engine.health_interval
+
+    def start(self, server: Server) -> None:
+        """Top ``server`` up to ``server.slots`` live workers."""
+        alive = [t for t in self.threads.get(server, []) if t.is_alive()]
+        new = [threading.Thread(target=self.engine._worker, args=(self.call, server), daemon=True,
+                                name=f"http-engine {server.url}") for _ in range(server.slots - len(alive))]
+        self.threads[server] = alive + new
+        for t in new:
+            t.start()
+
+    def tend(self) -> None:
+        """Between two events: EngineError when no server answers (after one more look); the
+        servers that are out checked when their time has come; workers for a server back."""
+        servers = self.engine.servers
+        if not any(s.alive for s in servers):
+            self.engine._recheck(force=True)
+            if not any(s.alive for s in servers):
+                raise EngineError(self.engine._none_answers())
+        elif (now := time.monotonic()) >= self.next_health:
+            self.next_health = now + self.engine.health_interval
+            for server in servers:
+                if not server.alive and not server.checking:
+                    threading.Thread(target=server.check, daemon=True).start()
+        for server in servers:
+            if server.alive and not any(t.is_alive() for t in self.threads.get(server, [])):
+                self.start(server)
+
+    def stop(self) -> None:
+        """Tell every worker the call is over (they end after their current request)."""
+        with self.call.cv:
+            self.call.stop = True
+            self.call.cv.notify_all()
+
+
+def _ending(call: _Call, results: list[GenerationResult | None], first_token_at: float | None,
+            last_token_at: float) -> Iterator[Event]:
+    """The events that close a call: a ``cancelled`` result for each request that did not end,
+    the stages still open, ``Done`` with the call's timings."""
+    elapsed = time.perf_counter() - call.t0
+    for i, res in enumerate(results):  # cancelled before they finished
+        if res is None:
+            results[i] = GenerationResult([], "", "cancelled", Timing(total_s=elapsed))
+            yield SequenceDone(i, results[i])
+    done_results = [r for r in results if r is not None]
+    if first_token_at is None:
+        yield StageEvent("prefill", True, elapsed, elapsed)
+    timing = Timing(
+        first_token_s=first_token_at or 0.0,
+        prefill_s=first_token_at or 0.0,
+        prefill_tokens=sum(r.prompt_tokens for r in done_results),
+        decode_s=max(last_token_at - (first_token_at or 0.0), 0.0),
+        decode_tokens=sum(r.timings.decode_tokens for r in done_results),
+        decode_steps=max((r.timings.decode_steps for r in done_results), default=0),
+        total_s=elapsed,
+    )
+    if first_token_at is not None:
+        yield StageEvent("decode", True, elapsed, timing.decode_s, timing.decode_tokens)
+    yield Done(done_results, timing)
+
+
 class HttpEngine:
     """An :class:`~mineru_tui.engines.base.Engine` over OpenAI-compatible servers."""
 
@@ -249,29 +321,15 @@ class HttpEngine:
         call.jobs = [_Job(i) for i in range(len(requests))]
         call.left = len(requests)
         results: list[GenerationResult | None] = [None] * len(requests)
-        workers: dict[Server, list[threading.Thread]] = {}
         first_token_at: float | None = None
         last_token_at = 0.0
-
-        def start_workers(server: Server) -> None:
-            alive = [t for t in workers.get(server, []) if t.is_alive()]
-            workers[server] = alive + [
-                threading.Thread(target=self._worker, args=(call, server), daemon=True,
-                                 name=f"http-engine {server.url}")
-                for _ in range(server.slots - len(alive))]
-            for t in workers[server][len(alive):]:
-                t.start()
-
         yield StageEvent("prefill", False, 0.0)
         if not requests:
             yield StageEvent("prefill", True, 0.0)
             yield Done([], Timing())
             return
         self._recheck(force=False)
-        for server in self.servers:
-            if server.alive:
-                start_workers(server)
-        next_health = time.monotonic() + self.health_interval
+        workers = _Workers(self, call)
         try:
             while call.left > 0:
                 if cancel is not None and cancel.is_set():
@@ -291,43 +349,10 @@ class HttpEngine:
                     results[ev.seq_index] = ev.result
                     call.left -= 1
                     yield ev
-                now = time.monotonic()
-                if not any(s.alive for s in self.servers):
-                    self._recheck(force=True)
-                    if not any(s.alive for s in self.servers):
-                        raise EngineError(self._none_answers())
-                elif now >= next_health:  # check the servers that are out, off this thread
-                    next_health = now + self.health_interval
-                    for server in self.servers:
-                        if not server.alive and not server.checking:
-                            threading.Thread(target=server.check, daemon=True).start()
-                for server in self.servers:  # a server that came back gets its workers again
-                    if server.alive and not any(t.is_alive() for t in workers.get(server, [])):
-                        start_workers(server)
+                workers.tend()
         finally:
-            with call.cv:
-                call.stop = True
-                call.cv.notify_all()
-        elapsed = time.perf_counter() - call.t0
-        for i, res in enumerate(results):  # cancelled before they finished
-            if res is None:
-                results[i] = GenerationResult([], "", "cancelled", Timing(total_s=elapsed))
-                yield SequenceDone(i, results[i])
-        done_results = [r for r in results if r is not None]
-        if first_token_at is None:
-            yield StageEvent("prefill", True, elapsed, elapsed)
-        timing = Timing(
-            first_token_s=first_token_at or 0.0,
-            prefill_s=first_token_at or 0.0,
-            prefill_tokens=sum(r.prompt_tokens for r in done_results),
-            decode_s=max(last_token_at - (first_token_at or 0.0), 0.0),
-            decode_tokens=sum(r.timings.decode_tokens for r in done_results),
-            decode_steps=max((r.timings.decode_steps for r in done_results), default=0),
-            total_s=elapsed,
-        )
-        if first_token_at is not None:
-            yield StageEvent("decode", True, elapsed, timing.decode_s, timing.decode_tokens)
-        yield Done(done_results, timing)
+            workers.stop()
+        yield from _ending(call, results, first_token_at, last_token_at)
 
     def adapt_body(self, body: dict[str, Any]) -> dict[str, Any]:
         """Hook for servers that name a knob differently (the llama-cpp engine); as is here."""

@@ -190,6 +190,11 @@ class Package:
         info = self._info(name)
         return None if info is None else info.filename
 
+    def size(self, name: str) -> int | None:
+        """The member's declared uncompressed size (what reading it may cost), or None."""
+        info = self._info(name)
+        return None if info is None else info.file_size
+
     def names(self) -> list[str]:
         """The part names (first spelling of each, case-insensitively)."""
         return [info.filename.replace("\\", "/").lstrip("/") for info in self._lower.values()]

@@ -66,6 +66,21 @@ class Pictures:
         name = self.names[identity] = self._take(read, label, size)
         return name
 
+    def take_member(self, pkg, name: str, ext: str, label: str) -> str | None:
+        """:meth:`take` for a package member: its identity is the member's stored name,
+        its declared size is checked before it is read. A member that cannot be read
+        raises :class:`~mineru_tui.office.package.PartError` (the caller says so)."""
+        stored = pkg.member(name)
+        if stored is None:
+            return None
+        return self.take(("member", stored), lambda: (pkg.blob(name), ext), label,
+                         size=pkg.size(name))
+
+    def take_data(self, data: bytes, ext: str | None, label: str) -> str | None:
+        """:meth:`take` for a picture already in hand (a binary format's record): its
+        identity is its digest, so the same picture placed twice is stored once."""
+        return self.take(("data", hashlib.sha1(data).digest()), lambda: (data, ext), label)
+
     def _take(self, read, label: str, size: int | None) -> str | None:
         try:
             if size is not None and size > self.each:

@@ -22,6 +22,7 @@ from mineru_tui.pdf.pdfium import load, owned
 
 RENDER_DPI = 200  # MinerU's DEFAULT_PDF_IMAGE_DPI
 MAX_RENDER_EDGE = 3500  # MinerU's DEFAULT_MAX_RENDER_EDGE, in pixels
+REOPEN_EVERY = 50  # pages walked before the file is opened afresh (PdfDocument._reopen)
 
 
 class PageError(InputError):
@@ -247,13 +248,25 @@ class PdfDocument:
 
     def __iter__(self) -> Iterator[PdfPage]:
         previous = None
-        for index in self.selected:
+        for n, index in enumerate(self.selected):
             if previous is not None:
                 previous.release()
+            if n and n % REOPEN_EVERY == 0:
+                self._reopen()
             previous = PdfPage(self, index)
             yield previous
         if previous is not None:
             previous.release()
+
+    def _reopen(self) -> None:
+        """Close and open the file again. PDFium keeps every object it parsed until its
+        document is closed (fonts, resources: 0.2–0.3 MB a page of a long report), so a
+        long walk through the pages opens the file afresh every ``REOPEN_EVERY`` pages and
+        its memory stays that of a window of pages, not of the whole file."""
+        with owned():
+            fresh = load().PdfDocument(str(self.path.resolve()), password=self.password)
+            self.raw.close()
+            self.raw = fresh
 
     def close(self) -> None:
         if self._probe is not None:

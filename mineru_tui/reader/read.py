@@ -44,9 +44,13 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
         raise
     # after opening: a broken file loads no document model (tests/cli checks it)
     from mineru_tui.document import Document
-    from mineru_tui.reader import assemble, outcomes
+    from mineru_tui.reader import assemble, lookahead, outcomes
 
-    reading = outcomes.Reading(settings, options.engine, str(path), emit or outcomes.no_events, cancel)
+    engine = options.engine
+    if lookahead.applies(engine, settings):  # next pages' layouts join each page's stream
+        engine = lookahead.CrossPage(engine, settings)
+        pages = lookahead.ahead(pages, engine)
+    reading = outcomes.Reading(settings, engine, str(path), emit or outcomes.no_events, cancel)
     doc = Document(backend="vlm")
     doc.meta["page_selection"] = str(options.pages or "").strip().lower() not in ("", "all")
     records: list[dict] = []

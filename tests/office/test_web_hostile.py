@@ -432,3 +432,24 @@ def test_a_csv_line_of_commas_is_cut_before_its_row_is_built(tmp_path):
     many.write_text("a,b\n" + ("," * 4000 + "\n") * 400)  # 1.6 million separators, short lines
     r = parse_batch(tmp_path, many)
     assert "content cut:" in r.stderr
+
+
+def test_a_docx_picture_is_capped_before_it_is_read_and_read_once(tmp_path, monkeypatch):
+    from tests.docx_fixtures import build_docx, image_run, p
+
+    from mineru_tui.office import pictures
+    from mineru_tui.office.docx.reader import read_docx
+
+    monkeypatch.setattr(pictures.Pictures.__init__, "__defaults__", (1 << 30, 1 << 20))
+    read = []
+    real = pictures.Pictures._take
+    monkeypatch.setattr(pictures.Pictures, "_take",
+                        lambda self, r, label, size: real(self, lambda: read.append(label) or r(), label, size))
+    path = tmp_path / "big.docx"
+    path.write_bytes(build_docx(p("text") + "<w:p>" + image_run("rIdBig", "big") + image_run("rIdBig", "again")
+                                + image_run("rIdSmall", "small") + "</w:p>",
+                                images={"rIdBig": _png(2 << 20), "rIdSmall": _png(1000)}))
+    doc = read_docx(path)
+    assert len(doc.images) == 1  # the small one; the big one never read
+    assert read == ["'/word/media/image2.png'"]
+    assert sum(w.startswith("content cut:") and "image1.png" in w for w in doc.warnings) == 1

@@ -436,7 +436,7 @@ def test_mathml_becomes_latex(tmp_path):
         <msup><mi>a</mi><mn>2</mn></msup></math> and
         <math display="block"><mfrac><mn>1</mn><msqrt><mi>π</mi></msqrt></mfrac></math></p>
         <math><semantics><mi>y</mi><annotation encoding="application/x-tex">y_{tex}</annotation></semantics></math>"""))
-    assert out == ("Inline $x={a}^{2}$ and\n\n$$\n\\frac{1}{\\sqrt{\\pi }}\n$$\n\n$y_{tex}$\n")
+    assert out == ("Inline $x={a}^{2}$ and\n\n$$\n\\frac{1}{\\sqrt{\\pi}}\n$$\n\n$y_{tex}$\n")
 
 
 def test_elementary_maths_keeps_its_numbers_apart():

@@ -2,7 +2,7 @@
 
 On Linux coremltools logs eight "Failed to load _MLModelProxy ..." warnings at import (its Core
 ML runtime bridge exists only on macOS) and its converter draws tqdm progress bars for every
-pass; neither belongs in our stderr. Everything in :mod:`mineru_tui.bundles` gets coremltools
+pass; neither belongs in our stderr. Everything in :mod:`mineru_tui.engines.coreml` gets coremltools
 through :func:`coremltools`.
 """
 

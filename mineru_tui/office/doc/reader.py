@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 
 from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Page, Span, Table,
-                                 safe_url, table_block, text_span)
+                                 image_block, safe_url, table_block, text_span)
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.doc.fib import (CLX, PLCFBTECHPX, PLCFBTEPAPX, PLCFENDREF, PLCFENDTXT,
                                        PLCFFNDREF, PLCFFNDTXT, STSHF, DGGINFO, PLCFANDREF,
@@ -34,6 +34,8 @@ from mineru_tui.office.doc.fib import (CLX, PLCFBTECHPX, PLCFBTEPAPX, PLCFENDREF
                                        read_pieces, read_styles, stored_pictures, style_outline,
                                        text_of)
 from mineru_tui.office.flow import BREAK, Counters, Flow, counter_text, note_ref
+from mineru_tui.office.merged_cells import MergedCells
+from mineru_tui.office.pictures import MAX_PACKAGE_PICTURES, Pictures
 from mineru_tui.office.limits import MAX_DOC_CHARS as MAX_CHARS
 from mineru_tui.office.limits import MAX_TABLE_CELLS
 from mineru_tui.office.ole import ENCRYPTED, Ole
@@ -86,6 +88,7 @@ class _Reader:
     def __init__(self, word: bytes, table: bytes, fib, data: bytes = b""):
         self.word, self.table, self.fib, self.data = word, table, fib, data
         self.doc = Document(backend="office")
+        self.intake = Pictures(self.doc, total=MAX_PACKAGE_PICTURES)
         self.flow = Flow()
         self.notes = 0
         self.counters = Counters()
@@ -281,8 +284,7 @@ class _Reader:
                     self.queued += self.boxes.pop(cp)  # a text box: read after its paragraph
                     continue
                 if ch == "\x08" and cprops.special and self.floating:
-                    from mineru_tui.document import image_block
-                    self.pictures.append(image_block(self.doc.add_image(*self.floating.pop(0))))
+                    self._add_picture(self.floating.pop(0))
                     continue
             if ch == "\x13":
                 flush()
@@ -409,8 +411,13 @@ class _Reader:
         except (struct.error, ValueError, IndexError):  # a damaged picture record
             found = None
         if found is not None:
-            from mineru_tui.document import image_block
-            self.pictures.append(image_block(self.doc.add_image(*found)))
+            self._add_picture(found)
+
+    def _add_picture(self, found: tuple[bytes, str]) -> None:
+        """A picture through the document's intake (the same one twice is stored once)."""
+        name = self.intake.take_data(found[0], found[1], "in the document")
+        if name:
+            self.pictures.append(image_block(name))
 
     def _note(self, start: int, end: int) -> Span:
         self.notes += 1
@@ -436,38 +443,25 @@ def _grid(rows: list[list[Cell]], defs: list) -> list[list[Cell]]:
         return rows
     index = {e: i for i, e in enumerate(edges)}
     out: list[list[Cell]] = []
-    above: dict[int, Cell] = {}  # left edge -> the cell that starts there in the row above
-    merge_starts: set[int] = set()  # ids of cells a vertical merge starts at
+    merges = MergedCells(row_above=True)  # placed by left edge
     for row, d in zip(rows, defs):
         if not d:
             out.append(row)
-            above = {}
+            merges.reset()
             continue
-        kept: list[Cell] = []
-        starts: dict[int, Cell] = {}
         for i, cell in enumerate(row):
             left, right, h, v = d[i] if i < len(d) else (None, None, 0, 0)
             if left is None or left not in index or right not in index:
-                kept.append(cell)
+                merges.add(cell)
                 continue
-            span = max(1, index[right] - index[left])
-            if h in (2, 3) and kept:
-                kept[-1].colspan += span
-                continue
-            if left in above and (v == 1 or v == 3 and not cell.blocks and above[left].blocks
-                                  and id(above[left]) in merge_starts):
-                # continued (vertMerge 1); an empty "restart" under a merge start reads as
-                # its continuation too (some writers mark every cell of the run so)
-                above[left].rowspan += 1
-                starts[left] = above[left]
-                continue
-            cell.colspan = span
-            if v == 3:
-                merge_starts.add(id(cell))
-            kept.append(cell)
-            starts[left] = cell
-        out.append(kept)
-        above = starts
+            start = merges.started(left)
+            # continued (vertMerge 1); an empty "restart" under a merge start reads as its
+            # continuation too (some writers mark every cell of the run so)
+            merge = ("continue" if v == 1 or v == 3 and not cell.blocks and start is not None
+                     and start.blocks else "restart" if v == 3 else "")
+            merges.add(cell, left, max(1, index[right] - index[left]), joins_left=h in (2, 3),
+                       merge=merge)
+        out.append(merges.end_row())
     return out
 
 

@@ -26,6 +26,7 @@ from mineru_tui.office.docx.symbols import symbol_char
 from mineru_tui.office.docx.tables import read_table
 from mineru_tui.office.docx.wml import (A_NS, M_NS, O_NS, PIC_NS, V_NS, WP_NS, int_val, local, m,
                                         mc, r, val, w)
+from mineru_tui.office.pictures import MAX_PACKAGE_PICTURES, Pictures
 
 # Element names, computed once (the walker compares tags with ``==``).
 P, R, T, TBL = w("p"), w("r"), w("t"), w("tbl")
@@ -70,6 +71,7 @@ class BodyReader:
         self.notes = notes
         self.fields: list[Field] = []
         self._images: dict = {}
+        self.pictures = Pictures(doc, total=MAX_PACKAGE_PICTURES)  # each media part once
         self._omml = None
         self._warned: set[str] = set()
         self._seq = ""  # the SEQ field kind seen in the current paragraph
@@ -446,15 +448,15 @@ class BodyReader:
         target = self.part.related(rid)
         if target is None:
             return None
-        try:
-            data = target.blob()
+        if not target.package.size(target.name):
+            self.warn(f"an image ({target.name}) is empty")
+            return None
+        try:  # each media part once, within the picture caps (office/pictures.py)
+            name = self.pictures.take_member(target.package, target.name, target.ext,
+                                             repr(target.name)) or ""  # "": left out, said so
         except Exception as exc:
             self.warn(f"an image ({target.name}) could not be read: {exc}")
             return None
-        if not data:
-            self.warn(f"an image ({target.name}) is empty")
-            return None
-        name = self.doc.add_image(data, target.ext)
         self._images[(self.part.name, rid)] = name
         return name
 

@@ -13,6 +13,7 @@ from typing import Callable
 
 from mineru_tui.document import Block, Cell, Table, table_block
 from mineru_tui.office.docx.wml import W_VAL, int_val, on_off, w
+from mineru_tui.office.merged_cells import MergedCells
 
 TR, TC, TRPR, TCPR = w("tr"), w("tc"), w("trPr"), w("tcPr")
 GRIDSPAN, VMERGE, HMERGE, TBLHEADER = w("gridSpan"), w("vMerge"), w("hMerge"), w("tblHeader")
@@ -24,7 +25,7 @@ INS, DEL, MOVETO = w("ins"), w("del"), w("moveTo")
 def read_table(tbl, read_cell: Callable[[object], list[Block]]) -> Block:
     """A ``w:tbl`` as a table block; ``read_cell`` reads a cell's blocks (nested tables too)."""
     rows: list[list[Cell]] = []
-    open_merges: dict[int, Cell] = {}  # grid column -> cell a vMerge started there
+    merges = MergedCells(same_width=True)  # placed by grid column
     for tr in _rows(tbl):
         trpr = tr.find(TRPR)
         header = False
@@ -34,13 +35,13 @@ def read_table(tbl, read_cell: Callable[[object], list[Block]]) -> Block:
             header = head is not None and on_off(head)
             before = max(0, min(int_val(trpr.find(GRIDBEFORE), 0) or 0, 64))
             after = max(0, min(int_val(trpr.find(GRIDAFTER), 0) or 0, 64))
-        row: list[Cell] = [Cell(header=header) for _ in range(before)]
-        for c in range(before):  # grid columns skipped at the row's start end merges there
-            open_merges.pop(c, None)
+        for _ in range(before):
+            merges.add(Cell(header=header))
+        merges.close(range(before))  # grid columns skipped at the row's start end merges there
         col = before
         for tc in _cells(tr):
             tcpr = tc.find(TCPR)
-            span, vmerge, hmerge = 1, None, None
+            span, vmerge, hmerge = 1, "", None
             if tcpr is not None:
                 span = max(1, min(int_val(tcpr.find(GRIDSPAN), 1) or 1, 1000))
                 vm = tcpr.find(VMERGE)
@@ -49,25 +50,14 @@ def read_table(tbl, read_cell: Callable[[object], list[Block]]) -> Block:
                 hm = tcpr.find(HMERGE)
                 if hm is not None:
                     hmerge = "restart" if hm.get(W_VAL) == "restart" else "continue"
-            if hmerge == "continue" and row:
-                row[-1].colspan += span
-                col += span
-                continue
-            origin = open_merges.get(col)
-            if vmerge == "continue" and origin is not None and origin.colspan == span:
-                origin.rowspan += 1
-                col += span
-                continue
-            cell = Cell(blocks=read_cell(tc), colspan=span, header=header)
-            for c in range(col, col + span):
-                open_merges.pop(c, None)
-            if vmerge == "restart":
-                open_merges[col] = cell
-            row.append(cell)
+            def make(tc=tc, header=header) -> Cell:  # covered cells are never read
+                return Cell(blocks=read_cell(tc), header=header)
+            merges.add(make, col, span, joins_left=hmerge == "continue", merge=vmerge)
             col += span
-        row += [Cell(header=header) for _ in range(after)]
-        for c in [c for c in open_merges if c >= col]:  # short row: merges end here
-            del open_merges[c]
+        for _ in range(after):
+            merges.add(Cell(header=header))
+        merges.close_from(col)  # short row: merges end here
+        row = merges.end_row()
         if row:
             rows.append(row)
     return table_block(Table(rows))

@@ -37,7 +37,7 @@ from mineru_tui.office.html.reader import (MAX_IMAGE_BYTES, data_uri, remote_ima
                                            split_url)
 from mineru_tui.office.package import Package, PartError, local
 
-from mineru_tui.office.limits import EPUB_BUDGET
+from mineru_tui.office.limits import EPUB_BUDGET, MAX_PIECES
 from mineru_tui.office.pictures import data_identity
 _HTML_TYPES = ("application/xhtml+xml", "text/html", "application/x-dtbook+xml")
 _SLUG = re.compile(r"[^A-Za-z0-9_\-]+")
@@ -95,6 +95,8 @@ def _read(pkg: Package, doc: Document, spine: list[_Item], chapters: dict[str, s
     walker = HtmlBlocks(doc, resources, notes)
     rendered: dict[str, list] = {}  # note target -> its body's lines
     for item in readable:
+        if walker.pieces > MAX_PIECES:
+            break  # the book's pieces are spent (said once): no more trees to build
         resources.at(item.name)
         page = Page(page_idx=len(doc.pages), name=toc.get(item.name))
         if item.media.startswith("image/"):

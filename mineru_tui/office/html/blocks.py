@@ -23,7 +23,7 @@ What reaches the model:
   of the document becomes a ``[^n]`` reference, and that element a note at the end (its
   back-links left out);
 * ``<pre>`` as a code block; MathML as LaTeX (its TeX annotation when it has one, else
-  converted by :mod:`.mathml`).
+  converted by :mod:`mineru_tui.office.mathml`).
 
 What never does: scripts, styles, ``<noscript>``, templates, form controls, frames,
 objects, media, canvases, anything ``hidden`` or styled ``display:none``, comments, and
@@ -463,7 +463,7 @@ class HtmlBlocks:
                 tex = (ann.text or "").strip()
                 break
         if not tex:  # alttext is often a spoken description, not TeX: convert the markup
-            from mineru_tui.office.html.mathml import mathml_to_latex
+            from mineru_tui.office.mathml import mathml_to_latex
             tex = " ".join(mathml_to_latex(el, ctx.depth).split())
         if tex:
             kind = (SpanType.INTERLINE_EQUATION if el.get("display") == "block"

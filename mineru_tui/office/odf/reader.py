@@ -29,7 +29,7 @@ from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Page, S
                                  text_span, title_block)
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.flow import BREAK, Counters, Flow, counter_text, note_ref
-from mineru_tui.office.odf.mathml import mathml_to_latex
+from mineru_tui.office.mathml import mathml_to_latex
 from mineru_tui.office.odf.names import (DC, DRAW, MATH, OFFICE, PRESENTATION, SVG, TABLE,
                                          TEXT, XLINK, MAX_FILE_CELLS, local, number)
 from mineru_tui.office.odf.styles import Styles

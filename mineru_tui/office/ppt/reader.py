@@ -39,6 +39,7 @@ from mineru_tui.document.model import merge_spans
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.flow import Flow
 from mineru_tui.office.ole import ENCRYPTED, Ole
+from mineru_tui.office.pictures import MAX_PACKAGE_PICTURES, Pictures
 
 MAX_DEPTH = 32
 MAX_RECORDS = 2_000_000
@@ -103,6 +104,7 @@ class _Reader:
         self.count = 0
         self.cut = False
         self.doc = Document(backend="office")
+        self.intake = Pictures(self.doc, total=MAX_PACKAGE_PICTURES)
         self.blips: list[int] = []  # foDelay of each blip store entry (pib - 1)
         self.hyperlinks: dict[int, str] = {}  # ExHyperlink id -> target (allowed ones only)
         self._link: str | None = None  # the target of the interactive info just read
@@ -406,11 +408,14 @@ class _Reader:
         offset = self.blips[pib - 1]
         if offset + 8 > len(self.pictures):
             return None
-        try:
-            found = _blip(self.pictures, offset, len(self.pictures))
-        except struct.error:
-            return None
-        return self.doc.add_image(*found) if found else None
+
+        def read() -> tuple[bytes, str] | None:
+            try:
+                return _blip(self.pictures, offset, len(self.pictures))
+            except struct.error:
+                return None
+        # one picture store entry placed on many slides (a logo) is read and stored once
+        return self.intake.take(("blip", offset), read, f"number {pib}")
 
     # -- pages -----------------------------------------------------------------------------
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mineru_tui.detect import image_type
+from mineru_tui.office.pictures import MAX_PACKAGE_PICTURES, Pictures
 from mineru_tui.office.placeholders import file_name, linked_image_block, missing_image_block
 from mineru_tui.document import (Block, BlockType, Document, Line, Page, image_block,
                                  text_block, text_span, title_block)
@@ -102,6 +103,7 @@ class _Reader:
         self.authors: dict[str, str] | None = None
         self.slide_numbers: dict[str, int] = {}
         self.image_names: dict[str, str] = {}  # media part → name in doc.images
+        self.pictures = Pictures(self.doc, total=MAX_PACKAGE_PICTURES)
         # per slide
         self.part = ""
         self.slide_no = 0
@@ -319,16 +321,27 @@ class _Reader:
             return None
         stored = self.image_names.get(rel.target)
         if stored is None:  # each media part is stored once, however often it is shown
-            try:
+            ext = self.pkg.image_ext(rel.target)
+            corrupt = []
+
+            def read():
                 data = self.pkg.blob(rel.target)
+                if not _looks_like_image(data, ext):
+                    corrupt.append(ext)
+                    return None
+                return data, ext
+
+            try:  # within the picture caps (office/pictures.py)
+                stored = self.pictures.take(("member", self.pkg.member(rel.target)), read,
+                                            repr(rel.target), size=self.pkg.size(rel.target))
             except PartError as exc:
                 self.warn(f"picture {name!r} skipped ({exc})")
                 return missing_image_block(alt)
-            ext = self.pkg.image_ext(rel.target)
-            if not _looks_like_image(data, ext):
+            if corrupt:
                 self.warn(f"picture {name!r} skipped (corrupt {ext} data in {rel.target})")
+            if not stored:
                 return missing_image_block(alt)
-            stored = self.image_names[rel.target] = self.doc.add_image(data, ext)
+            self.image_names[rel.target] = stored
         return image_block(stored, alt=alt)
 
     def picture(self, el, item: _Item) -> None:

@@ -28,6 +28,7 @@ with a ``content cut:`` warning or a one-line refusal.
 from __future__ import annotations
 
 import os
+import hashlib
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -37,11 +38,12 @@ from mineru_tui.document import (Cell, Document, Page, Span, SpanType, image_blo
 from mineru_tui.document import Table as _Table
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.flow import BREAK, Flow, note_ref
+from mineru_tui.office.merged_cells import MergedCells
+from mineru_tui.office.pictures import Pictures
 from mineru_tui.office.rtf.charsets import codec_for_charset, codec_for_cpg
 from mineru_tui.office.rtf.math import SKIPPED as MATH_SKIPPED
 from mineru_tui.office.rtf.math import MathBuilder
 
-from mineru_tui.office.limits import MAX_PICTURE_BYTES as MAX_IMAGE_BYTES
 from mineru_tui.office.limits import MAX_RTF_BYTES as MAX_FILE_BYTES
 from mineru_tui.office.limits import MAX_RTF_GROUP_DEPTH as MAX_GROUP_DEPTH
 from mineru_tui.office.limits import (MAX_RTF_PARAGRAPHS, MAX_RTF_TOKENS, MAX_TABLE_CELLS,
@@ -108,7 +110,7 @@ class _TableState:
     cells: list[list] = field(default_factory=list)  # the current row's cells' blocks
     cur: list = field(default_factory=list)  # the current cell's blocks
     defs: list[_CellDef] = field(default_factory=list)
-    vopen: dict[int, Cell] = field(default_factory=dict)  # right boundary -> cell spanning down
+    merges: MergedCells = field(default_factory=MergedCells)  # cells placed by right edge
 
 
 def read_rtf(path: str | Path) -> Document:
@@ -131,6 +133,7 @@ class _Reader:
     def __init__(self, data: bytes):
         self.data = data
         self.doc = Document(backend="office")
+        self.pictures = Pictures(self.doc)
         self.flow = Flow()
         self.main_flow = self.flow
         self.codec = "cp1252"
@@ -455,19 +458,20 @@ class _Reader:
         if kind not in ("png", "jpg"):
             return
         raw = bytes(pict["bin"]) if pict.get("bin") else None
-        if raw is None:
-            hexa = re.sub(rb"[^0-9a-fA-F]", b"", b"".join(pict.get("hex", [])))
-            if len(hexa) // 2 > MAX_IMAGE_BYTES:
-                self.doc.warnings.append(cut_warning("a picture larger than "
-                                                     f"{MAX_IMAGE_BYTES >> 20} MiB left out"))
-                return
+        hexa = b"" if raw is not None else re.sub(rb"[^0-9a-fA-F]", b"", b"".join(pict.get("hex", [])))
+
+        def read() -> tuple[bytes, str] | None:
             try:
-                raw = bytes.fromhex(hexa[:len(hexa) // 2 * 2].decode("ascii"))
+                return (raw if raw is not None else bytes.fromhex(
+                    hexa[:len(hexa) // 2 * 2].decode("ascii")), kind)
             except ValueError:
-                return
-        if not raw:
-            return
-        self._pictures.append(image_block(self.doc.add_image(raw, kind)))
+                return None
+        # the same picture twice (a header's logo on every section) is stored once
+        identity = ("rtf", hashlib.sha1(raw if raw is not None else hexa).digest())
+        name = self.pictures.take(identity, read, "in the RTF stream",
+                                  size=len(raw) if raw is not None else len(hexa) // 2)
+        if name:
+            self._pictures.append(image_block(name))
 
     def _note_end(self) -> None:
         spans = self.note_spans or []
@@ -592,22 +596,12 @@ class _Reader:
             t.cells.append(t.cur)
             t.cur = []
         self._close_tables(level, into=t.cells[-1] if t.cells else t.cur)
-        row: list[Cell] = []
         defs = t.defs or [_CellDef(i) for i in range(len(t.cells))]
         for i, content in enumerate(t.cells):
             d = defs[i] if i < len(defs) else _CellDef(10**9 + i)
-            if d.hmerge == "cont" and row:
-                row[-1].colspan += 1
-                continue
-            if d.vmerge == "cont" and d.right in t.vopen:
-                t.vopen[d.right].rowspan += 1
-                continue
-            cell = Cell(blocks=content)
-            if d.vmerge == "first":
-                t.vopen[d.right] = cell
-            else:
-                t.vopen.pop(d.right, None)
-            row.append(cell)
+            t.merges.add(Cell(blocks=content), d.right, joins_left=d.hmerge == "cont",
+                         merge={"first": "restart", "cont": "continue"}.get(d.vmerge, ""))
+        row = t.merges.end_row()
         self.cells += len(row)
         if self.cells > MAX_TABLE_CELLS:
             if not self.cut:

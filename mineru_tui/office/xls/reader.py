@@ -26,6 +26,7 @@ from pathlib import Path
 from mineru_tui.document import Document, Page, image_block, safe_url, text_span, title_block
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.numfmt import format_general, format_number
+from mineru_tui.office.pictures import MAX_PACKAGE_PICTURES, Pictures
 from mineru_tui.office.xls.charts import chart_block, read_charts
 from mineru_tui.office.xls.pictures import sheet_pictures
 from mineru_tui.office.xlsx.reader import sheet_items
@@ -64,6 +65,7 @@ def read_xls(path: str | Path) -> Document:
             raise InputError("not a readable Excel 97-2003 workbook",
                              f"{type(exc).__name__}: {exc}") from None
     doc = Document(backend="office")
+    intake = Pictures(doc, total=MAX_PACKAGE_PICTURES)
     try:
         pictures = sheet_pictures(path)
     except (InputError, struct.error, ValueError, IndexError) as exc:
@@ -107,7 +109,9 @@ def read_xls(path: str | Path) -> Document:
                 page.para_blocks += blocks
             bs = boundsheet.get(index, index)
             for raw, ext in pictures[bs] if bs < len(pictures) else ():
-                page.para_blocks.append(image_block(doc.add_image(raw, ext)))
+                name = intake.take_data(raw, ext, f"on sheet {sheet.name!r}")
+                if name:
+                    page.para_blocks.append(image_block(name))
             for chart in charts[bs] if bs < len(charts) else ():
                 block = chart_block(chart, lambda sh, r, c: _shown(sh, r, c, book, formats),
                                     lambda ixti: _extern_sheet(book, ixti, externs))

@@ -50,6 +50,7 @@ from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.xlsx.drawing import (Anchored, image_ext, read_chart, read_drawing,
                                             read_image)
 from mineru_tui.office.package import Package, local
+from mineru_tui.office.pictures import MAX_PACKAGE_PICTURES, Pictures
 from mineru_tui.office.xlsx.parts import (r_attr, read_shared_strings,
                                           read_styles, read_workbook)
 from mineru_tui.office.xlsx.richdata import read_cell_images, read_wps_cell_images
@@ -80,6 +81,7 @@ def read_xlsx(path: str | Path) -> Document:
 def _read_xlsx(path: Path) -> Document:
     with Package(path, "xlsx") as pkg:
         doc = Document(backend="office", warnings=pkg.warnings)
+        intake = Pictures(doc, total=MAX_PACKAGE_PICTURES)
         wb = read_workbook(pkg)
         if not wb.sheets:
             raise InputError("no worksheets found; the workbook is damaged "
@@ -110,14 +112,15 @@ def _read_xlsx(path: Path) -> Document:
                         doc.warnings.append(
                             f"sheet {ref.name!r}: {data.uncached_formulas} formulas have no "
                             "cached value; their formula text is shown")
-                    pictures = (_load_pictures(pkg, data, doc) if cell_images or wps_images
+                    pictures = (_load_pictures(pkg, data, intake) if cell_images or wps_images
                                 else {})
                     items += sheet_items(data, doc, ref.name, pictures)
-                    items += _drawing_items(pkg, ref.part, data.drawing_ids, doc, resolver)
+                    items += _drawing_items(pkg, ref.part, data.drawing_ids, doc, resolver,
+                                            intake)
             elif ref.kind == "chartsheet":
                 read_any = True
                 items += _drawing_items(pkg, ref.part, _chartsheet_drawings(pkg, ref.part), doc,
-                                        resolver)
+                                        resolver, intake)
             items.sort(key=lambda it: it[0])  # stable: a title stays before its table
             for _, blocks in items:
                 page.para_blocks += blocks
@@ -420,19 +423,30 @@ def _cell_blocks(value: CellValue, pictures: dict[str, str]) -> list[Block]:
     return [text_block_from(value)]
 
 
-def _load_pictures(pkg: Package, data: SheetData, doc: Document) -> dict[str, str]:
+def _load_pictures(pkg: Package, data: SheetData, intake: Pictures) -> dict[str, str]:
     """Image part → document image name for the sheet's in-cell pictures (each once)."""
     out: dict[str, str] = {}
     for value in data.cells.values():
         if value.image is not None and value.image[0] not in out:
             part = value.image[0]
-            raw = read_image(pkg, part)
-            if raw:
-                out[part] = doc.add_image(raw, image_ext(part))
-            else:
-                doc.warnings.append(f"{part}: in-cell picture missing or unreadable")
-                out[part] = ""
+            out[part] = _picture(pkg, part, intake, "in-cell picture") or ""
     return out
+
+
+def _picture(pkg: Package, part: str, intake: Pictures, what: str) -> str | None:
+    """The document's name for the image part ``part``, through the workbook's intake
+    (a part placed on many sheets or cells is stored once); a warning when it is missing."""
+    missing = []
+
+    def read() -> tuple[bytes, str] | None:
+        raw = read_image(pkg, part)  # None: missing, unreadable or too large (warned)
+        if not raw:
+            missing.append(part)
+        return (raw, image_ext(part)) if raw else None
+    name = intake.take(("part", part), read, part)
+    if missing:
+        intake.doc.warnings.append(f"{part}: {what} missing or unreadable")
+    return name
 
 
 def _spans(value: CellValue):
@@ -475,7 +489,7 @@ def _chartsheet_drawings(pkg: Package, part: str) -> list[str]:
 
 
 def _drawing_items(pkg: Package, sheet_part: str, drawing_ids: list[str], doc: Document,
-                   resolver: "_RefResolver"):
+                   resolver: "_RefResolver", intake: Pictures):
     items = []
     rels = pkg.rels(sheet_part)
     for rid in drawing_ids:
@@ -488,21 +502,18 @@ def _drawing_items(pkg: Package, sheet_part: str, drawing_ids: list[str], doc: D
             doc.warnings.append(f"{rel.target}: unreadable drawing ({exc.__class__.__name__})")
             continue
         for obj in objects:
-            block = _drawing_block(pkg, obj, doc, resolver)
+            block = _drawing_block(pkg, obj, doc, resolver, intake)
             if block is not None:
                 items.append(((obj.row, obj.col), [block]))
     return items
 
 
 def _drawing_block(pkg: Package, obj: Anchored, doc: Document,
-                   resolver: "_RefResolver") -> Block | None:
+                   resolver: "_RefResolver", intake: Pictures) -> Block | None:
     if obj.kind == "image":
-        data = read_image(pkg, obj.part)
-        if not data:
-            doc.warnings.append(f"{obj.part}: image missing or unreadable")
-            return None
-        name = doc.add_image(data, image_ext(obj.part))
-        return image_block(name, alt=obj.alt)
+        name = _picture(pkg, obj.part, intake, "image")
+        # a picture left out (unsafe, past the total) keeps its alt text in its place
+        return image_block(name or "", alt=obj.alt) if name or obj.alt else None
     if obj.kind == "text":
         block = text_block([])
         block.lines = [Line([text_span(p)]) for p in obj.paragraphs]

@@ -1,0 +1,40 @@
+"""bench/pages.py --through parse from a clone: a scan and a born-digital PDF read through
+convert() with forced answers on the tiny checkpoint (the real path's benchmark, issue 30)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests import tiny_checkpoint as tc
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow  # the tiny model through two documents and the engine-only page, in a child
+def test_the_real_path_bench_reads_both_documents_through_convert(tmp_path):
+    out = tmp_path / "pages.json"
+    env = dict(os.environ, MINERU_TUI_CACHE=str(tmp_path / "cache"), HF_HUB_OFFLINE="1")
+    r = subprocess.run([sys.executable, "bench/pages.py", "--ckpt", str(tc.TINY_DIR), "--through", "parse",
+                        "--parse-pages", "2", "--no-bounds", "--json", str(out)],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-2000:]
+    res = json.loads(out.read_text())
+    scan, digital = res["parse_scan"], res["parse_digital"]
+    assert scan["pages"] == digital["pages"] == 2
+    # the forced layout answer parsed into the bench page's 18 blocks: on the scan the model
+    # reads 17 (the picture is not read), on the PDF only the table and the equation (the
+    # text-like blocks take the text drawn into the PDF)
+    assert sum(scan["requests_per_stream_call"]) == 2 * (1 + 17)
+    assert sum(digital["requests_per_stream_call"]) == 2 * (1 + 2)
+    for run in (scan, digital):
+        assert all(run["engine_stage_s"][s] > 0 for s in ("vision", "prefill", "decode"))
+        assert run["pages_per_min"] > 0 and run["decode_steps"] > 0
+        assert 0 < run["real_over_engine_only"]
+    # every layout pass decodes its 360 forced tokens: at least that many steps a page
+    assert scan["decode_steps"] >= 2 * 360
