@@ -96,7 +96,13 @@ def _read_office(path: Path, det: Detected, options: ConvertOptions, emit: OnEve
     seconds = time.perf_counter() - t0
     n = len(doc.pages)
     for page in doc.pages:
-        markdown = to_markdown(_one_page(doc, page)) if options.page_markdown else None
+        markdown = None
+        if options.page_markdown:  # a viewer (the watch app): the page's blocks and Markdown
+            from mineru_tui.document.page_blocks import block_events
+
+            for event in block_events(str(path), _one_page(doc, page), "office"):
+                emit(event)
+            markdown = to_markdown(_one_page(doc, page))
         emit(PageDone(str(path), page.page_idx, n, markdown, seconds / max(n, 1)))
     return doc
 

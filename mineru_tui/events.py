@@ -20,7 +20,8 @@ watcher's reader process), not from ``convert``: writing a long document's set t
 enough to be shown as its own stage.
 
 Office files have no model stages: they emit FileStarted, one PageDone per page (sheet,
-slide) and FileDone. Blocks of a page are read in batches, so BlockStarted/BlockTokens/BlockDone
+slide) and FileDone; with ``page_markdown`` (a viewer), each PageDone follows the page's
+LayoutDone and BlockDone events (source ``"office"``), the blocks its ``_middle.json`` lists. Blocks of a page are read in batches, so BlockStarted/BlockTokens/BlockDone
 of several blocks interleave (a block starts when it joins the engine's batch and is done when
 it ends; ``tokens_per_s`` is its decode rate, from its first token). ``source`` says where a block's text came from: ``"model"``,
 ``"text_layer"`` (a PDF's own text) or ``"office"``.
@@ -41,7 +42,7 @@ class BlockInfo:
     type: str  # MinerU's block type: text, title, table, equation, image, header ...
     bbox: tuple[float, float, float, float]
     angle: int = 0  # 0, 90, 180, 270
-    source: str = "model"  # where its text will come from: model | text_layer | none
+    source: str = "model"  # where its text will come from: model | text_layer | office | none
 
 
 @dataclass(frozen=True)
@@ -101,8 +102,8 @@ class BlockDone:
     block: int
     type: str
     text: str
-    source: str  # model | text_layer
-    finish_reason: str  # stop | length | cancelled | error | repetition | text_layer
+    source: str  # model | text_layer | office (read from the file itself)
+    finish_reason: str  # stop | length | cancelled | error | repetition | text_layer | office
 
 
 @dataclass(frozen=True)

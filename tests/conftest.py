@@ -14,6 +14,7 @@ import pytest
 SLOW_MODULES = {
     "tui/test_tui.py": "the app under Textual's pilot, with reader processes",
     "tui/test_tui_snapshots.py": "the app rendered to SVG at two sizes",
+    "tui/test_tui_terminal.py": "the app as a child process in a pseudo-terminal, killed",
     "engines/coreml/test_bundles.py": "builds Core ML programs with coremltools",
     "engines/coreml/test_bundles_verify.py": "builds and verifies Core ML bundles",
     "engines/coreml/test_bundles_hostile.py": "builds a Core ML bundle to damage",

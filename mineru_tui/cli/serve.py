@@ -11,7 +11,7 @@ from typing import Optional
 
 import typer
 
-from mineru_tui.cli.options import EngineName, check_max_new_tokens, engine_option, model_option
+from mineru_tui.cli.options import EngineName, check_max_new_tokens, model_option
 
 SERVE_HELP = """Serve the MinerU2.5 model over an OpenAI-compatible HTTP API.
 
@@ -34,7 +34,10 @@ LOCAL_ENGINES = (EngineName.numpy, EngineName.coreml, EngineName.coreai, EngineN
 
 
 def serve(
-    engine: EngineName = engine_option(EngineName.numpy, "-e"),
+    engine: EngineName = typer.Option(
+        EngineName.numpy, "--engine", "-e",
+        help="What runs the MinerU2.5 model in this process: numpy (the reference, the "
+             "default), openvino, coreml or coreai (no auto: a server runs one engine you name)."),
     model: Optional[str] = model_option(),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
     port: int = typer.Option(30000, "--port", "-p", help="Port to listen on."),

@@ -92,8 +92,10 @@ def run_watch(folder: Path, output_dir: Path | None, *, plain: bool, poll: bool,
         print("error: the app needs a terminal; use --plain for lines on stderr", file=sys.stderr)
         return 2
     try:
-        from mineru_tui.tui.app import run_app
+        import textual  # noqa: F401  (checked here; the app runs in a child process)
     except ImportError as e:
         print(f"error: the app needs Textual ({e}); install it or use --plain", file=sys.stderr)
         return 1
-    return run_app(config)
+    # the app runs in a child; this process restores the terminal if the child is killed
+    from mineru_tui.tui.terminal_guard import run_guarded
+    return run_guarded(config)

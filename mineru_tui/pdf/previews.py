@@ -71,7 +71,7 @@ class Previews:
                 image = self._cache.get(index)
                 if image is None:
                     if doc is None:
-                        doc = open_pdf(self.path)
+                        doc = self._open()
                     image = self._render(doc, index)
                     self._cache[index] = image
                     while len(self._cache) > self.keep:
@@ -83,6 +83,10 @@ class Previews:
         finally:
             if doc is not None:
                 doc.close()
+
+    def _open(self):
+        """The document pages are rendered from (a subclass may read other sources)."""
+        return open_pdf(self.path)
 
     def _render(self, doc, index: int):
         try:

@@ -25,9 +25,14 @@ LAYOUT_PDF = "_layout.pdf"
 
 def page_markdown(doc, page) -> str:
     """One page's Markdown, as the document would write it (for ``PageDone``)."""
+    return to_markdown(one_page(doc, page))
+
+
+def one_page(doc, page):
+    """``doc`` with ``page`` as its only page (its pictures and settings kept)."""
     one = copy(doc)
     one.pages = [page]
-    return to_markdown(one)
+    return one
 
 
 def warn_nothing_read(doc, records) -> None:

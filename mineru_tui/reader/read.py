@@ -76,6 +76,11 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
                 markdown = record.get("markdown") if kept and "markdown" in record \
                     else assemble.page_markdown(doc, page)
                 record["markdown"] = markdown
+                if record.get("mode") == "text-layer" or record.get("fallback") == "text_layer":
+                    from mineru_tui.document.page_blocks import block_events
+
+                    for event in block_events(str(path), assemble.one_page(doc, page), "text_layer"):
+                        reading.emit(event)  # its blocks as _middle.json keeps them (no model)
             if journal is not None and not kept and "error" not in record:
                 journal.keep(item.ordinal, record)  # on disk before the page counts as done
             records.append(record)

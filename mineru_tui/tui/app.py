@@ -5,8 +5,10 @@ the folder and reads files in reader processes; its events arrive here on any th
 put in an inbox (:meth:`WatchApp.feed`). Twenty times a second the app folds the inbox
 into a :class:`~mineru_tui.tui.state.Board` and redraws only what changed, so a burst of
 tokens costs one redraw, not one per token, and the UI stays responsive however fast the
-reader streams. Two things are read in worker threads, for display only: page images (the
-Page tab) and, after a restart, a finished file's output set (its pages and blocks).
+reader streams. Two things are read in other threads, for display only: page images (the
+Page tab; one renderer thread for the selected file, the newest page asked for wins, so a
+held ``]`` never queues renders — :mod:`mineru_tui.pdf.previews`) and, after a restart, a
+finished file's output set (its pages and blocks).
 
 What is shown follows a selection — file, page, block — that the keys move from anywhere
 (``[`` ``]`` pages, ``j`` ``k`` blocks) and that follow mode keeps on the page being read.
@@ -33,7 +35,7 @@ from mineru_tui.engines.defaults import DEFAULT_MODEL
 from mineru_tui.tui import settings
 from mineru_tui.tui.find import block_with, matching_pages, next_match, page_number, snippet
 from mineru_tui.tui.markdown_text import file_text, page_text
-from mineru_tui.tui.page_image import load_page_image
+from mineru_tui.tui.page_image import page_previews
 from mineru_tui.tui.restore import load_detail
 from mineru_tui.tui.screens import HelpScreen, OutputScreen
 from mineru_tui.tui.state import READING, Board, Changes, FileRow, PageRow
@@ -115,11 +117,12 @@ class WatchApp(App[int]):
         self._detail_due = False  # a redraw of the selection is scheduled (keys coalesce)
         self._box_mode = ""  # what the / box does: filter (files) | find (text) | goto (page)
         self._stopped = threading.Event()
-        self._load_image = image_loader or load_page_image
+        self._load_image = image_loader  # None: page_previews' own (PDFium, image files)
+        self._previews: tuple[str, object] | None = None  # the selected file's renderer
+        self._ready_images: deque[tuple[tuple[str, int], object]] = deque()
         self._read_detail = detail_loader or load_detail
         self._graphics = graphics  # see mineru_tui.tui.graphics
         self._images: OrderedDict[tuple[str, int], object] = OrderedDict()
-        self._loading: set[tuple[str, int]] = set()
         # the theme is remembered for real runs only (tests and config=None touch no files)
         self._remember = config is not None if remember is None else remember
         if self._remember:
@@ -197,6 +200,8 @@ class WatchApp(App[int]):
 
     def drain(self) -> Changes:
         """Fold every waiting event into the board and redraw what changed."""
+        while self._ready_images:
+            self._image_ready(*self._ready_images.popleft())
         batch = []
         while self._inbox:
             batch.append(self._inbox.popleft())
@@ -343,7 +348,7 @@ class WatchApp(App[int]):
                            else page_text(row, page, restored, self._hint()))
         pane.show(row.path, text, head, key=key)
 
-    # -- page images (read in a worker thread, kept for a few pages) ----------------------------
+    # -- page images (one renderer thread per selected file, kept for a few pages) ------------
     def _image_for(self, row: FileRow | None, page: PageRow | None):
         if row is None or page is None or row.kind not in ("pdf", "image"):
             return None
@@ -351,22 +356,28 @@ class WatchApp(App[int]):
         if key in self._images:
             self._images.move_to_end(key)
             return self._images[key]
-        if key not in self._loading:
-            self._loading.add(key)
-            self.run_worker(lambda: self._read_image(key, row.kind), thread=True,
-                            group="images", description="Rendering a page",
-                            exit_on_error=False)
+        self._previews_for(row).request(page.index)  # replaces a request not started yet
         return None
 
-    def _read_image(self, key: tuple[str, int], kind: str) -> None:
-        if (self.sel_path, self.sel_page) != key:  # paged past before its turn: not drawn
-            self.call_from_thread(self._loading.discard, key)
-            return
-        image = self._load_image(key[0], kind, key[1])
-        self.call_from_thread(self._image_ready, key, image)
+    def _previews_for(self, row: FileRow):
+        """The renderer of the selected file (the previous file's is closed)."""
+        if self._previews is not None and self._previews[0] == row.path:
+            return self._previews[1]
+        self._close_previews()
+        path = row.path
+        previews = page_previews(path, row.kind, lambda index, image: self._ready_images.append(
+            ((path, index), image)), load=self._load_image, keep=IMAGES_KEPT // 2)
+        self._previews = (path, previews)
+        return previews
+
+    def _close_previews(self) -> None:
+        if self._previews is not None:
+            old, self._previews = self._previews[1], None
+            # after the render in progress: not on the UI thread
+            threading.Thread(target=old.close, name="close-previews", daemon=True).start()
 
     def _image_ready(self, key: tuple[str, int], image) -> None:
-        self._loading.discard(key)
+        """A rendered page (from the renderer thread, through the next tick)."""
         self._images[key] = image
         while len(self._images) > IMAGES_KEPT:
             self._images.popitem(last=False)
@@ -696,6 +707,7 @@ class WatchApp(App[int]):
             self.service.stop()
 
     def on_unmount(self) -> None:
+        self._close_previews()
         self._stop_service()
 
     def get_system_commands(self, screen):

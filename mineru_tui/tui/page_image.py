@@ -49,6 +49,35 @@ def load_page_image(path: str, kind: str, index: int, max_edge: int = RENDER_EDG
     return None
 
 
+def page_previews(path: str, kind: str, on_image, *, load=None, keep: int = 5):
+    """The page images of one file, rendered in one thread on request, the newest request
+    first (:class:`mineru_tui.pdf.previews.Previews`: holding ``]`` never queues renders).
+    A PDF is rendered by PDFium; a page image file (or ``load(path, kind, index)``, a
+    test's loader) is read the same way, through the same thread. ``on_image(index,
+    image)`` is called in that thread."""
+    from mineru_tui.pdf.previews import Previews
+
+    if kind == "pdf" and load is None:
+        return Previews(path, on_image, max_edge=RENDER_EDGE, keep=keep)
+    loader = load or load_page_image
+
+    class LoadedPreviews(Previews):
+        def _open(self):
+            return _Nothing()
+
+        def _render(self, doc, index: int):
+            return loader(path, kind, index)
+
+    return LoadedPreviews(path, on_image, keep=keep)
+
+
+class _Nothing:
+    """The "document" of a loader: nothing to close."""
+
+    def close(self) -> None:
+        pass
+
+
 def colour(block_type: str) -> tuple[int, int, int]:
     """MinerU's colour for a block type, as 0-255 RGB."""
     from mineru_tui.pdf.layout_pdf import colour_for

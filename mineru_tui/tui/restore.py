@@ -27,6 +27,7 @@ import json
 from copy import copy
 from pathlib import Path
 
+from mineru_tui.document.page_blocks import normalised
 from mineru_tui.tui.state import EMPTY, BlockRow, DetailLoaded, PageRow
 
 MD_LIMIT = 2_000_000  # bytes of a .md read back for display
@@ -46,10 +47,11 @@ def load_detail(path: str, output: str) -> DetailLoaded:
     if isinstance(model, dict) and isinstance(model.get("pages"), list):
         pages = _from_model_json(model, path)
         warnings = [w for p in pages for w in p.warnings]
+        _text_layer_blocks(pages, model["pages"], folder / f"{stem}_middle.json")
     else:
         middle = _read_json(folder / f"{stem}_middle.json")
         if isinstance(middle, dict) and isinstance(middle.get("pdf_info"), list):
-            pages = _from_middle_json(middle)
+            pages = _from_middle_json(middle, markdown)
     if pages and not markdown.strip():
         for p in pages:
             if p.status == "done" and not p.markdown:
@@ -87,13 +89,24 @@ def _read_json(path: Path):
         return None
 
 
-def _bbox(value, size=(1.0, 1.0)) -> tuple[float, float, float, float]:
-    try:
-        w, h = (float(size[0]) or 1.0, float(size[1]) or 1.0)
-        x0, y0, x1, y1 = (float(v) for v in value)
-        return (x0 / w, y0 / h, x1 / w, y1 / h)
-    except (TypeError, ValueError, IndexError):
-        return (0.0, 0.0, 0.0, 0.0)
+def _text_layer_blocks(pages: list[PageRow], records: list, middle_path: Path) -> None:
+    """Text-layer pages have no model blocks in their records: their blocks are
+    ``_middle.json``'s (as the reader's live events showed them, source ``text_layer``)."""
+    wanted = {p.index for p, r in zip(pages, records) if isinstance(r, dict) and not p.blocks
+              and (r.get("mode") == "text-layer" or r.get("fallback") == "text_layer")}
+    if not wanted:
+        return
+    middle = _read_json(middle_path)
+    if not (isinstance(middle, dict) and isinstance(middle.get("pdf_info"), list)):
+        return
+    from mineru_tui.document.page_blocks import page_blocks
+
+    by_index = {p.index: p for p in pages}
+    for n, info in enumerate(middle["pdf_info"]):
+        if isinstance(info, dict) and int(info.get("page_idx", n)) in wanted:
+            page = by_index[int(info.get("page_idx", n))]
+            page.blocks = [BlockRow(i, kind, bbox, "text_layer", text, True, "text_layer")
+                           for i, (kind, bbox, text) in enumerate(page_blocks(info))]
 
 
 def _from_model_json(model: dict, source: str) -> list[PageRow]:
@@ -111,7 +124,7 @@ def _from_model_json(model: dict, source: str) -> list[PageRow]:
             page.warnings.insert(0, "the page is blank (nothing is drawn on it)")
         for i, b in enumerate(record.get("blocks") or []):
             if isinstance(b, dict):
-                page.blocks.append(BlockRow(i, str(b.get("type", "")), _bbox(b.get("bbox")),
+                page.blocks.append(BlockRow(i, str(b.get("type", "")), normalised(b.get("bbox")),
                                             str(b.get("_source", "model")),
                                             str(b.get("content") or ""), True,
                                             str(b.get("_finish", ""))))
@@ -150,34 +163,24 @@ def _page_markdown(model: dict, n: int, source: str) -> list[str | None]:
         return [None] * n
 
 
-def _from_middle_json(middle: dict) -> list[PageRow]:
+def _from_middle_json(middle: dict, markdown: str) -> list[PageRow]:
+    from mineru_tui.document.page_blocks import page_blocks
+
+    office = middle.get("_backend") == "office"  # as convert's live events say
     pages: list[PageRow] = []
     for n, info in enumerate(middle["pdf_info"]):
         if not isinstance(info, dict):
             continue
-        size = info.get("page_size") or (1.0, 1.0)
         page = PageRow(int(info.get("page_idx", n)), status="done", layout=True,
                        markdown_known=False)
-        blocks = [b for b in (info.get("para_blocks") or []) + (info.get("discarded_blocks") or [])
-                  if isinstance(b, dict)]
-        for i, b in enumerate(blocks):
-            page.blocks.append(BlockRow(i, str(b.get("type", "")),
-                                        _bbox(b.get("bbox"), size) if b.get("bbox") else
-                                        (0.0, 0.0, 0.0, 0.0),
-                                        str(b.get("source", "model")), _block_text(b), True))
+        for i, (kind, bbox, text) in enumerate(page_blocks(info)):
+            page.blocks.append(BlockRow(i, kind, bbox, "office" if office else "model",
+                                        text, True, "office" if office else ""))
         if not any(b.text.strip() for b in page.blocks) and not any(
                 b.type in ("image", "table") for b in page.blocks):
             page.status = EMPTY
         pages.append(page)
+    if office and len(pages) == 1 and markdown.strip():
+        # a one-page document's Markdown is its page's (what the live PageDone carried)
+        pages[0].markdown, pages[0].markdown_known = markdown, True
     return pages
-
-
-def _block_text(block: dict) -> str:
-    parts: list[str] = []
-    for line in block.get("lines") or []:
-        parts.append("".join(str(s.get("content") or s.get("html") or "")
-                             for s in line.get("spans") or [] if isinstance(s, dict)))
-    for inner in block.get("blocks") or []:
-        if isinstance(inner, dict):
-            parts.append(_block_text(inner))
-    return "\n".join(p for p in parts if p)

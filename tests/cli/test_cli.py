@@ -39,6 +39,14 @@ def test_version_and_help():
         assert word in r.stdout
 
 
+def test_serve_help_describes_its_own_default_engine():
+    r = cli("serve", "--help")
+    assert r.exit_code == 0
+    text = " ".join(r.stdout.split())
+    assert "[default: numpy]" in text and "numpy (the reference, the default)" in text
+    assert "auto: Core AI" not in text  # parse's auto pick is not serve's default
+
+
 def test_one_file_markdown_on_stdout_only(fake_reader, docs):
     r = cli("parse", docs["a.docx"])
     assert r.exit_code == 0, r.stderr
