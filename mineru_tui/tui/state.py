@@ -454,6 +454,8 @@ class Board:
     def _watching(self, e: ev.Watching, ch: Changes) -> None:
         self.root, self.output_dir, self.mode = e.root, e.output_dir, e.mode
         self.engine, self.model, self.effort = e.engine, e.model, e.effort
+        if not self.live.path:  # idle: the pane says no model will load at effort low
+            self.live.model_free = self.model_free
         ch.header = ch.live = True
         ch.log.append(("information", f"watching {e.root} ({e.mode} events); "
                                       f"results in {e.output_dir}"))
