@@ -220,6 +220,9 @@ def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
                 interrupts.check()  # the result may be partial if a reader ate Ctrl-C
                 dt = time.perf_counter() - t0
                 where, read_s = "", None
+                resumed = getattr(getattr(doc, "journal", None), "note", None)
+                if resumed and not opts.quiet:  # "resumed at page 18 of 20 ...", or why not
+                    err(f"note: {item.display}: {resumed}")
                 if opts.out_dir is not None:
                     assert stems is not None and written is not None
                     live.writing(item.path, len(doc.pages))

@@ -30,11 +30,13 @@ on stdout. Several inputs print each file's Markdown after a line
 Images are then referenced by name only and not written.
 
 \b
-With -o DIR: each input gets the MinerU output set
+With -o DIR: each input gets MinerU 3.x's and MinerU 4's output sets
   DIR/<stem>/<stem>.md, <stem>_middle.json, <stem>_content_list.json, images/
-written atomically. Only a set this tool wrote is replaced: anything else
-under that name is left alone and the set goes to <stem>_2, <stem>_3...
-(a note says so), as does a name used twice in one batch.
+  DIR/<stem>/markdown.md, middle_json.json, structured_content.json (MinerU 4)
+(--mineru-format 3|4 writes one), written atomically. Only a set this tool
+wrote is replaced: anything else under that name is left alone and the set
+goes to <stem>_2, <stem>_3... (a note says so), as does a name used twice
+in one batch.
 
 \b
 PDFs and images (PNG, JPEG, TIFF, WebP, BMP) are read with the MinerU2.5

@@ -164,7 +164,7 @@ class WatchApp(App[int]):
         self._draw_header()
         self._draw_live()
         self.query_one(MarkdownPane).show(None, "_Files dropped into the watched folder "
-                                                "appear on the left; select one to see its "
+                                                "appear in the Files pane; select one to see its "
                                                 "pages._")
         self.query_one(BlockView).show(None, None, None)
         self.query_one(PagePreview).show(None, None, None)

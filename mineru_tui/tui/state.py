@@ -454,6 +454,8 @@ class Board:
     def _watching(self, e: ev.Watching, ch: Changes) -> None:
         self.root, self.output_dir, self.mode = e.root, e.output_dir, e.mode
         self.engine, self.model, self.effort = e.engine, e.model, e.effort
+        if not self.live.path:  # idle: the pane says no model will load at effort low
+            self.live.model_free = self.model_free
         ch.header = ch.live = True
         ch.log.append(("information", f"watching {e.root} ({e.mode} events); "
                                       f"results in {e.output_dir}"))
@@ -572,6 +574,11 @@ class Board:
             ch.live = True
         ch.files.add(e.path)
 
+    def _pages_resumed(self, e: je.PagesResumed, ch: Changes) -> None:
+        """The journal's note: pages kept from an earlier run, or why it started over."""
+        ch.log.append(("information", f"{self.row(e.path).name}: {e.note}"))
+        ch.touch(e.path)
+
     def _file_done(self, e: je.FileDone, ch: Changes) -> None:
         row = self.row(e.path)
         row.warnings = list(e.warnings)
@@ -664,6 +671,7 @@ HANDLERS = {
     je.BlockDone: Board._block_done,
     je.PageDone: Board._page_done,
     je.OutputWriting: Board._writing,
+    je.PagesResumed: Board._pages_resumed,
     je.FileDone: Board._file_done,
     je.FileFailed: Board._file_failed,
     DetailLoaded: Board._detail_loaded,

@@ -41,6 +41,8 @@ def _describe(event: object, root: str = "") -> str | None:
         return f"queued: {name(event.path)} ({event.lane}, {event.why})"
     if isinstance(event, je.FileStarted):
         return f"reading: {name(event.path)} ({event.kind})"
+    if isinstance(event, je.PagesResumed):  # pages kept from the journal, or why not
+        return f"note: {name(event.path)}: {event.note}"
     if isinstance(event, je.PageDone) and (event.pages > 1 or event.markdown == ""):
         empty = ", empty" if event.markdown == "" else ""  # the reason follows in a warning
         return (f"page {event.page + 1}/{event.pages}: {name(event.path)} "

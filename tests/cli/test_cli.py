@@ -47,6 +47,14 @@ def test_serve_help_describes_its_own_default_engine():
     assert "auto: Core AI" not in text  # parse's auto pick is not serve's default
 
 
+def test_parse_help_lists_both_output_sets_under_o():
+    """`-o` writes MinerU 3.x's set and MinerU 4's (README); the help's -o paragraph says so."""
+    r = cli("parse", "--help")
+    para = r.stdout[r.stdout.index("With -o DIR"):r.stdout.index("PDFs and images")]
+    for name in ("<stem>_middle.json", "markdown.md", "middle_json.json",
+                 "structured_content.json", "--mineru-format"):
+        assert name in para, name
+
 def test_one_file_markdown_on_stdout_only(fake_reader, docs):
     r = cli("parse", docs["a.docx"])
     assert r.exit_code == 0, r.stderr

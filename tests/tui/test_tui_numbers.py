@@ -130,3 +130,23 @@ def test_a_file_read_at_effort_low_this_once_is_shown_without_model_stages():
     _, text, _ = page_text(row, row.pages[0], "", "")
     assert text == "_Reading the PDF's own text…_"
     assert "vision" not in pane_text(board)
+
+
+def test_an_effort_low_watch_idle_says_no_model_before_any_file():
+    """`watch DIR --effort low` at start (or restarted on a folder already read): no model will
+    load, so the pane must not promise one "with the first page"."""
+    board = Board()
+    board.apply([ev.Watching("/scans", "/out", "native", "auto", "", effort="low")], now=1.0)
+    text = pane_text(board)
+    assert "loads with the first page" not in text and "no model at effort low" in text
+
+
+def test_a_resumed_file_says_so_in_the_log():
+    """A file whose journal kept pages (a quit, kill or power cut before): the Log tab says
+    it resumed, in the journal's words, as `parse -o` and `watch --plain` do."""
+    board = Board()
+    board.apply([ev.Watching("/scans", "/out", "native", "auto", "", effort="low"),
+                 ev.FileQueued(PDF, "pages", "changed"), je.FileStarted(PDF, "pdf")], now=1.0)
+    note = "resumed at page 25 of 100 (24 pages kept from an earlier run)"
+    ch = board.apply([je.PagesResumed(PDF, 24, 100, 24, note)], now=2.0)
+    assert ("information", f"long.pdf: {note}") in ch.log

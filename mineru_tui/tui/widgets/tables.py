@@ -18,6 +18,7 @@ STATUS_STYLE = {
     Status.CANCELLED: "magenta", Status.EMPTY: "yellow",
 }
 BAR = 6  # cells of a file's progress bar
+PROGRESS_WIDTH = BAR + 6  # the bar and its " 14/100"; a longer count narrows the bar
 
 
 def status_text(status: str, label: str | None = None) -> Text:
@@ -29,13 +30,13 @@ def status_text(status: str, label: str | None = None) -> Text:
     return Text(label, style=style)
 
 
-def bar(done: float, total: int) -> str:
-    """``done`` of ``total`` as a bar of eighth blocks, BAR cells wide."""
+def bar(done: float, total: int, width: int = BAR) -> str:
+    """``done`` of ``total`` as a bar of eighth blocks, ``width`` cells wide."""
     if total <= 0:
-        return " " * BAR
-    eighths = round(BAR * 8 * min(1.0, done / total))
+        return " " * width
+    eighths = round(width * 8 * min(1.0, done / total))
     full, part = divmod(eighths, 8)
-    return ("█" * full + (" ▏▎▍▌▋▊▉"[part] if part else "")).ljust(BAR, "·")
+    return ("█" * full + (" ▏▎▍▌▋▊▉"[part] if part else "")).ljust(width, "·")
 
 
 class NavTable(DataTable):
@@ -71,7 +72,7 @@ class FilesTable(NavTable):
 
     def on_mount(self) -> None:
         self.add_column("status", key="status", width=12)
-        self.add_column("progress", key="pages", width=BAR + 6)
+        self.add_column("progress", key="pages", width=PROGRESS_WIDTH)
         self.add_column("time", key="time", width=7)
         self.add_column("file", key="file")  # last: a long name or error runs off the end
 
@@ -147,8 +148,9 @@ def _progress(row: FileRow) -> Text:
         part = min(1.0, current[0].blocks_done / current[0].blocks_to_read) \
             if current and current[0].blocks_to_read else 0.0
         done = row.pages_done
-        return Text.assemble((bar(done + part, row.pages_total), "cyan"),
-                             f" {done}/{row.pages_total}")
+        count = f" {done}/{row.pages_total}"
+        width = max(1, min(BAR, PROGRESS_WIDTH - len(count)))  # the count is never cut
+        return Text.assemble((bar(done + part, row.pages_total, width), "cyan"), count)
     if row.status in (Status.CANCELLED, Status.FAILED) and row.pages_total:
         return Text(f"{row.pages_done}/{row.pages_total}", justify="right")
     return Text(f"{row.pages_total} p" if row.pages_total else "", justify="right")
