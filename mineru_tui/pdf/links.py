@@ -86,7 +86,14 @@ def link_texts(links: list[PageLink], chars: list[Char]) -> list[tuple[str, str]
     return [(text, uri) for text, uri, _ in linked_texts(links, chars)]
 
 
-def linked_texts(links: list[PageLink], chars: list[Char]) -> list[tuple[str, str, Box]]:
+class LinkTexts(list):
+    """:func:`linked_texts`' answer, ``(text, uri, box)`` items; ``cut`` is true when the
+    page's bound (:data:`MAX_PAGE_LINK_CHARS`) left the rest of its links as plain text."""
+
+    cut = False
+
+
+def linked_texts(links: list[PageLink], chars: list[Char]) -> LinkTexts:
     """``(text under the link, uri, box)`` for each link that covers some text.
 
     The characters are indexed once for all the links (:class:`_CharIndex`); a link over
@@ -96,11 +103,11 @@ def linked_texts(links: list[PageLink], chars: list[Char]) -> list[tuple[str, st
     past :data:`MAX_PAGE_LINK_CHARS` characters read in all, the rest stay plain text."""
     from mineru_tui.pdf.lines import build_lines, join_lines
 
+    out = LinkTexts()
     if not links or not chars:
-        return []
+        return out
     index = _CharIndex(chars)
     texts: dict[bytes, str] = {}  # the characters covered → their text
-    out = []
     spent = 0  # characters read into link texts, against MAX_PAGE_LINK_CHARS
     for link in links:
         positions = index.under(link.box)
@@ -111,7 +118,8 @@ def linked_texts(links: list[PageLink], chars: list[Char]) -> list[tuple[str, st
         if text is None:
             spent += positions.size
             if spent > MAX_PAGE_LINK_CHARS:
-                break  # the rest of the page's links stay text
+                out.cut = True  # the rest of the page's links stay text (the page says so)
+                break
             under = [chars[i] for i in positions.tolist()]
             text = ""
             if any(not c.text.isspace() for c in under):

@@ -29,6 +29,7 @@ class PageStructure:
     styles: dict[int, FontStyle] = field(default_factory=dict)
     rules: list = field(default_factory=list)
     links: list[tuple[str, str, Box]] = field(default_factory=list)  # (text, uri, box)
+    links_cut: bool = False  # the page's bound on link text left some links as plain text
     frames: list[Box] = field(default_factory=list)  # ruled boxes that are not tables
     line_order: dict[int, int] = field(default_factory=dict)  # id(line) -> reading position
     page_area: float = 0.0
@@ -59,6 +60,7 @@ class PageStructure:
             links = page_links(page)
             upright = [c for c in chars if c.direction == 0]
             out.links = linked_texts(links, upright)  # the characters indexed once
+            out.links_cut = out.links.cut
         except Exception:  # noqa: BLE001 - links are an extra
             out.links = []
         return out

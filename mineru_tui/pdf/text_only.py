@@ -133,7 +133,22 @@ def text_only_page(page, without_unmapped: bool = False) -> list:
         blocks += structure.gather_lists(made, xs) if direction == main else made
     for i, block in enumerate(blocks):
         block.index = i
-    return blocks
+    out = TextLayerBlocks(blocks)
+    if page_structure.links_cut:
+        from mineru_tui.pdf.links import MAX_PAGE_LINK_CHARS
+
+        out.cuts.append(f"page {page.number}: more than {MAX_PAGE_LINK_CHARS:,} characters under "
+                        "its links; the rest of its links are left as plain text")
+    return out
+
+
+class TextLayerBlocks(list):
+    """:func:`text_only_page`'s blocks, with ``cuts``: what a bound left out of the page, each
+    a sentence for a ``content cut:`` warning."""
+
+    def __init__(self, blocks=()):
+        super().__init__(blocks)
+        self.cuts: list[str] = []
 
 
 def _centre_in(c, box: Box) -> bool:

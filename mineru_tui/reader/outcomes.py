@@ -96,7 +96,7 @@ def read(item, doc, reading: Reading) -> tuple[Page, dict]:
 def text_layer_blocks(pdf_page, *, without_unmapped: bool = False) -> list:
     """A PDF page's own text as document blocks in reading order, each marked as coming from
     the text layer (raises :class:`~mineru_tui.pdf.NeedsModelError` when it fails the checks)."""
-    blocks = list(text_only_page(pdf_page, without_unmapped=without_unmapped))
+    blocks = text_only_page(pdf_page, without_unmapped=without_unmapped)  # with its ``cuts``
     for b in blocks:
         set_extra(b, source="text_layer")
     return blocks
@@ -149,6 +149,7 @@ def text_layer(item, doc, reading: Reading) -> tuple[Page, dict]:
         doc.warnings.append(cut_warning(warning))
         set_extra(page, unmapped_left_out=left_out, warnings=[warning])
         record.update(unmapped_left_out=left_out, warnings=[warning])
+    doc.warnings.extend(cut_warning(c) for c in getattr(page.para_blocks, "cuts", ()))
     return page, record
 
 

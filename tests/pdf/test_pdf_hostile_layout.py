@@ -152,3 +152,25 @@ def test_the_column_cut_goes_any_depth(monkeypatch):
     got = columns._cut(pieces, False)
     assert [leaf[0] for leaf, _, _ in got] == pieces
     assert len({s for _, s, _ in got if s is not None}) == 2500
+
+
+def test_links_past_the_pages_bound_stay_text_and_the_file_says_so(tmp_path, monkeypatch):
+    """Past the page's bound on link text the rest of its links are left as plain text, with a
+    ``content cut:`` warning naming the page (nothing is dropped silently)."""
+    from mineru_tui.convert import ConvertOptions, convert
+
+    annots = [_link((38, 768 - 8 * i, 300, 778 - 8 * i), f"https://example.com/{i}") for i in range(LINES)]
+    path = tmp_path / "links.pdf"
+    path.write_bytes(_text_page(annots))
+    whole = convert(path, ConvertOptions(effort="low"))
+    assert not any("under its links" in w for w in whole.warnings)
+    monkeypatch.setattr(links, "MAX_PAGE_LINK_CHARS", 200)  # a few lines' worth
+    cut = convert(path, ConvertOptions(effort="low"))
+    assert [w for w in cut.warnings if "under its links" in w] == [
+        "content cut: page 1: more than 200 characters under its links; the rest of its links "
+        "are left as plain text"]
+    md_links = sum(s.link is not None for p in cut.pages for b in p.para_blocks
+                   for ln in b.lines for s in ln.spans)
+    assert 0 < md_links < LINES
+    assert "line 89 with some words" in " ".join(s.content for p in cut.pages for b in p.para_blocks
+                                                   for ln in b.lines for s in ln.spans)
