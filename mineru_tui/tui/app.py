@@ -582,6 +582,7 @@ class WatchApp(App[int]):
         target = next_match(pages, after)
         if target is None:
             box.border_title = "no match" if query else ""
+            self.query_one(MarkdownPane).clear_highlight()  # the last match is not this query's
             return
         box.border_title = f"page {target + 1}: {pages.index(target) + 1} of {len(pages)} pages"
         self._user_moved()

@@ -289,6 +289,7 @@ async def test_slash_in_the_tabs_finds_text_without_moving_as_you_type():
         assert box.border_title == "no match" and app.sel_page == 1
         await pilot.press("enter")  # says so and stays
         assert box.border_title == "no match" and app.sel_page == 1
+        assert "found: " not in str(app.query_one("#markdown-head").render())  # not the old one
         await pilot.press("backspace", "backspace", "backspace")  # "invoice": pages 1 and 2
         await pilot.press("enter")
         assert app.sel_page == 0  # after page 2, round to the first
