@@ -282,7 +282,8 @@ class WatchApp(App[int]):
         if b.mode == "polling":
             parts.append("polling")
         if not self.narrow:  # below 110 columns the folders matter more than the model
-            parts.append(f"{b.engine} · {b.model or DEFAULT_MODEL + ' (default)'}")
+            parts.append("no model runs at effort low" if b.model_free
+                         else f"{b.engine} · {b.model or DEFAULT_MODEL + ' (default)'}")
         waiting = counts.get("queued", 0) + counts.get("reading", 0)
         if waiting:
             parts.append(f"{waiting} to read")
