@@ -627,6 +627,13 @@ class WatchApp(App[int]):
         if event.key == "escape" and self.query_one("#filter", Input).has_class("-shown"):
             self._close_box()
             event.stop()
+        elif event.key in ("escape", "backspace") and self.narrow \
+                and not isinstance(self.focused, Input):  # below 110 columns: up a level
+            up = {"lt-blocks": "pages", "lt-pages": "files"}.get(
+                self.query_one("#left-tabs", Tabs).active)
+            if up:
+                self._left_tab(up)
+                event.stop()
 
     def _close_box(self) -> None:
         box = self.query_one("#filter", Input)

@@ -735,6 +735,14 @@ async def test_at_80x24_the_folders_quit_help_and_pages_and_blocks_as_tabs_remai
         await pilot.pause(0.1)
         blocks = app.query_one(BlocksTable)
         assert blocks.has_focus and blocks.region.height > 0 and pages.region.height == 0
+        await pilot.press("escape")  # up a level: the pages
+        await pilot.pause(0.1)
+        assert pages.has_focus and pages.region.height > 0 and blocks.region.height == 0
+        await pilot.press("backspace")  # and up again: the files
+        await pilot.pause(0.1)
+        assert files.has_focus and files.region.height > 0
+        await pilot.press("enter")
+        await pilot.pause(0.1)
         app.query_one("#left-tabs").active = "lt-files"
         await pilot.pause(0.1)
         assert files.has_focus and files.region.height > 0
