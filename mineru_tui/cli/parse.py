@@ -56,7 +56,7 @@ Exit codes: 0 all ok, 1 some input failed (each named at the end as
 
 
 def parse(
-    files: Optional[List[Path]] = typer.Argument(None, metavar="FILE...",
+    files: Optional[List[Path]] = typer.Argument(None, metavar="FILE",
                                                  help="Files or folders to parse."),
     output: Optional[Path] = typer.Option(
         None, "-o", "--output", metavar="DIR",

@@ -73,6 +73,8 @@ def finish(doc, records, path, kind: str, reading):
     # heading levels over the whole document, with the PDF's outline (document/headings.py)
     level_headings(doc, pdf_outline(path) if kind == "pdf" else None)
     settings, engine = reading.settings, reading.engine
+    if settings.effort == "low":  # no model runs: name no engine (the auto pick never ran)
+        engine = None
     meta = {"_version_name": f"mineru-tui {__version__}", "file": Path(path).name, "kind": kind,
             "engine": getattr(engine, "name", None), "model": getattr(engine, "model_id", None),
             "mode": settings.mode, "effort": settings.effort, "image_analysis": settings.image_analysis,

@@ -282,7 +282,8 @@ class WatchApp(App[int]):
         if b.mode == "polling":
             parts.append("polling")
         if not self.narrow:  # below 110 columns the folders matter more than the model
-            parts.append(f"{b.engine} · {b.model or DEFAULT_MODEL + ' (default)'}")
+            parts.append("no model runs at effort low" if b.model_free
+                         else f"{b.engine} · {b.model or DEFAULT_MODEL + ' (default)'}")
         waiting = counts.get("queued", 0) + counts.get("reading", 0)
         if waiting:
             parts.append(f"{waiting} to read")
@@ -582,6 +583,7 @@ class WatchApp(App[int]):
         target = next_match(pages, after)
         if target is None:
             box.border_title = "no match" if query else ""
+            self.query_one(MarkdownPane).clear_highlight()  # the last match is not this query's
             return
         box.border_title = f"page {target + 1}: {pages.index(target) + 1} of {len(pages)} pages"
         self._user_moved()
@@ -625,6 +627,13 @@ class WatchApp(App[int]):
         if event.key == "escape" and self.query_one("#filter", Input).has_class("-shown"):
             self._close_box()
             event.stop()
+        elif event.key in ("escape", "backspace") and self.narrow \
+                and not isinstance(self.focused, Input):  # below 110 columns: up a level
+            up = {"lt-blocks": "pages", "lt-pages": "files"}.get(
+                self.query_one("#left-tabs", Tabs).active)
+            if up:
+                self._left_tab(up)
+                event.stop()
 
     def _close_box(self) -> None:
         box = self.query_one("#filter", Input)

@@ -21,7 +21,8 @@ KEYS = """\
   g G  Home End   first / last page     :  go to page N (enter)
   j k          next / previous block (then on to the next page)
   enter        open: file → its pages → a page's blocks → the block
-               (under 110 columns Files, Pages, Blocks are tabs on top)
+               (under 110 columns Files, Pages, Blocks are tabs on top;
+               escape or backspace goes back up a level)
   1 2 3 4      tabs: Markdown of the page, Page image, Block, Log
   f            follow mode: show the file, page and block being read
                (on at start; moving yourself turns it off)

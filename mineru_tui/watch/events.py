@@ -40,7 +40,7 @@ class Notice:
 class FileQueued:
     path: str
     lane: str  # office | pages
-    why: str  # new | changed | retry
+    why: str  # new | changed | resumes (interrupted, its journal has these bytes) | retry
     effort: str = ""  # the effort it is read at ("" = the reader's default)
 
 

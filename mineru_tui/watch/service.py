@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import threading
@@ -281,7 +282,9 @@ class WatchService:
                                                 "or press r", hint=entry.hint))
                 return
         if why == "new" and rel in self.manifest.stems:
-            why = "changed"
+            # interrupted mid-read: its journal holds these very bytes, so it resumes
+            why = "resumes" if _journal_sha(self.out_dir, self.manifest.stems[rel]) == sha \
+                else "changed"
         if isinstance(lane, tuple):  # detection refused it: recorded now that its hash is known
             self._fail(key, sha, rel, lane[1])
             return
@@ -361,3 +364,15 @@ class WatchService:
             self.listener(ev.Notice(line, "log"))
         except Exception:
             pass
+
+
+def _journal_sha(out_dir: Path, stem: str) -> str | None:
+    """The SHA-256 a page journal left for ``stem`` was started for (None without one)."""
+    from mineru_tui.output import journal_path
+
+    try:
+        with open(journal_path(out_dir, stem), encoding="utf-8") as f:
+            header = json.loads(f.readline(1 << 16))
+    except (OSError, ValueError):
+        return None
+    return header.get("sha256") if isinstance(header, dict) else None

@@ -55,6 +55,13 @@ def test_parse_help_lists_both_output_sets_under_o():
                  "structured_content.json", "--mineru-format"):
         assert name in para, name
 
+
+def test_parse_usage_shows_one_ellipsis_for_files():
+    """The files argument is variadic: its usage reads `[FILE]...` once, not `[FILE...]...`."""
+    r = cli("parse", "--help")
+    assert "FILE" in r.stdout and "FILE...]..." not in r.stdout and "FILE......" not in r.stdout
+
+
 def test_one_file_markdown_on_stdout_only(fake_reader, docs):
     r = cli("parse", docs["a.docx"])
     assert r.exit_code == 0, r.stderr

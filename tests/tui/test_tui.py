@@ -289,6 +289,7 @@ async def test_slash_in_the_tabs_finds_text_without_moving_as_you_type():
         assert box.border_title == "no match" and app.sel_page == 1
         await pilot.press("enter")  # says so and stays
         assert box.border_title == "no match" and app.sel_page == 1
+        assert "found: " not in str(app.query_one("#markdown-head").render())  # not the old one
         await pilot.press("backspace", "backspace", "backspace")  # "invoice": pages 1 and 2
         await pilot.press("enter")
         assert app.sel_page == 0  # after page 2, round to the first
@@ -734,6 +735,14 @@ async def test_at_80x24_the_folders_quit_help_and_pages_and_blocks_as_tabs_remai
         await pilot.pause(0.1)
         blocks = app.query_one(BlocksTable)
         assert blocks.has_focus and blocks.region.height > 0 and pages.region.height == 0
+        await pilot.press("escape")  # up a level: the pages
+        await pilot.pause(0.1)
+        assert pages.has_focus and pages.region.height > 0 and blocks.region.height == 0
+        await pilot.press("backspace")  # and up again: the files
+        await pilot.pause(0.1)
+        assert files.has_focus and files.region.height > 0
+        await pilot.press("enter")
+        await pilot.pause(0.1)
         app.query_one("#left-tabs").active = "lt-files"
         await pilot.pause(0.1)
         assert files.has_focus and files.region.height > 0

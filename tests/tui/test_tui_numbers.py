@@ -53,7 +53,7 @@ def test_effort_low_names_no_model_stage_and_rates_pages_over_wall_time():
     # 0.4 s of wall time a page is 150 pages/min (the pages' own 0.05 s would say 1200)
     assert "pages/min 150.0" in text
     assert "vision" not in text and "Reading the layout" not in text
-    assert "loads with the first page" not in text and "no model at effort low" in text
+    assert "loads with the first page" not in text and text.count("no model") == 1  # said once
     row = board.files[PDF]
     assert row.eta(board.live, board.write_per_page) == pytest.approx(270 * 0.4)
 
@@ -138,7 +138,21 @@ def test_an_effort_low_watch_idle_says_no_model_before_any_file():
     board = Board()
     board.apply([ev.Watching("/scans", "/out", "native", "auto", "", effort="low")], now=1.0)
     text = pane_text(board)
-    assert "loads with the first page" not in text and "no model at effort low" in text
+    assert "loads with the first page" not in text and text.count("no model") == 1
+    assert "effort low" in text
+
+
+@pytest.mark.asyncio
+async def test_an_effort_low_watch_header_names_no_model():
+    """The header names the engine and model only when one runs: not at effort low."""
+    from mineru_tui.tui.app import WatchApp
+
+    app = WatchApp(None)
+    async with app.run_test(size=(160, 45)) as pilot:
+        app.feed(ev.Watching("/scans", "/out", "native", "auto", "", effort="low"))
+        await pilot.pause(0.2)
+        assert "no model runs at effort low" in app.sub_title
+        assert "(default)" not in app.sub_title and "auto" not in app.sub_title
 
 
 def test_a_resumed_file_says_so_in_the_log():

@@ -276,3 +276,26 @@ def test_output_folder_inside_the_tree_is_ignored_and_one_around_it_refused(watc
     assert done.output == str(watched / "results" / "a")
     assert {e.path for e in rec.of(ev.FileQueued)} == {str(watched / "a.docx")}
     assert not [e for e in rec.of(ev.FileFinished) if "results" in e.path]
+
+
+def test_an_interrupted_file_resumes_rather_than_changed(watched, tmp_path):
+    """Quit while a PDF was read: restarted, its bytes match its journal, so it resumes."""
+    from mineru_tui.output import journal_path
+    from mineru_tui.watch.manifest import file_hash
+
+    pdf = fake_pdf(watched / "big.pdf")
+    other = fake_pdf(watched / "other.pdf")
+    out = tmp_path / "Scans-mineru"
+    out.mkdir()
+    (out / ".mineru-tui-watch.json").write_text(json.dumps(
+        {"version": 1, "files": {}, "stems": {"big.pdf": "big", "other.pdf": "other"}}))
+    journal_path(out, "big").write_text(json.dumps({"sha256": file_hash(pdf)}) + "\n")
+    journal_path(out, "other").write_text(json.dumps({"sha256": "0" * 64}) + "\n")
+    rec = Recorder()
+    service = start(watched, rec, engine=no_model(tmp_path))
+    try:
+        big = rec.wait(ev.FileQueued, path=str(pdf))
+        changed = rec.wait(ev.FileQueued, path=str(other))
+    finally:
+        service.stop()
+    assert big.why == "resumes" and changed.why == "changed"

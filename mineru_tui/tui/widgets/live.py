@@ -21,7 +21,7 @@ TAIL = 600  # characters of the current block shown (the end of it)
 STAGES = {
     "vision": "vision encoder",
     "layout": "layout (finding the blocks)",
-    "text": "the PDF's own text (no model at effort low)",
+    "text": "the PDF's own text",
     "page": "page done",
     "writing": "writing the output set",
 }
@@ -77,8 +77,8 @@ class LivePane(Static):
              row: FileRow | None = None, write_per_page: float | None = None) -> None:
         active = bool(live.path) and not live.finished
         eta = row.eta(live, write_per_page) if row is not None and active else None
-        if live.model_free:
-            engine_line = Text("no model at effort low", style="dim")
+        if live.model_free:  # the stages line says no model runs: said once
+            engine_line = Text("")
         else:
             pending = not loaded and live.vision_s == 0 and live.pages_done == 0
             engine_line = Text.assemble(("engine ", "dim"), shown(engine or "auto"),
@@ -88,5 +88,5 @@ class LivePane(Static):
         text = readable(live.text)[-TAIL:] if live.text and active else ""
         body = Text(shown(text).replace("\\n", "\n") if text else
                     ("waiting for a page…" if not live.path else ""), style="" if text else "dim")
-        self.update(Group(where_line(live, row), _counters(live, row, eta), _stages(live),
-                          engine_line, body))
+        lines = [where_line(live, row), _counters(live, row, eta), _stages(live), engine_line]
+        self.update(Group(*[line for line in lines if line.plain], body))

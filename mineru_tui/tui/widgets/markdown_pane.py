@@ -61,6 +61,12 @@ class MarkdownPane(VerticalScroll):
         head.update(Text.assemble(self._head, "\n", ("found: ", "dim"), found))
         head.display = True
 
+    def clear_highlight(self) -> None:
+        """Back to the caption alone (a later find matched nothing)."""
+        head = self.query_one("#markdown-head", Static)
+        head.update(self._head)
+        head.display = bool(self._head)
+
     async def _render_markdown(self) -> None:
         # Awaited here (not fired and forgotten) so an update cut short when the app quits
         # is not reported as an exception nobody retrieved; texts set meanwhile coalesce.
