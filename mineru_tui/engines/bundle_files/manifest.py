@@ -189,6 +189,31 @@ def checkpoint_identity(checkpoint: Checkpoint) -> str:
     return h.hexdigest()[:32]
 
 
+def checkpoint_fields(checkpoint: Checkpoint, model, weights: str, context: int, prefill_chunk: int,
+                      buckets: list[int]) -> dict:
+    """The manifest fields every compiled bundle (Core ML, Core AI) records of what it was built
+    from and for: the checkpoint's identity and shapes, the context, buckets and token ids."""
+    tc, vc = checkpoint.config.text, checkpoint.config.vision
+    return dict(
+        model=str(model),
+        checkpoint_id=checkpoint_identity(checkpoint),
+        weights=weights,
+        context=int(context),
+        prefill_chunk=int(prefill_chunk),
+        buckets=buckets,
+        hidden_size=tc.hidden_size,
+        head_dim=tc.head_dim,
+        layers=tc.num_hidden_layers,
+        kv_heads=tc.num_key_value_heads,
+        vocab_size=tc.vocab_size,
+        vision_head_dim=vc.head_dim,
+        vision_out=vc.hidden_size,
+        token_ids={"image_token_id": checkpoint.config.image_token_id,
+                   "stop_token_ids": [int(i) for i in checkpoint.stop_token_ids],
+                   "pad_token_id": checkpoint.generation.pad_token_id},
+    )
+
+
 def check_bundle(bundle: Path, checkpoint: Checkpoint | None = None, *, full: bool = False) -> Manifest:
     """The manifest of a usable bundle, else BundleError (one line).
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from mineru_tui.engines.coreml.build import DEFAULT_BUCKETS, DEFAULT_CHUNK, DEFAULT_CONTEXT, dir_size, peak_rss_gib
 from mineru_tui.engines.bundle_files.errors import BundleError
 from mineru_tui.engines.bundle_files.locations import default_bundle_dir
-from mineru_tui.engines.bundle_files.manifest import checkpoint_identity
+from mineru_tui.engines.bundle_files.manifest import checkpoint_fields
 from mineru_tui.engines.errors import ModelError
 from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint, resolve_model
 from .authoring import authoring, version
@@ -111,25 +111,9 @@ def build_coreai_bundle(
         times["decoder_s"] = round(time.time() - t, 1)
         step(f"decoder: saved ({dir_size(work / 'decoder.aimodel') / 1e6:.1f} MB)")
         step("manifest: checksums")
-        gen = checkpoint.generation
         man = CoreAIManifest(
-            model=str(model),
-            checkpoint_id=checkpoint_identity(checkpoint),
-            weights=weights,
+            **checkpoint_fields(checkpoint, model, weights, context, prefill_chunk, buckets),
             compute=compute,
-            context=int(context),
-            prefill_chunk=int(prefill_chunk),
-            buckets=buckets,
-            hidden_size=tc.hidden_size,
-            head_dim=tc.head_dim,
-            layers=tc.num_hidden_layers,
-            kv_heads=tc.num_key_value_heads,
-            vocab_size=tc.vocab_size,
-            vision_head_dim=vc.head_dim,
-            vision_out=vc.hidden_size,
-            token_ids={"image_token_id": checkpoint.config.image_token_id,
-                       "stop_token_ids": [int(i) for i in checkpoint.stop_token_ids],
-                       "pad_token_id": gen.pad_token_id},
             functions={"vision.aimodel": [function_name(n) for n in buckets],
                        "decoder.aimodel": ["prefill", "decode", "embed"]},
             coreai_version=version(),

@@ -37,7 +37,7 @@ from mineru_tui.engines.qwen2vl.checkpoint import Checkpoint, load_checkpoint, r
 from mineru_tui.engines.errors import ModelError
 from .coremltools_import import coremltools
 from mineru_tui.engines.bundle_files.errors import BundleError
-from mineru_tui.engines.bundle_files.manifest import Manifest, checkpoint_identity, record_files
+from mineru_tui.engines.bundle_files.manifest import Manifest, checkpoint_fields, record_files
 from .mil_text import STATE_NAMES, decoder_program, embed_program
 from .mil_vision import vision_program
 
@@ -235,26 +235,8 @@ def build_bundle(
         step(f"decoder: saved ({dir_size(work / 'decoder.mlpackage') / 1e6:.1f} MB)")
 
         step("manifest: checksums")
-        gen = checkpoint.generation
         man = Manifest(
-            model=str(model),
-            checkpoint_id=checkpoint_identity(checkpoint),
-            weights=weights,
-            context=int(context),
-            prefill_chunk=int(prefill_chunk),
-            buckets=buckets,
-            hidden_size=tc.hidden_size,
-            head_dim=tc.head_dim,
-            layers=tc.num_hidden_layers,
-            kv_heads=tc.num_key_value_heads,
-            vocab_size=tc.vocab_size,
-            vision_head_dim=vc.head_dim,
-            vision_out=vc.hidden_size,
-            token_ids={
-                "image_token_id": checkpoint.config.image_token_id,
-                "stop_token_ids": [int(i) for i in checkpoint.stop_token_ids],
-                "pad_token_id": gen.pad_token_id,
-            },
+            **checkpoint_fields(checkpoint, model, weights, context, prefill_chunk, buckets),
             dtypes={"state": "fp16", "compute": "fp16", "io": "fp32", "vision_weights": "fp16",
                     "decoder_weights": weights},
             functions={"vision.mlpackage": ["main"], "decoder.mlpackage": ["prefill", "decode", "embed"]},
