@@ -40,6 +40,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "corpus" / "pdf"
+sys.path.insert(0, str(ROOT))
+from testkit.pdf_fixtures import joined_pdf  # noqa: E402  (the corpus PDFs joined to N pages)
 
 SCRIPTED = """
 import sys
@@ -71,21 +73,6 @@ options = ConvertOptions(engine=engine, journal=journal_path(out, pdf.stem))
 doc = convert(pdf, options)
 write_outputs(doc, out, pdf.stem, source=pdf)
 """
-
-
-def joined_pdf(path: Path, pages: int) -> Path:
-    """``pages`` pages of the corpus PDFs, joined over and over (born-digital)."""
-    import pypdfium2 as pdfium
-
-    out = pdfium.PdfDocument.new()
-    sources = [pdfium.PdfDocument(str(p)) for p in sorted(CORPUS.glob("*.pdf"))]
-    while len(out) < pages:
-        for src in sources:
-            take = min(len(src), pages - len(out))
-            if take > 0:
-                out.import_pages(src, list(range(take)))
-    out.save(str(path))
-    return path
 
 
 def scan_pdf(path: Path, pages: int) -> Path:
