@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -150,18 +151,20 @@ def file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def bundle_files(bundle: Path) -> list[Path]:
-    """Every file of the bundle's packages, relative to the bundle, sorted."""
+def bundle_files(bundle: Path, packages: Sequence[str] = PACKAGES) -> list[Path]:
+    """Every file of the bundle's packages (a Core ML bundle's by default), relative to the
+    bundle, sorted package by package."""
     out = []
-    for pkg in PACKAGES:
+    for pkg in packages:
         root = bundle / pkg
         out += sorted(p.relative_to(bundle) for p in root.rglob("*") if p.is_file())
     return out
 
 
-def record_files(bundle: Path) -> dict[str, list]:
+def record_files(bundle: Path, packages: Sequence[str] = PACKAGES) -> dict[str, list]:
     """{relative path: [size, sha256]} of the bundle's package files."""
-    return {str(rel): [(bundle / rel).stat().st_size, file_digest(bundle / rel)] for rel in bundle_files(bundle)}
+    return {str(rel): [(bundle / rel).stat().st_size, file_digest(bundle / rel)]
+            for rel in bundle_files(bundle, packages)}
 
 
 def checkpoint_identity(checkpoint: Checkpoint) -> str:

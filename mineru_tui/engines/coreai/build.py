@@ -19,21 +19,20 @@ the runner). The bundle is written into a temporary sibling and renamed at the e
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from mineru_tui.engines.coreml.build import DEFAULT_BUCKETS, DEFAULT_CHUNK, DEFAULT_CONTEXT, dir_size, peak_rss_gib
+from mineru_tui.engines.bundle_files.building import building, dir_size, peak_rss_gib, seal
+from mineru_tui.engines.coreml.build import DEFAULT_BUCKETS, DEFAULT_CHUNK, DEFAULT_CONTEXT
 from mineru_tui.engines.bundle_files.errors import BundleError
 from mineru_tui.engines.bundle_files.locations import default_bundle_dir
 from mineru_tui.engines.bundle_files.manifest import checkpoint_fields
 from mineru_tui.engines.errors import ModelError
 from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint, resolve_model
 from .authoring import authoring, version
-from .manifest import CoreAIManifest, record_files
+from .manifest import ASSETS, CoreAIManifest
 from .ops import COMPUTE, WEIGHTS
 from .text import decoder_module
 from .vision import function_name, vision_module
@@ -91,10 +90,8 @@ def build_coreai_bundle(
          f"vision depth {vc.depth}; Core AI, weights {weights}, compute {compute}, context {context}, "
          f"chunk {prefill_chunk}, buckets {buckets}")
     out = Path(out).expanduser()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
     times: dict[str, float] = {}
-    try:
+    with building(out) as work:
         t = time.time()
         step("vision tower: authoring one function per bucket")
         prog = ca.AIProgram(vision_module(checkpoint.weights, vc, buckets, compute=compute))
@@ -118,17 +115,6 @@ def build_coreai_bundle(
                        "decoder.aimodel": ["prefill", "decode", "embed"]},
             coreai_version=version(),
         )
-        man.files = record_files(work)
-        times["total_s"] = round(time.time() - t0, 1)
-        man.build = {**times, "peak_rss_gib": round(peak_rss_gib(), 2),
-                     "vision_mb": round(dir_size(work / "vision.aimodel") / 1e6, 1),
-                     "decoder_mb": round(dir_size(work / "decoder.aimodel") / 1e6, 1)}
-        man.write(work)
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(work, out)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
+        seal(man, work, ASSETS, t0, **times, peak_rss_gib=round(peak_rss_gib(), 2))
     step(f"bundle ready: {out} (vision {man.build['vision_mb']} MB, decoder {man.build['decoder_mb']} MB)")
     return man

@@ -20,8 +20,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from mineru_tui.engines.bundle_files.errors import BundleError
-from mineru_tui.engines.bundle_files.manifest import (check_built_for, file_digest, read_manifest_json,
-                                         write_manifest)
+from mineru_tui.engines.bundle_files.manifest import (bundle_files, check_built_for, file_digest,
+                                                      read_manifest_json, write_manifest)
 from mineru_tui.engines.qwen2vl.checkpoint import Checkpoint
 
 FORMAT = "mineru-tui-coreai-bundle"
@@ -101,14 +101,8 @@ def inside_assets(rel: str) -> bool:
 
 
 def asset_files(bundle: Path) -> list[str]:
-    out = []
-    for a in ASSETS:
-        out += sorted(str(p.relative_to(bundle)) for p in (Path(bundle) / a).rglob("*") if p.is_file())
-    return out
-
-
-def record_files(bundle: Path) -> dict[str, list]:
-    return {rel: [(bundle / rel).stat().st_size, file_digest(bundle / rel)] for rel in asset_files(bundle)}
+    """Every file of the bundle's assets, relative to the bundle."""
+    return [str(rel) for rel in bundle_files(Path(bundle), ASSETS)]
 
 
 def check_coreai_bundle(bundle: Path, checkpoint: Checkpoint | None = None, *, full: bool = False) -> CoreAIManifest:

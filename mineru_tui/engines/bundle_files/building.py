@@ -1,0 +1,66 @@
+"""The steps every bundle build ends with, written once for the Core ML and Core AI builders.
+
+    with building(out) as work:      # a temporary sibling of ``out``
+        ...                          # write the packages into ``work``
+        seal(manifest, work, PACKAGES, started, vision_s=..., peak_rss_gib=...)
+    # here ``out`` is the finished bundle; had the block failed, ``work`` would be gone and
+    # ``out`` as it was
+
+An interrupted build never leaves something that looks complete: the manifest, which lists
+every file with its checksum, is written last, and the folder takes the bundle's name only
+when it is whole.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from .manifest import record_files
+
+
+def peak_rss_gib() -> float:
+    """Peak resident memory of this process so far, GiB (ru_maxrss: KiB on Linux, bytes on macOS)."""
+    r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return r / (1 << 30) if sys.platform == "darwin" else r / (1 << 20)
+
+
+def dir_size(path: Path) -> int:
+    """Bytes of every file below ``path``."""
+    return sum(p.stat().st_size for p in Path(path).rglob("*") if p.is_file())
+
+
+@contextmanager
+def building(out: Path) -> Iterator[Path]:
+    """A new temporary folder beside ``out`` to build a bundle in. When the block ends it
+    replaces ``out`` (an older bundle there is removed first); when the block fails (an error,
+    Ctrl-C) it is removed and ``out`` is left as it was."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
+    try:
+        yield work
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(work, out)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+
+
+def seal(manifest, work: Path, packages: Sequence[str], started: float, **build: object) -> None:
+    """The last step in :func:`building`: record in ``manifest`` (a Core ML or Core AI manifest)
+    the size and sha256 of every file of ``packages``, and beside ``build`` each package's size
+    (``vision_mb``...) and the build's seconds since ``started`` (``total_s``, the checksums
+    included); then write it into ``work``."""
+    manifest.files = record_files(work, packages)
+    manifest.build = {**build, "total_s": round(time.time() - started, 1),
+                      **{f"{Path(p).stem}_mb": round(dir_size(work / p) / 1e6, 1) for p in packages}}
+    manifest.write(work)
