@@ -19,10 +19,11 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from .errors import BundleError
 from .manifest import record_files
 
 
@@ -35,6 +36,30 @@ def peak_rss_gib() -> float:
 def dir_size(path: Path) -> int:
     """Bytes of every file below ``path``."""
     return sum(p.stat().st_size for p in Path(path).rglob("*") if p.is_file())
+
+
+def checked_shapes(buckets: Sequence[int], context: int, prefill_chunk: int) -> list[int]:
+    """The vision buckets, sorted without repeats, once the shapes a bundle is built for are
+    possible; else BundleError naming the one that is not."""
+    out = sorted({int(n) for n in buckets})
+    if not out or any(n < 4 or n % 4 for n in out):
+        raise BundleError(f"vision buckets {out}: each must be a positive multiple of 4 (the 2x2 merge window)")
+    if prefill_chunk < 2 or context <= prefill_chunk:
+        raise BundleError(f"prefill chunk {prefill_chunk} / context {context}: need 2 <= chunk < context")
+    return out
+
+
+class Progress:
+    """A build's progress lines, "[elapsed, peak RSS] message" (elapsed since ``t0``, wall
+    clock), passed to ``emit``; nothing when ``emit`` is None."""
+
+    def __init__(self, emit: Callable[[str], None] | None, t0: float | None = None):
+        self.emit = emit
+        self.t0 = time.time() if t0 is None else t0
+
+    def __call__(self, msg: str) -> None:
+        if self.emit is not None:
+            self.emit(f"[{time.time() - self.t0:6.1f} s, peak {peak_rss_gib():.1f} GiB] {msg}")
 
 
 @contextmanager

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from mineru_tui.engines.bundle_files.building import building, dir_size, peak_rss_gib, seal
+from mineru_tui.engines.bundle_files.building import Progress, building, checked_shapes, dir_size, peak_rss_gib, seal
 from mineru_tui.engines.coreml.build import DEFAULT_BUCKETS, DEFAULT_CHUNK, DEFAULT_CONTEXT
 from mineru_tui.engines.bundle_files.errors import BundleError
 from mineru_tui.engines.bundle_files.locations import default_bundle_dir
@@ -69,18 +69,9 @@ def build_coreai_bundle(
         weights = compute  # "float weights": stored in the compute dtype
     if weights not in WEIGHTS:
         raise BundleError(f"--weights {weights!r}: choose one of int8, int4, fp16")
-    buckets = sorted({int(n) for n in buckets})
-    if not buckets or any(n < 4 or n % 4 for n in buckets):
-        raise BundleError(f"vision buckets {buckets}: each must be a positive multiple of 4 (the 2x2 merge window)")
-    if prefill_chunk < 2 or context <= prefill_chunk:
-        raise BundleError(f"prefill chunk {prefill_chunk} / context {context}: need 2 <= chunk < context")
+    buckets = checked_shapes(buckets, context, prefill_chunk)
     ca = authoring()
-    t0 = time.time()
-
-    def step(msg: str) -> None:
-        if progress is not None:
-            progress(f"[{time.time() - t0:6.1f} s, peak {peak_rss_gib():.1f} GiB] {msg}")
-
+    step = Progress(progress)
     try:
         checkpoint = load_checkpoint(resolve_model(model))
     except ModelError as e:
@@ -115,6 +106,6 @@ def build_coreai_bundle(
                        "decoder.aimodel": ["prefill", "decode", "embed"]},
             coreai_version=version(),
         )
-        seal(man, work, ASSETS, t0, **times, peak_rss_gib=round(peak_rss_gib(), 2))
+        seal(man, work, ASSETS, step.t0, **times, peak_rss_gib=round(peak_rss_gib(), 2))
     step(f"bundle ready: {out} (vision {man.build['vision_mb']} MB, decoder {man.build['decoder_mb']} MB)")
     return man

@@ -35,7 +35,8 @@ from mineru_tui.engines.qwen2vl.checkpoint import Checkpoint, load_checkpoint, r
 from mineru_tui.engines.errors import ModelError
 from .coremltools_import import coremltools
 from mineru_tui.engines.bundle_files.errors import BundleError
-from mineru_tui.engines.bundle_files.building import building, dir_size, peak_rss_gib, seal
+from mineru_tui.engines.bundle_files.building import (Progress, building, checked_shapes, dir_size, peak_rss_gib,
+                                                      seal)
 from mineru_tui.engines.bundle_files.manifest import PACKAGES, Manifest, checkpoint_fields
 from .mil_text import STATE_NAMES, decoder_program, embed_program
 from .mil_vision import vision_program
@@ -45,18 +46,6 @@ DEFAULT_CONTEXT = 4096  # KV slots per sequence: a 1369-token layout page plus ~
 DEFAULT_CHUNK = 64  # prefill tokens per call
 # Vision buckets (patches): small crops …, 2304 = 48², 4096 = 64², 5476 = the 1036×1036 layout image (74²)
 DEFAULT_BUCKETS = (256, 576, 1024, 2304, 4096, 5476)
-
-
-class _Progress:
-    """Progress lines "[elapsed, peak RSS] message" (elapsed since ``t0``, wall clock)."""
-
-    def __init__(self, emit: Callable[[str], None] | None, t0: float | None = None):
-        self.emit = emit
-        self.t0 = time.time() if t0 is None else t0
-
-    def __call__(self, msg: str) -> None:
-        if self.emit is not None:
-            self.emit(f"[{time.time() - self.t0:6.1f} s, peak {peak_rss_gib():.1f} GiB] {msg}")
 
 
 def _stderr(line: str) -> None:
@@ -70,7 +59,7 @@ def convert_part(*, model_dir: str, name: str, target: str, weights: str, contex
     Returns (seconds, peak RSS GiB). Runs in a child process when the build isolates parts, so it
     opens the checkpoint itself (memory-mapped: cheap).
     """
-    step = _Progress(_stderr if verbose else None, t0)
+    step = Progress(_stderr if verbose else None, t0)
     t = time.time()
     ct = coremltools()
     checkpoint = load_checkpoint(model_dir)
@@ -178,15 +167,11 @@ def build_bundle(
     """
     if weights not in WEIGHT_MODES:
         raise BundleError(f"--weights {weights!r}: choose one of {', '.join(WEIGHT_MODES)}")
-    buckets = sorted({int(n) for n in buckets})
-    if not buckets or any(n < 4 or n % 4 for n in buckets):
-        raise BundleError(f"vision buckets {buckets}: each must be a positive multiple of 4 (the 2x2 merge window)")
-    if prefill_chunk < 2 or context <= prefill_chunk:
-        raise BundleError(f"prefill chunk {prefill_chunk} / context {context}: need 2 <= chunk < context")
+    buckets = checked_shapes(buckets, context, prefill_chunk)
     out = Path(out).expanduser()
     if out.exists() and not overwrite:
         raise BundleError(f"{out}: exists (remove it or choose another --out)")
-    step = _Progress(progress)
+    step = Progress(progress)
     ct = coremltools()
     try:
         checkpoint = load_checkpoint(resolve_model(model))
