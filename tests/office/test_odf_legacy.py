@@ -230,6 +230,20 @@ def test_doc_headings_tables_lists():
     assert "[http://hipsum.co](http://hipsum.co)" in md("textract__raw_text.doc")
 
 
+def test_doc_headers_and_footers_are_discarded_blocks_as_in_its_docx_twin():
+    # the sample's footer is a PAGE field (its shown result, "2"), in the header story's odd
+    # footer; the .docx of the same document gives the same footer
+    from mineru_tui.document import plain_text
+
+    def kept(path):
+        return [(b.type, plain_text(b)) for b in convert(path).pages[0].discarded_blocks]
+
+    assert kept(CORPUS / "docling__legacy_sample.doc") == [(BlockType.FOOTER, "2")]
+    assert kept(CORPUS.parent / "office" / "docling__word_sample.docx") == [(BlockType.FOOTER, "2")]
+    assert "PAGE" not in md("docling__legacy_sample.doc")  # neither the field code nor the footer
+    assert kept(CORPUS / "docling__greek_heading_styles.doc") == []  # no header story
+
+
 def test_ppt_links():
     text = md("poi__WithLinks.ppt")
     assert "[http://slashdot.org/](http://slashdot.org/)" in text

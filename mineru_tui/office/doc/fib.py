@@ -39,6 +39,7 @@ _CCP = ("text", "ftn", "hdd", "mcr", "atn", "edn", "txbx", "hdrtxbx")
 STSHF, PLCFFNDREF, PLCFFNDTXT, PLCFBTEPAPX, CLX, PLCFENDREF, PLCFENDTXT = 1, 2, 3, 13, 33, 46, 47
 PLCFBTECHPX, PLFLST, PLFLFO, DGGINFO = 12, 73, 74, 50
 PLCFANDREF, PLCFANDTXT, ATNOWNERS, PLCSPAMOM, PLCFTXBXTXT = 4, 5, 36, 40, 56
+PLCFHDD = 11
 
 
 def read_fib(word: bytes) -> Fib:
