@@ -109,6 +109,14 @@ def test_ods_sheets_as_shown_with_merges_and_odp_notes():
     assert "Some notes on the second slide." in to_markdown(slides) and notes
 
 
+def test_odp_list_level_without_a_number_format_shows_its_text_bare():
+    # list style L4 numbers its levels with style:num-format="" (no number, no prefix or
+    # suffix): LibreOffice shows "Let's introduce a list" without a label, as the .pptx of the
+    # same deck (buNone) gives it; the next list (L5) keeps its bullets
+    slides = md("docling__odf_presentation_01.odp")
+    assert "\n\nLet’s introduce a list\n\n- With foo\n- Bar\n- And baz things\n" in slides
+
+
 # -- RTF ------------------------------------------------------------------------------------
 
 def test_rtf_structure():
