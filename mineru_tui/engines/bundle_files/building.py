@@ -1,4 +1,5 @@
-"""The steps every bundle build ends with, written once for the Core ML and Core AI builders.
+"""The steps bundle builds share, written once: the end of every build (Core ML, Core AI,
+OpenVINO), and the Core ML and Core AI builders' shape checks and progress lines.
 
     with building(out) as work:      # a temporary sibling of ``out``
         ...                          # write the packages into ``work``
