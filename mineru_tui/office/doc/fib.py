@@ -329,6 +329,24 @@ def style_outline(styles: list[Style | None], istd: int) -> int | None:
     return None
 
 
+def strip_fields(text: str) -> str:
+    """Text with its fields' codes removed and their shown results kept (a field is
+    ``\\x13`` code ``\\x14`` result ``\\x15``; fields nest)."""
+    out, depth_code = [], []
+    for ch in text:
+        if ch == "\x13":
+            depth_code.append(True)
+        elif ch == "\x14":
+            if depth_code:
+                depth_code[-1] = False
+        elif ch == "\x15":
+            if depth_code:
+                depth_code.pop()
+        elif not (depth_code and depth_code[-1]):
+            out.append(ch)
+    return "".join(out)
+
+
 def plc_cps(data: bytes, item_size: int) -> list[int]:
     """The CPs of a PLC whose items are ``item_size`` bytes."""
     if len(data) < 4:

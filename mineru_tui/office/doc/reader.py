@@ -34,6 +34,7 @@ from mineru_tui.office.doc.fib import (CLX, PLCFBTECHPX, PLCFBTEPAPX, PLCFENDREF
                                        Papx,
                                        blob,
                                        OverlapError, forward, nfc_format, picture, plc_cps, read_fib, read_lists,
+                                       strip_fields,
                                        read_pieces, read_styles, stored_pictures, style_outline,
                                        text_of)
 from mineru_tui.office.flow import BREAK, Counters, Flow, counter_text, note_ref
@@ -226,7 +227,7 @@ class _Reader:
         for i in range(min(n, len(txts) - 1, MAX_BOXES)):
             ibst = struct.unpack_from("<H", refs, 4 * (n + 1) + 30 * i + 20)[0]
             body = self.text[start + txts[i]:min(start + txts[i + 1], start + length)]
-            body = _strip_fields(body.replace("\x05", ""))
+            body = strip_fields(body.replace("\x05", ""))
             text = " ".join(p.strip() for p in re.split(r"[\r\x0b\x07]", body) if p.strip())
             if not text:
                 continue
@@ -248,7 +249,7 @@ class _Reader:
         for i in range(6, min(len(cps) - 2, 6 + 6 * MAX_BOXES)):
             kind = BlockType.HEADER if (i - 6) % 6 in (0, 1, 4) else BlockType.FOOTER
             body = self.text[start + cps[i]:min(start + cps[i + 1], start + length)]
-            body = _strip_fields(body)
+            body = strip_fields(body)
             lines = [_CONTROL.sub("", p).strip() for p in re.split(r"[\r\x0b\x07\x0c]", body)]
             lines = [p for p in lines if p]
             if not lines or (kind, tuple(lines)) in seen:
@@ -453,7 +454,7 @@ class _Reader:
         self.notes += 1
         label = str(self.notes)
         body = self.text[start:end].replace("\x02", "").replace("\x05", "")
-        parts = [p.strip() for p in re.split(r"[\r\x0b]", _strip_fields(body)) if p.strip()]
+        parts = [p.strip() for p in re.split(r"[\r\x0b]", strip_fields(body)) if p.strip()]
         spans: list[Span] = []
         for p in parts:
             if spans:
@@ -501,18 +502,3 @@ def _cell(spans: list[Span]) -> Cell:
     return Cell(blocks=flow.finish())
 
 
-def _strip_fields(text: str) -> str:
-    """Text with field codes removed and results kept."""
-    out, depth_code = [], []
-    for ch in text:
-        if ch == "\x13":
-            depth_code.append(True)
-        elif ch == "\x14":
-            if depth_code:
-                depth_code[-1] = False
-        elif ch == "\x15":
-            if depth_code:
-                depth_code.pop()
-        elif not (depth_code and depth_code[-1]):
-            out.append(ch)
-    return "".join(out)
