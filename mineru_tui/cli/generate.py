@@ -26,7 +26,8 @@ GENERATE_HELP = """Run the MinerU2.5 model on one IMAGE and print its raw output
 
 \b
 The text streams to stdout as it is generated (layout tokens, OTSL/HTML,
-LaTeX as the model writes them); stage timings and tok/s go to stderr.
+LaTeX as the model writes them); stage timings and tok/s go to stderr
+(on a terminal, or with -v).
 --task picks MinerU's prompt and decoding knobs: text (default), table,
 formula, image, or layout (run it on the whole page). --prompt sends your
 own prompt text with the task's knobs.

@@ -60,12 +60,14 @@ class Effort(str, Enum):
     high = "high"
 
 
-def engine_option(default: EngineName = EngineName.auto, *flags: str):
-    """``--engine``: what runs the model."""
+def engine_option(default: EngineName = EngineName.auto, *flags: str, says_which: str = "-v says which"):
+    """``--engine``: what runs the model. ``says_which`` names where the command tells
+    what auto picked ("" for a command without ``-v``)."""
+    which = f"; {says_which}" if says_which else ""
     return typer.Option(default, "--engine", *flags,
                         help="What runs the MinerU2.5 model for PDFs and images "
                              "(auto: Core AI on macOS 27+ or Core ML on a Mac with a bundle, "
-                             "else OpenVINO when installed, else numpy; -v says which).")
+                             f"else OpenVINO when installed, else numpy{which}).")
 
 
 def model_option():
