@@ -170,7 +170,12 @@ def run_generate(image: Path, prompt: str | None, task: str, model_spec: str, ma
                     break  # a bad image or prompt: one error line below, nothing on stdout
             progress(ev)
     except EngineError as e:
-        err.write(f"error: {one_line(str(e))}\n")
+        from mineru_tui.cli.options import engine_error_line
+
+        server = options.engine in ("http", "llama-cpp") or bool(options.server_urls)
+        err.write(one_line(engine_error_line(str(e), options.model, server=server)) + "\n")
+        if verbose:
+            err.write(f"  detail: {one_line(str(e))}\n")
         return 1
     except KeyboardInterrupt:
         cancel.set()

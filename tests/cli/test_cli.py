@@ -68,6 +68,24 @@ def test_bundle_help_names_all_three_targets():
     assert "Core ML" in summary and "Core AI" in summary and "OpenVINO" in summary
 
 
+def test_serve_without_the_model_says_how_to_get_it(tmp_path, monkeypatch):
+    """`serve` with no model downloaded: parse's way forward in one line (it printed the
+    hub's 330-character connection error and `hf download`)."""
+    pytest.importorskip("uvicorn")
+    import socket
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # an empty cache
+    monkeypatch.delenv("MINERU_TUI_MODEL", raising=False)
+    with socket.socket() as s:  # a port free a moment ago: serve binds it before the model
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    r = cli("serve", "--port", str(port))
+    assert r.exit_code == 1
+    assert r.stderr.strip().splitlines() == [
+        "error: needs the MinerU2.5 model (2.3 GB, not downloaded yet): run `mineru-tui model fetch` once"]
+
+
 def test_parse_help_lists_both_output_sets_under_o():
     """`-o` writes MinerU 3.x's set and MinerU 4's (README); the help's -o paragraph says so."""
     r = cli("parse", "--help")
