@@ -86,6 +86,19 @@ def test_serve_without_the_model_says_how_to_get_it(tmp_path, monkeypatch):
         "error: needs the MinerU2.5 model (2.3 GB, not downloaded yet): run `mineru-tui model fetch` once"]
 
 
+def test_model_fetch_under_hf_hub_offline_says_what_forbids_it(tmp_path, monkeypatch):
+    """The README offers HF_HUB_OFFLINE=1 to forbid downloads; `model fetch` under it said
+    "check the network" with the hub's message cut mid-word. It names the variable."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.delenv("MINERU_TUI_MODEL", raising=False)
+    r = cli("model", "fetch", "-q")
+    assert r.exit_code == 1 and r.stdout == ""
+    assert r.stderr.strip().splitlines() == [
+        "error: HF_HUB_OFFLINE is set, which forbids downloads: run `env -u HF_HUB_OFFLINE "
+        "mineru-tui model fetch` once, or copy the model's folder here and pass --model DIR"]
+
+
 def test_parse_help_lists_both_output_sets_under_o():
     """`-o` writes MinerU 3.x's set and MinerU 4's (README); the help's -o paragraph says so."""
     r = cli("parse", "--help")
