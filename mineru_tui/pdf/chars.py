@@ -77,9 +77,10 @@ def page_chars(page, limit: int = MAX_NATIVE_CHARS) -> list[Char] | None:
 
 
 def _read_chars(page, limit: int) -> list[Char] | None:
+    from mineru_tui.pdf.gc_pause import collector_paused
     from mineru_tui.pdf.pdfium import owned
 
-    with owned():  # PDFium is held over the whole page: the loop calls its bare functions
+    with owned(), collector_paused():  # PDFium is held over the whole page: the loop calls its bare functions
         return _read_chars_owned(page, limit)
 
 
