@@ -13,8 +13,8 @@ two checkouts, e.g. for each PDF of ``tests/corpus/pdf`` and ``tests/corpus/pdf_
 
 from __future__ import annotations
 
+import argparse
 import re
-import sys
 from pathlib import Path
 
 
@@ -27,11 +27,11 @@ def _normalised(path: Path) -> bytes:
 
 
 def main(argv=None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 2:
-        print(__doc__.split("\n\n")[1], file=sys.stderr)
-        return 2
-    ref, new = Path(args[0]), Path(args[1])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("ref", type=Path, help="the reference output tree")
+    ap.add_argument("new", type=Path, help="the tree to compare with it")
+    args = ap.parse_args(argv)
+    ref, new = args.ref, args.new
     files = {p.relative_to(ref) for p in ref.rglob("*") if p.is_file()}
     other = {p.relative_to(new) for p in new.rglob("*") if p.is_file()}
     bad = 0
