@@ -4,6 +4,7 @@ cross-page merge, and the extra outputs (``<stem>_model.json``, ``<stem>_layout.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from copy import copy
 from pathlib import Path
 
@@ -11,7 +12,8 @@ from mineru_tui import __version__
 from mineru_tui.console import JSON_ESCAPED
 from mineru_tui.document import to_markdown
 from mineru_tui.document.headings import level_headings
-from mineru_tui.document.mineru4.model_output import to_model_output
+from mineru_tui.document.json_stream import json_chunks
+from mineru_tui.document.mineru4.model_output import model_output_chunks
 from mineru_tui.errors import cut_warning
 from mineru_tui.pdf import LayoutPage, layout_pdf_bytes
 from mineru_tui.pdf.furniture import drop_furniture
@@ -79,12 +81,12 @@ def finish(doc, records, path, kind: str, reading):
             "engine": getattr(engine, "name", None), "model": getattr(engine, "model_id", None),
             "mode": settings.mode, "effort": settings.effort, "image_analysis": settings.image_analysis,
             "max_new_tokens": settings.max_new_tokens, "pages": records}
-    doc.extra_outputs = {MODEL_JSON: lambda: json_bytes(meta),
+    doc.extra_outputs = {MODEL_JSON: lambda: model_json_chunks(meta),
                          LAYOUT_PDF: lambda: layout_bytes(Path(path), kind, records)}
     # what MinerU 4's set records (document/mineru4), and its model_output.json
     doc.meta.update(kind=kind, effort=settings.effort, engine=meta["engine"], model=meta["model"],
                     model_output=None if settings.effort == "low"
-                    else lambda middle: to_model_output(meta, middle))
+                    else lambda middle: model_output_chunks(meta, middle))
     return doc
 
 
@@ -92,6 +94,14 @@ def json_bytes(data) -> bytes:
     """JSON as the output set writes it: DEL, C1 and bidi controls as escapes."""
     text = json.dumps(data, ensure_ascii=False, indent=1) + "\n"
     return JSON_ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
+
+
+def model_json_chunks(meta: dict) -> Iterator[str]:
+    """The text of :func:`json_bytes` ``(meta)`` a page record at a time (``meta["pages"]``
+    is the last key)."""
+    for piece in json_chunks(meta["pages"], meta, "pages", indent=1):
+        yield JSON_ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", piece)
+    yield "\n"
 
 
 def layout_bytes(source: Path, kind: str, records: list[dict]) -> bytes:
