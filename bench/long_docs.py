@@ -138,14 +138,15 @@ def made(kind: str, path: Path, pages: int) -> Path:
     return path
 
 
-def text_runs(work: Path, counts: list[int]) -> list[dict]:
-    rows = []
+def text_runs(work: Path, counts: list[int], rows: list | None = None, save=lambda: None) -> list[dict]:
+    rows = [] if rows is None else rows
     for n in counts:
         pdf = made("text", work / f"text{n}.pdf", n)
         r = measure([sys.executable, "-m", "mineru_tui", "parse", str(pdf), "-o", str(work / "out"),
                      "--effort", "low"])
         rows.append({"case": "born-digital, --effort low", "pages": n, **r})
         print(rows[-1], flush=True)
+        save()
     return rows
 
 
@@ -154,18 +155,19 @@ def scripted(pdf: Path, out: Path, counter: Path, kill_after: float | None = Non
     return measure([sys.executable, "-c", code, str(pdf), str(out), str(counter)], kill_after)
 
 
-def scan_runs(work: Path, counts: list[int]) -> list[dict]:
-    rows = []
+def scan_runs(work: Path, counts: list[int], rows: list | None = None, save=lambda: None) -> list[dict]:
+    rows = [] if rows is None else rows
     for n in counts:
         pdf = made("scan", work / f"scan{n}.pdf", n)
         r = scripted(pdf, work / "out", work / f"count{n}")
         rows.append({"case": "scan, default effort, scripted page reader", "pages": n, **r})
         print(rows[-1], flush=True)
+        save()
     return rows
 
 
-def tiny_runs(work: Path, counts: list[int], tokens: int) -> list[dict]:
-    rows = []
+def tiny_runs(work: Path, counts: list[int], tokens: int, rows: list | None = None, save=lambda: None) -> list[dict]:
+    rows = [] if rows is None else rows
     for n in counts:
         pdf = made("scan", work / f"scan{n}.pdf", n)
         r = measure([sys.executable, "-m", "mineru_tui", "parse", str(pdf), "-o", str(work / "out"),
@@ -174,6 +176,7 @@ def tiny_runs(work: Path, counts: list[int], tokens: int) -> list[dict]:
         rows.append({"case": f"scan, default effort, tiny checkpoint (numpy, {tokens} tokens an answer)",
                      "pages": n, **r})
         print(rows[-1], flush=True)
+        save()
     return rows
 
 
@@ -225,11 +228,9 @@ def main() -> None:
                 args.json.parent.mkdir(parents=True, exist_ok=True)
                 args.json.write_text(json.dumps(result, indent=1) + "\n")
 
-        for part, run in (("text", lambda: text_runs(work, counts(args.text_pages))),
-                          ("scan", lambda: scan_runs(work, counts(args.scan_pages))),
-                          ("tiny", lambda: tiny_runs(work, counts(args.tiny_pages), args.tiny_tokens))):
-            result[part] = run()
-            save()
+        text_runs(work, counts(args.text_pages), result.setdefault("text", []), save)
+        scan_runs(work, counts(args.scan_pages), result.setdefault("scan", []), save)
+        tiny_runs(work, counts(args.tiny_pages), args.tiny_tokens, result.setdefault("tiny", []), save)
         if args.kills:
             result["kill"] = kill_runs(work, args.kill_pages, args.kills, args.seed)
             save()
