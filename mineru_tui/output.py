@@ -44,7 +44,7 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -183,7 +183,7 @@ def journal_path(out_dir: Path, stem: str) -> Path:
 
 
 def _pieces(doc, stem: str, mineru_format: str = "both",
-            source: Path | None = None) -> Iterator[tuple[str, str | bytes]]:
+            source: Path | None = None) -> Iterator[tuple[str, str | bytes | Callable]]:
     """Every file of the set as (path relative to the set's folder, piece of its text or
     bytes), page by page: a long document's files are never whole in memory. A file's first
     piece may be empty (an empty Markdown file is still written)."""
@@ -213,7 +213,7 @@ def _pieces(doc, stem: str, mineru_format: str = "both",
         yield f"{stem}_content_list.json", _json_escaped(piece)
     yield f"{stem}_content_list.json", "\n"
     # files a reader adds (the page reader: <stem>_model.json, <stem>_layout.pdf): bytes, or
-    # pieces of text
+    # pieces of text, or functions writing to the open file
     for suffix, make in doc.extra_outputs.items():
         data = make()
         if isinstance(data, bytes):
@@ -223,7 +223,7 @@ def _pieces(doc, stem: str, mineru_format: str = "both",
                 yield f"{stem}{suffix}", piece
 
 
-def _write_files(folder: Path, pieces: Iterable[tuple[str, str | bytes]]) -> list[str]:
+def _write_files(folder: Path, pieces: Iterable[tuple[str, str | bytes | Callable]]) -> list[str]:
     """Write ``pieces`` (from :func:`_pieces`) into ``folder``; the paths written. A Ctrl-C
     held off stops the write between two pieces."""
     open_files: dict = {}
@@ -236,7 +236,10 @@ def _write_files(folder: Path, pieces: Iterable[tuple[str, str | bytes]]) -> lis
                 target = folder / rel
                 target.parent.mkdir(exist_ok=True)
                 f = open_files[rel] = open(target, "wb")
-            f.write(piece if isinstance(piece, bytes) else piece.encode("utf-8"))
+            if callable(piece):  # a writer of its own (_layout.pdf): given the open file
+                piece(f)
+            else:
+                f.write(piece if isinstance(piece, bytes) else piece.encode("utf-8"))
             if rel.startswith(IMAGES_DIR + "/"):  # pictures come whole: close them at once
                 f.close()
     finally:

@@ -15,7 +15,8 @@ from mineru_tui.document.headings import level_headings
 from mineru_tui.document.json_stream import json_chunks
 from mineru_tui.document.mineru4.model_output import model_output_chunks
 from mineru_tui.errors import cut_warning
-from mineru_tui.pdf import LayoutPage, layout_pdf_bytes
+from mineru_tui.pdf import LayoutPage
+from mineru_tui.pdf.layout_pdf import save_layout_pdf
 from mineru_tui.pdf.furniture import drop_furniture
 from mineru_tui.pdf.headings import pdf_outline
 from mineru_tui.pdf.page_range import format_pages
@@ -82,7 +83,7 @@ def finish(doc, records, path, kind: str, reading):
             "mode": settings.mode, "effort": settings.effort, "image_analysis": settings.image_analysis,
             "max_new_tokens": settings.max_new_tokens, "pages": records}
     doc.extra_outputs = {MODEL_JSON: lambda: model_json_chunks(meta),
-                         LAYOUT_PDF: lambda: layout_bytes(Path(path), kind, records)}
+                         LAYOUT_PDF: lambda: [lambda f: write_layout(f, Path(path), kind, records)]}
     # what MinerU 4's set records (document/mineru4), and its model_output.json
     doc.meta.update(kind=kind, effort=settings.effort, engine=meta["engine"], model=meta["model"],
                     model_output=None if settings.effort == "low"
@@ -104,11 +105,15 @@ def model_json_chunks(meta: dict) -> Iterator[str]:
     yield "\n"
 
 
-def layout_bytes(source: Path, kind: str, records: list[dict]) -> bytes:
-    """``<stem>_layout.pdf``: each page with its layout boxes, drawn by the pdf module."""
+def _layout_pages(source: Path, kind: str, records: list[dict]) -> Iterator[LayoutPage]:
     pdf = kind == "pdf"
-    return layout_pdf_bytes(
-        LayoutPage([(b["type"], tuple(b["bbox"]), i) for i, b in enumerate(r.get("blocks", []))],
-                   pdf_path=str(source) if pdf else None, page_index=r["page_no"] - 1,
-                   image=None if pdf else str(source))
-        for r in records)
+    return (LayoutPage([(b["type"], tuple(b["bbox"]), i) for i, b in enumerate(r.get("blocks", []))],
+                       pdf_path=str(source) if pdf else None, page_index=r["page_no"] - 1,
+                       image=None if pdf else str(source))
+            for r in records)
+
+
+def write_layout(dest, source: Path, kind: str, records: list[dict]) -> None:
+    """``<stem>_layout.pdf``, each page with its layout boxes (drawn by the pdf module),
+    written straight to ``dest``, an open binary file."""
+    save_layout_pdf(_layout_pages(source, kind, records), dest)
