@@ -243,7 +243,7 @@ def test_interrupt_while_writing_leaves_no_half_output(fake_reader, docs, tmp_pa
     def boom(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(output, "to_markdown", boom)  # after images and JSON are written
+    monkeypatch.setattr(output, "markdown_chunks", boom)  # mid-set: after the images are written
     r = cli("parse", docs["a.docx"], docs["b.pptx"], "-o", out)
     assert r.exit_code == 130
     assert "interrupted: 0 of 2 files done" in r.stderr and "Traceback" not in r.stderr
