@@ -73,6 +73,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import resource
 import sys
@@ -296,7 +297,8 @@ def main() -> None:
     ap.add_argument("--no-bounds", action="store_true", help="skip measuring the CPU's peaks (compute bounds)")
     ap.add_argument("--through", choices=("engine", "parse"), default="engine",
                     help="parse: also read a multi-page scan and PDF through convert() (the real path)")
-    ap.add_argument("--parse-pages", type=int, default=3, help="--through parse: pages in each document")
+    ap.add_argument("--parse-pages", default="3",
+                    help="--through parse: pages in each document (N), or per document (scan=10,digital=4)")
     ap.add_argument("--parse-docs", default="scan,digital", help="--through parse: which documents")
     ap.add_argument("--parse-modes", default="cross",
                     help="--through parse: cross (pages batched across the document, as parse does), "
@@ -304,8 +306,9 @@ def main() -> None:
     args = ap.parse_args()
     if args.through == "parse":  # the engine-only figures beside it: the layout and runs 2 and 5
         args.quick = True
-        if names_of(args) != ["numpy"]:
-            sys.exit("bench/pages.py: --through parse forces answers on the numpy host loop: --engines numpy")
+        if names_of(args)[0] not in HOST_LOOP_ENGINES or len(names_of(args)) > 1:
+            sys.exit("bench/pages.py: --through parse forces answers on the host loop: "
+                     f"--engines with one of {', '.join(HOST_LOOP_ENGINES)}")
     if not (args.ckpt / "config.json").is_file():
         sys.exit(f"bench/pages.py: no checkpoint at {args.ckpt}: make one with "
                  "`python bench/engine.py --keep` (or pass --ckpt DIR)")
@@ -331,8 +334,11 @@ def main() -> None:
         sys.exit("bench/pages.py: llama-cpp needs --gguf DIR (python -m mineru_tui.engines.gguf_export CKPT DIR)")
     if served and (args.rounds or args.step_costs):
         sys.exit("bench/pages.py: --rounds and --step-costs need an engine with the numpy host loop")
-    if names[0] == "openvino":
-        prebuild_openvino_bundle(args.ckpt, dict(extra))
+    if names[0] == "openvino" or (names[0] == "auto" and args.through == "parse"):
+        from mineru_tui.engines.openvino.engine import installed
+
+        if names[0] == "openvino" or installed():
+            prebuild_openvino_bundle(args.ckpt, dict(extra))
     t0 = time.perf_counter()
     lazy = None
     try:
@@ -343,6 +349,7 @@ def main() -> None:
 
             lazy = LazyEngine(options)
             engine = lazy.get()
+            names[0] = engine.name  # what auto picked
         else:
             engine = open_engine(options)
     except EngineError as e:
@@ -355,7 +362,12 @@ def main() -> None:
     page = page_image()
     results: dict = {"engine": names[0], "extra": dict(extra),
                      "machine": platform.processor() or platform.machine(), "python": platform.python_version(),
-                     "page_px": [W, H], "blocks": len(BLOCKS), "load_s": round(load_s, 2)}
+                     "page_px": [W, H], "blocks": len(BLOCKS), "load_s": round(load_s, 2),
+                     "cpu_flags": cpu_flags_of_note(), "onednn_max_cpu_isa": os.environ.get("ONEDNN_MAX_CPU_ISA"),
+                     "load_average_at_start": os.getloadavg()}
+    vision = getattr(getattr(engine, "model", None), "vision", None)
+    if getattr(vision, "activations", None):  # OpenVINO: int8 (VNNI) or bf16, as compiled
+        results["vision_activations"] = vision.activations
 
     if args.step_costs:
         results["step_s_by_rows"] = step_costs(engine)
@@ -592,6 +604,24 @@ def answer_table(tok_stop=None):
     return answer_for
 
 
+HOST_LOOP_ENGINES = ("numpy", "openvino", "auto")  # engines whose answers ForcedEngine can force
+
+
+def cpu_flags_of_note() -> list[str]:
+    """The CPU flags the engines' kernels depend on (matmul ISA), as Linux lists them."""
+    from mineru_tui.engines.openvino.runtime import cpu_flags
+
+    note = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "avx512_bf16", "amx_bf16", "amx_int8", "amx_tile")
+    return [f for f in note if f in cpu_flags()]
+
+
+def parse_page_counts(spec: str) -> dict[str, int]:
+    """``--parse-pages``: ``N`` for every document, or ``scan=N,digital=M``."""
+    if "=" not in spec:
+        return {"*": int(spec)}
+    return {name.strip(): int(n) for name, _, n in (part.partition("=") for part in spec.split(","))}
+
+
 def names_of(args) -> list[str]:
     return [e.strip() for e in args.engines.split(",") if e.strip()]
 
@@ -622,7 +652,13 @@ def through_parse(args, results: dict, lazy) -> None:
 
     applies = lookahead.applies
     with tempfile.TemporaryDirectory(prefix="pages-parse-") as tmp:
-        docs = write_documents(Path(tmp), args.parse_pages)
+        counts = parse_page_counts(args.parse_pages)
+        docs = {}
+        for n in sorted(set(counts.get(name, counts.get("*", 3)) for name in args.parse_docs.split(","))):
+            (Path(tmp) / f"p{n}").mkdir()
+            made = write_documents(Path(tmp) / f"p{n}", n)
+            docs.update({name: made[name] for name in args.parse_docs.split(",")
+                         if counts.get(name, counts.get("*", 3)) == n})
         runs = [(name, mode) for name in args.parse_docs.split(",") for mode in args.parse_modes.split(",")]
         for name, mode in runs:
             # "alone": the page reader as before cross-page batching (one page at a time)
@@ -638,6 +674,8 @@ def through_parse(args, results: dict, lazy) -> None:
 
             hist.clear()
             forced.calls.clear()
+            forced.timings.clear()
+            load0 = os.getloadavg()[0]
             t0, c0 = time.perf_counter(), time.process_time()
             doc = convert(docs[name], ConvertOptions(engine=forced), on_event=on_event)
             t1 = time.perf_counter()
@@ -645,16 +683,18 @@ def through_parse(args, results: dict, lazy) -> None:
             t2, c2 = time.perf_counter(), time.process_time()
             tokens = sum(n * b for b, n in hist.items())
             steps = sum(hist.values())
-            engine_s = sum(stages.values())
             one = {"pages": len(doc.pages), "wall_s": round(t2 - t0, 1), "cpu_s": round(c2 - c0, 1),
                    "convert_s": round(t1 - t0, 1), "outputs_s": round(t2 - t1, 2),
                    "engine_stage_s": {k: round(v, 1) for k, v in stages.items()},
-                   "outside_engine_s": round(t1 - t0 - engine_s, 1),
+                   "engine_call_s": {k: round(sum(getattr(t, f"{k}_s") for t in forced.timings), 1)
+                                     for k in ("preprocess", "vision", "prefill", "decode", "total")},
+                   "outside_engine_s": round(t1 - t0 - sum(t.total_s for t in forced.timings), 1),
                    "page_s": [round(s, 1) for s in page_s],
                    "requests_per_stream_call": list(forced.calls),
                    "decode_steps": steps, "live_rows_per_step": round(tokens / steps, 2) if steps else 0.0,
                    "rows_per_step": dict(sorted(hist.items())),
-                   "pages_per_min": round(60 * len(doc.pages) / (t2 - t0), 3)}
+                   "pages_per_min": round(60 * len(doc.pages) / (t2 - t0), 3),
+                   "load_average_1min": [round(load0, 2), round(os.getloadavg()[0], 2)]}
             key = f"parse_{name}" if mode == "cross" else f"parse_{name}_{mode}"
             results[key] = one
             print(f"through parse: {name} ({mode})", json.dumps(one), flush=True)
