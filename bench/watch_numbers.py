@@ -33,7 +33,7 @@ LINE = "Long documents are read page by page; this line is the PDF's own text, n
 
 
 def make_pdf(path: Path, pages: int) -> Path:
-    from tests import pdf_fixtures as pf
+    from testkit import pdf_fixtures as pf
 
     pf.write_pdf(path, [pf.Page(items=[pf.Text(72, 720 - 18 * i, LINE.format(n=p * 40 + i))
                                        for i in range(36)]) for p in range(pages)])
