@@ -272,6 +272,63 @@ def step_costs(engine, slots: int = 600, repeats: int = 11) -> dict[int, float]:
     return {b: round(float(np.median(v)), 4) for b, v in times.items()}
 
 
+def overlap_probe(engine, rows: int = 4, slots: int = 1500, rounds: int = 2) -> dict:
+    """Whether a page's vision running in a thread beside another page's decode steps wins on
+    this CPU: the layout image's vision call and ``steps`` decode steps at ``rows`` rows (about
+    as long as the call), one after the other and then together (the vision call in a thread;
+    the engines release the GIL while they compute), taking turns ``rounds`` times. Best of
+    the rounds each way; ``gain`` > 1 means together is faster."""
+    import threading
+
+    import numpy as np
+
+    from mineru_tui.reader import protocol
+
+    model, tc = engine.model, engine.model.config.text
+    prepared = model.prepare(*(lambda r: (r.image, r.prompt))(protocol.layout_request(page_image(), None)))
+    px, grids = prepared.pixel_values, [prepared.grid_thw]
+    cache = model.text.new_cache(rows, slots + 1)
+    rng = np.random.default_rng(0)
+    emb = (rng.standard_normal((rows, 1, tc.hidden_size)) * 0.02).astype(np.float32)
+    cos, sin = np.ones((rows, 1, tc.head_dim), np.float32), np.zeros((rows, 1, tc.head_dim), np.float32)
+    mask = np.zeros((rows, 1, slots + 1), np.float32)
+
+    def vision():
+        t = time.perf_counter()
+        model.vision(px, grids)
+        return time.perf_counter() - t
+
+    def decode(n):
+        t = time.perf_counter()
+        for _ in range(n):
+            model.text.step(emb, cos, sin, mask, slots, cache)
+        return time.perf_counter() - t
+
+    decode(3)  # warm
+    step_s = decode(10) / 10
+    steps = max(10, int(vision() / step_s))
+    seq, both = [], []
+    for r in range(rounds):
+        for mode in (("seq", "both") if r % 2 == 0 else ("both", "seq")):
+            if mode == "seq":
+                t = time.perf_counter()
+                v, d = vision(), decode(steps)
+                seq.append({"vision_s": round(v, 2), "decode_s": round(d, 2), "wall_s": round(time.perf_counter() - t, 2)})
+            else:
+                out = {}
+                th = threading.Thread(target=lambda: out.setdefault("vision_s", vision()))
+                t = time.perf_counter()
+                th.start()
+                d = decode(steps)
+                th.join()
+                both.append({"vision_s": round(out["vision_s"], 2), "decode_s": round(d, 2),
+                             "wall_s": round(time.perf_counter() - t, 2)})
+            print("overlap probe", mode, (seq if mode == "seq" else both)[-1], flush=True)
+    best_seq, best_both = min(x["wall_s"] for x in seq), min(x["wall_s"] for x in both)
+    return {"rows": rows, "decode_steps": steps, "step_s_alone": round(step_s, 4), "one_after_the_other": seq,
+            "together": both, "gain": round(best_seq / best_both, 3)}
+
+
 def schedule(tokenizer, text: str, count: int, stop: int) -> list[int]:
     ids = [i for i in tokenizer.encode(text) if i != stop] or [tokenizer.encode("a")[0]]
     out = [ids[i % len(ids)] for i in range(count)]
@@ -287,6 +344,8 @@ def main() -> None:
                     help="only the three ways to batch the recognition, taking turns this many times")
     ap.add_argument("--layout-s", type=float, help="skip the layout run; count this many seconds for it")
     ap.add_argument("--step-costs", action="store_true", help="only a decode step's median cost at 1-8 rows")
+    ap.add_argument("--overlap-probe", action="store_true",
+                    help="only: does a vision call in a thread beside decode steps beat running them in turn")
     ap.add_argument("--engines", default="numpy",
                     help="comma-separated engines, each measured in its own process (numpy, openvino, ...)")
     ap.add_argument("--extra", action="append", default=[], metavar="ENGINE:KEY=VALUE",
@@ -297,13 +356,18 @@ def main() -> None:
     ap.add_argument("--no-bounds", action="store_true", help="skip measuring the CPU's peaks (compute bounds)")
     ap.add_argument("--through", choices=("engine", "parse"), default="engine",
                     help="parse: also read a multi-page scan and PDF through convert() (the real path)")
+    ap.add_argument("--parse-only", action="store_true",
+                    help="--through parse without the engine-only page beside it")
     ap.add_argument("--parse-pages", default="3",
                     help="--through parse: pages in each document (N), or per document (scan=10,digital=4)")
     ap.add_argument("--parse-docs", default="scan,digital", help="--through parse: which documents")
     ap.add_argument("--parse-modes", default="cross",
                     help="--through parse: cross (pages batched across the document, as parse does), "
-                         "alone (page by page), or both comma-separated, taking turns")
+                         "alone (page by page), fixed (page by page in fixed chunks of max_batch: the "
+                         "reader before issue 30), or several comma-separated")
     args = ap.parse_args()
+    if args.parse_only and args.through != "parse":
+        sys.exit("bench/pages.py: --parse-only goes with --through parse")
     if args.through == "parse":  # the engine-only figures beside it: the layout and runs 2 and 5
         args.quick = True
         if names_of(args)[0] not in HOST_LOOP_ENGINES or len(names_of(args)) > 1:
@@ -369,11 +433,21 @@ def main() -> None:
     if getattr(vision, "activations", None):  # OpenVINO: int8 (VNNI) or bf16, as compiled
         results["vision_activations"] = vision.activations
 
-    if args.step_costs:
-        results["step_s_by_rows"] = step_costs(engine)
+    if args.step_costs or args.overlap_probe:
+        if args.overlap_probe:
+            results["overlap_probe"] = [overlap_probe(engine, rows) for rows in (1, 4)]
+        else:
+            results["step_s_by_rows"] = step_costs(engine)
         print(json.dumps(results, indent=1))
         if args.json:
             args.json.write_text(json.dumps(results, indent=1) + "\n")
+        return
+
+    if args.parse_only:  # the real path alone (the engine-only runs cost a page each)
+        through_parse(args, results, lazy)
+        engine.close()
+        args.no_bounds = True
+        finish(args, results)
         return
 
     # 1. layout
@@ -661,8 +735,14 @@ def through_parse(args, results: dict, lazy) -> None:
                          if counts.get(name, counts.get("*", 3)) == n})
         runs = [(name, mode) for name in args.parse_docs.split(",") for mode in args.parse_modes.split(",")]
         for name, mode in runs:
-            # "alone": the page reader as before cross-page batching (one page at a time)
+            # "alone": the page reader as before cross-page batching (one page at a time);
+            # "fixed": as before issue 30 (parse's engine did not say it refills its rows, so a
+            # page's blocks went in chunks of max_batch, each running until its longest ended)
             lookahead.applies = applies if mode == "cross" else (lambda engine, settings: False)
+            if mode == "fixed":
+                forced.continuous_batching = False  # an instance attribute: __getattr__ is not asked
+            elif "continuous_batching" in vars(forced):
+                del forced.continuous_batching
             stages: dict[str, float] = {}
             page_s: list[float] = []
 
@@ -700,9 +780,12 @@ def through_parse(args, results: dict, lazy) -> None:
             print(f"through parse: {name} ({mode})", json.dumps(one), flush=True)
         lookahead.applies = applies
     for name in args.parse_docs.split(","):
-        if f"parse_{name}" in results and f"parse_{name}_alone" in results:
-            results[f"parse_{name}"]["over_alone"] = round(
-                results[f"parse_{name}"]["pages_per_min"] / results[f"parse_{name}_alone"]["pages_per_min"], 3)
+        for other in ("alone", "fixed"):
+            if f"parse_{name}" in results and f"parse_{name}_{other}" in results:
+                results[f"parse_{name}"][f"over_{other}"] = round(
+                    results[f"parse_{name}"]["pages_per_min"] / results[f"parse_{name}_{other}"]["pages_per_min"], 3)
+    if "continuous_batching" in vars(forced):
+        del forced.continuous_batching
     del text.step
 
 
