@@ -44,7 +44,14 @@ requests of each ``stream`` call the page reader made, and the rows each decode 
 beside them the engine-only page (runs 1 + 2 for the scan, 1 + 5 for the PDF)::
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/pages.py --through parse \
-        [--parse-pages 3] [--parse-docs scan,digital] [--json pages-parse.json]
+        [--engines numpy|openvino|auto] [--parse-pages 3 | scan=10,digital=4] [--parse-docs scan,digital] \
+        [--parse-modes cross,alone,fixed] [--parse-only] [--json pages-parse.json]
+
+(``--parse-modes``: ``cross`` is what ``parse`` does, pages batched across the document;
+``alone`` page by page; ``fixed`` page by page in chunks of ``max_batch``, the reader before
+issue 30. ``--parse-only`` skips the engine-only page. Any engine on the host loop can be forced:
+numpy, OpenVINO, or ``auto``, which opens what ``parse`` opens.) ``--overlap-probe`` measures
+only whether a vision call in a second thread beside decode steps beats running them in turn.
 
 ``--engines`` runs each engine in its own process (its own peak memory), one after the other.
 ``--effort high`` reads every block with the model (a scan, or ``--effort high`` on a text PDF);
@@ -316,7 +323,7 @@ def overlap_probe(engine, rows: int = 4, slots: int = 1500, rounds: int = 2) -> 
                 seq.append({"vision_s": round(v, 2), "decode_s": round(d, 2), "wall_s": round(time.perf_counter() - t, 2)})
             else:
                 out = {}
-                th = threading.Thread(target=lambda: out.setdefault("vision_s", vision()))
+                th = threading.Thread(target=lambda out=out: out.setdefault("vision_s", vision()))
                 t = time.perf_counter()
                 th.start()
                 d = decode(steps)
