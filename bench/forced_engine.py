@@ -65,6 +65,7 @@ class ForcedEngine:
         self._answer_for = answer_for
         self._model_of = model_of or (lambda e: (e.get() if hasattr(e, "get") else e).model)
         self.calls: list[int] = []  # requests per stream call (what the scheduler sent)
+        self.timings: list = []  # each call's Timing (its vision, prefill, decode seconds)
 
     def __getattr__(self, name):  # max_batch, continuous_batching, name...: the real engine's
         return getattr(self._engine, name)
@@ -89,6 +90,7 @@ class ForcedEngine:
                     ev = SequenceDone(ev.seq_index, dataclasses.replace(
                         ev.result, text=answers[ev.seq_index][0]))
                 elif isinstance(ev, Done):
+                    self.timings.append(ev.timings)
                     ev = Done([dataclasses.replace(r, text=a[0]) if r.finish_reason == "stop" else r
                                for r, a in zip(ev.results, answers)], ev.timings)
                 yield ev

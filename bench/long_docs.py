@@ -1,7 +1,8 @@
 """Long documents: time and peak memory against the page count, and kill-and-resume.
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/long_docs.py \\
-        --text-pages 100,300,1000 --scan-pages 50,100,200 --kills 10 --json bench/results/long_docs.json
+        --text-pages 100,300,1000 --scan-pages 50,100,200 --tiny-pages 1,50,100,200 --kills 10 \\
+        --json bench/results/long_docs.json
 
 Test files are built at run time from the repo's public PDFs (``tests/corpus/pdf``):
 
@@ -11,10 +12,18 @@ Test files are built at run time from the repo's public PDFs (``tests/corpus/pdf
   read at the default effort by the scripted page reader (``testkit/scripted_engine.py``: the
   real page pipeline — render, layout image, crops, post-processing, mapping, outputs — with
   answers replayed instead of a model; it is told not to keep the requests it saw), through
-  ``convert`` and ``write_outputs`` as ``parse -o`` does.
+  ``convert`` and ``write_outputs`` as ``parse -o`` does;
+* the same scan read by the real model path with the tiny checkpoint (``tests/fixtures/tiny``,
+  random weights: every answer is cut at ``--tiny-tokens`` tokens and every page comes out
+  empty, but each page is rendered, encoded by the vision tower and decoded by the numpy
+  engine): ``mineru-tui parse FILE -o OUT --engine numpy --model tests/fixtures/tiny
+  --max-new-tokens N``. Its 1-page run is the engine's own peak.
 
 Each run is its own process; wall time, CPU time (user + system) and peak RSS come from
-``os.wait4`` on it (the page probe's child process is separate and small).
+``os.wait4`` on it (the page probe's child process is separate and small). The test PDFs are
+made in a child process too: Linux counts the memory of the process that starts a run in the
+run's peak (``ru_maxrss`` keeps the spawning process's high-water mark across ``exec``), so
+this script itself stays small (the Python interpreter, ~10 MB, is the floor of every figure).
 
 The kill test reads the scan with a journal and SIGKILLs the reader at ``--kills`` random
 moments (uniform over the uninterrupted run's wall time, so also while a page or the output
@@ -108,6 +117,7 @@ def measure(cmd: list[str], kill_after: float | None = None) -> dict:
     child.stderr.close()
     return {"wall_s": round(time.perf_counter() - t0, 2), "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
             "peak_rss_mb": round(usage.ru_maxrss / 1024, 1), "exit": child.returncode,
+            "load_1min": round(os.getloadavg()[0], 1),
             "stderr": err.strip().splitlines()[-1:] if err.strip() else []}
 
 
@@ -121,14 +131,22 @@ def output_set(folder: Path) -> dict[str, bytes]:
             for p in sorted(folder.rglob("*")) if p.is_file() and p.name != "manifest.json"}
 
 
-def text_runs(work: Path, counts: list[int]) -> list[dict]:
-    rows = []
+def made(kind: str, path: Path, pages: int) -> Path:
+    """``path``: the test PDF of ``kind`` ("text" or "scan"), made in a child process."""
+    if not path.exists():
+        subprocess.run([sys.executable, __file__, "--make", kind, str(pages), str(path)], check=True)
+    return path
+
+
+def text_runs(work: Path, counts: list[int], rows: list | None = None, save=lambda: None) -> list[dict]:
+    rows = [] if rows is None else rows
     for n in counts:
-        pdf = joined_pdf(work / f"text{n}.pdf", n)
+        pdf = made("text", work / f"text{n}.pdf", n)
         r = measure([sys.executable, "-m", "mineru_tui", "parse", str(pdf), "-o", str(work / "out"),
                      "--effort", "low"])
         rows.append({"case": "born-digital, --effort low", "pages": n, **r})
         print(rows[-1], flush=True)
+        save()
     return rows
 
 
@@ -137,18 +155,33 @@ def scripted(pdf: Path, out: Path, counter: Path, kill_after: float | None = Non
     return measure([sys.executable, "-c", code, str(pdf), str(out), str(counter)], kill_after)
 
 
-def scan_runs(work: Path, counts: list[int]) -> list[dict]:
-    rows = []
+def scan_runs(work: Path, counts: list[int], rows: list | None = None, save=lambda: None) -> list[dict]:
+    rows = [] if rows is None else rows
     for n in counts:
-        pdf = scan_pdf(work / f"scan{n}.pdf", n)
+        pdf = made("scan", work / f"scan{n}.pdf", n)
         r = scripted(pdf, work / "out", work / f"count{n}")
         rows.append({"case": "scan, default effort, scripted page reader", "pages": n, **r})
         print(rows[-1], flush=True)
+        save()
+    return rows
+
+
+def tiny_runs(work: Path, counts: list[int], tokens: int, rows: list | None = None, save=lambda: None) -> list[dict]:
+    rows = [] if rows is None else rows
+    for n in counts:
+        pdf = made("scan", work / f"scan{n}.pdf", n)
+        r = measure([sys.executable, "-m", "mineru_tui", "parse", str(pdf), "-o", str(work / "out"),
+                     "--engine", "numpy", "--model", str(ROOT / "tests" / "fixtures" / "tiny"),
+                     "--max-new-tokens", str(tokens), "-q"])
+        rows.append({"case": f"scan, default effort, tiny checkpoint (numpy, {tokens} tokens an answer)",
+                     "pages": n, **r})
+        print(rows[-1], flush=True)
+        save()
     return rows
 
 
 def kill_runs(work: Path, pages: int, kills: int, seed: int) -> dict:
-    pdf = scan_pdf(work / f"killscan{pages}.pdf", pages)
+    pdf = made("scan", work / f"killscan{pages}.pdf", pages)
     whole = scripted(pdf, work / "whole", work / "count-whole")
     rng = random.Random(seed)
     out, counter = work / "killed", work / "count-killed"
@@ -171,9 +204,15 @@ def kill_runs(work: Path, pages: int, kills: int, seed: int) -> dict:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--make"]:  # the child making a test PDF: --make KIND PAGES PATH
+        kind, pages, path = sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
+        (joined_pdf if kind == "text" else scan_pdf)(path, pages)
+        return
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--text-pages", default="100,300,1000")
     ap.add_argument("--scan-pages", default="50,100,200")
+    ap.add_argument("--tiny-pages", default="1,50,100,200")
+    ap.add_argument("--tiny-tokens", type=int, default=16)
     ap.add_argument("--kill-pages", type=int, default=60)
     ap.add_argument("--kills", type=int, default=10)
     ap.add_argument("--seed", type=int, default=29)
@@ -182,14 +221,19 @@ def main() -> None:
     counts = lambda s: [int(v) for v in s.split(",") if v.strip()]  # noqa: E731
     with tempfile.TemporaryDirectory(prefix="long-docs-") as tmp:
         work = Path(tmp)
-        result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                  "cpu": _cpu(), "text": text_runs(work, counts(args.text_pages)),
-                  "scan": scan_runs(work, counts(args.scan_pages))}
+        result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpu": _cpu()}
+
+        def save() -> None:  # after each part: a long run stopped early keeps what it measured
+            if args.json:
+                args.json.parent.mkdir(parents=True, exist_ok=True)
+                args.json.write_text(json.dumps(result, indent=1) + "\n")
+
+        text_runs(work, counts(args.text_pages), result.setdefault("text", []), save)
+        scan_runs(work, counts(args.scan_pages), result.setdefault("scan", []), save)
+        tiny_runs(work, counts(args.tiny_pages), args.tiny_tokens, result.setdefault("tiny", []), save)
         if args.kills:
             result["kill"] = kill_runs(work, args.kill_pages, args.kills, args.seed)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=1) + "\n")
+            save()
 
 
 def _cpu() -> str:

@@ -20,8 +20,8 @@ for each table its header and data rows):
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 from pathlib import Path
 
 from reportlab.lib import colors
@@ -198,4 +198,7 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1] if len(sys.argv) > 1 else "bench/results/heading_pdfs"))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out", type=Path, nargs="?", default=Path("bench/results/heading_pdfs"),
+                    metavar="OUT_DIR", help="where the PDFs and their .truth.json go")
+    main(ap.parse_args().out)

@@ -44,7 +44,14 @@ requests of each ``stream`` call the page reader made, and the rows each decode 
 beside them the engine-only page (runs 1 + 2 for the scan, 1 + 5 for the PDF)::
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/pages.py --through parse \
-        [--parse-pages 3] [--parse-docs scan,digital] [--json pages-parse.json]
+        [--engines numpy|openvino|auto] [--parse-pages 3 | scan=10,digital=4] [--parse-docs scan,digital] \
+        [--parse-modes cross,alone,fixed] [--parse-only] [--json pages-parse.json]
+
+(``--parse-modes``: ``cross`` is what ``parse`` does, pages batched across the document;
+``alone`` page by page; ``fixed`` page by page in chunks of ``max_batch``, the reader before
+issue 30. ``--parse-only`` skips the engine-only page. Any engine on the host loop can be forced:
+numpy, OpenVINO, or ``auto``, which opens what ``parse`` opens.) ``--overlap-probe`` measures
+only whether a vision call in a second thread beside decode steps beats running them in turn.
 
 ``--engines`` runs each engine in its own process (its own peak memory), one after the other.
 ``--effort high`` reads every block with the model (a scan, or ``--effort high`` on a text PDF);
@@ -73,6 +80,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import resource
 import sys
@@ -271,6 +279,63 @@ def step_costs(engine, slots: int = 600, repeats: int = 11) -> dict[int, float]:
     return {b: round(float(np.median(v)), 4) for b, v in times.items()}
 
 
+def overlap_probe(engine, rows: int = 4, slots: int = 1500, rounds: int = 2) -> dict:
+    """Whether a page's vision running in a thread beside another page's decode steps wins on
+    this CPU: the layout image's vision call and ``steps`` decode steps at ``rows`` rows (about
+    as long as the call), one after the other and then together (the vision call in a thread;
+    the engines release the GIL while they compute), taking turns ``rounds`` times. Best of
+    the rounds each way; ``gain`` > 1 means together is faster."""
+    import threading
+
+    import numpy as np
+
+    from mineru_tui.reader import protocol
+
+    model, tc = engine.model, engine.model.config.text
+    prepared = model.prepare(*(lambda r: (r.image, r.prompt))(protocol.layout_request(page_image(), None)))
+    px, grids = prepared.pixel_values, [prepared.grid_thw]
+    cache = model.text.new_cache(rows, slots + 1)
+    rng = np.random.default_rng(0)
+    emb = (rng.standard_normal((rows, 1, tc.hidden_size)) * 0.02).astype(np.float32)
+    cos, sin = np.ones((rows, 1, tc.head_dim), np.float32), np.zeros((rows, 1, tc.head_dim), np.float32)
+    mask = np.zeros((rows, 1, slots + 1), np.float32)
+
+    def vision():
+        t = time.perf_counter()
+        model.vision(px, grids)
+        return time.perf_counter() - t
+
+    def decode(n):
+        t = time.perf_counter()
+        for _ in range(n):
+            model.text.step(emb, cos, sin, mask, slots, cache)
+        return time.perf_counter() - t
+
+    decode(3)  # warm
+    step_s = decode(10) / 10
+    steps = max(10, int(vision() / step_s))
+    seq, both = [], []
+    for r in range(rounds):
+        for mode in (("seq", "both") if r % 2 == 0 else ("both", "seq")):
+            if mode == "seq":
+                t = time.perf_counter()
+                v, d = vision(), decode(steps)
+                seq.append({"vision_s": round(v, 2), "decode_s": round(d, 2), "wall_s": round(time.perf_counter() - t, 2)})
+            else:
+                out = {}
+                th = threading.Thread(target=lambda out=out: out.setdefault("vision_s", vision()))
+                t = time.perf_counter()
+                th.start()
+                d = decode(steps)
+                th.join()
+                both.append({"vision_s": round(out["vision_s"], 2), "decode_s": round(d, 2),
+                             "wall_s": round(time.perf_counter() - t, 2)})
+            print("overlap probe", mode, (seq if mode == "seq" else both)[-1], flush=True)
+    best_seq, best_both = min(x["wall_s"] for x in seq), min(x["wall_s"] for x in both)
+    return {"rows": rows, "decode_steps": steps, "step_s_alone": round(step_s, 4), "one_after_the_other": seq,
+            "together": both, "gain": round(best_seq / best_both, 3)}
+
+
 def schedule(tokenizer, text: str, count: int, stop: int) -> list[int]:
     ids = [i for i in tokenizer.encode(text) if i != stop] or [tokenizer.encode("a")[0]]
     out = [ids[i % len(ids)] for i in range(count)]
@@ -286,6 +351,8 @@ def main() -> None:
                     help="only the three ways to batch the recognition, taking turns this many times")
     ap.add_argument("--layout-s", type=float, help="skip the layout run; count this many seconds for it")
     ap.add_argument("--step-costs", action="store_true", help="only a decode step's median cost at 1-8 rows")
+    ap.add_argument("--overlap-probe", action="store_true",
+                    help="only: does a vision call in a thread beside decode steps beat running them in turn")
     ap.add_argument("--engines", default="numpy",
                     help="comma-separated engines, each measured in its own process (numpy, openvino, ...)")
     ap.add_argument("--extra", action="append", default=[], metavar="ENGINE:KEY=VALUE",
@@ -296,16 +363,23 @@ def main() -> None:
     ap.add_argument("--no-bounds", action="store_true", help="skip measuring the CPU's peaks (compute bounds)")
     ap.add_argument("--through", choices=("engine", "parse"), default="engine",
                     help="parse: also read a multi-page scan and PDF through convert() (the real path)")
-    ap.add_argument("--parse-pages", type=int, default=3, help="--through parse: pages in each document")
+    ap.add_argument("--parse-only", action="store_true",
+                    help="--through parse without the engine-only page beside it")
+    ap.add_argument("--parse-pages", default="3",
+                    help="--through parse: pages in each document (N), or per document (scan=10,digital=4)")
     ap.add_argument("--parse-docs", default="scan,digital", help="--through parse: which documents")
     ap.add_argument("--parse-modes", default="cross",
                     help="--through parse: cross (pages batched across the document, as parse does), "
-                         "alone (page by page), or both comma-separated, taking turns")
+                         "alone (page by page), fixed (page by page in fixed chunks of max_batch: the "
+                         "reader before issue 30), or several comma-separated")
     args = ap.parse_args()
+    if args.parse_only and args.through != "parse":
+        sys.exit("bench/pages.py: --parse-only goes with --through parse")
     if args.through == "parse":  # the engine-only figures beside it: the layout and runs 2 and 5
         args.quick = True
-        if names_of(args) != ["numpy"]:
-            sys.exit("bench/pages.py: --through parse forces answers on the numpy host loop: --engines numpy")
+        if names_of(args)[0] not in HOST_LOOP_ENGINES or len(names_of(args)) > 1:
+            sys.exit("bench/pages.py: --through parse forces answers on the host loop: "
+                     f"--engines with one of {', '.join(HOST_LOOP_ENGINES)}")
     if not (args.ckpt / "config.json").is_file():
         sys.exit(f"bench/pages.py: no checkpoint at {args.ckpt}: make one with "
                  "`python bench/engine.py --keep` (or pass --ckpt DIR)")
@@ -331,8 +405,11 @@ def main() -> None:
         sys.exit("bench/pages.py: llama-cpp needs --gguf DIR (python -m mineru_tui.engines.gguf_export CKPT DIR)")
     if served and (args.rounds or args.step_costs):
         sys.exit("bench/pages.py: --rounds and --step-costs need an engine with the numpy host loop")
-    if names[0] == "openvino":
-        prebuild_openvino_bundle(args.ckpt, dict(extra))
+    if names[0] == "openvino" or (names[0] == "auto" and args.through == "parse"):
+        from mineru_tui.engines.openvino.engine import installed
+
+        if names[0] == "openvino" or installed():
+            prebuild_openvino_bundle(args.ckpt, dict(extra))
     t0 = time.perf_counter()
     lazy = None
     try:
@@ -343,6 +420,7 @@ def main() -> None:
 
             lazy = LazyEngine(options)
             engine = lazy.get()
+            names[0] = engine.name  # what auto picked
         else:
             engine = open_engine(options)
     except EngineError as e:
@@ -355,13 +433,28 @@ def main() -> None:
     page = page_image()
     results: dict = {"engine": names[0], "extra": dict(extra),
                      "machine": platform.processor() or platform.machine(), "python": platform.python_version(),
-                     "page_px": [W, H], "blocks": len(BLOCKS), "load_s": round(load_s, 2)}
+                     "page_px": [W, H], "blocks": len(BLOCKS), "load_s": round(load_s, 2),
+                     "cpu_flags": cpu_flags_of_note(), "onednn_max_cpu_isa": os.environ.get("ONEDNN_MAX_CPU_ISA"),
+                     "load_average_at_start": os.getloadavg()}
+    vision = getattr(getattr(engine, "model", None), "vision", None)
+    if getattr(vision, "activations", None):  # OpenVINO: int8 (VNNI) or bf16, as compiled
+        results["vision_activations"] = vision.activations
 
-    if args.step_costs:
-        results["step_s_by_rows"] = step_costs(engine)
+    if args.step_costs or args.overlap_probe:
+        if args.overlap_probe:
+            results["overlap_probe"] = [overlap_probe(engine, rows) for rows in (1, 4)]
+        else:
+            results["step_s_by_rows"] = step_costs(engine)
         print(json.dumps(results, indent=1))
         if args.json:
             args.json.write_text(json.dumps(results, indent=1) + "\n")
+        return
+
+    if args.parse_only:  # the real path alone (the engine-only runs cost a page each)
+        through_parse(args, results, lazy)
+        engine.close()
+        args.no_bounds = True
+        finish(args, results)
         return
 
     # 1. layout
@@ -592,6 +685,24 @@ def answer_table(tok_stop=None):
     return answer_for
 
 
+HOST_LOOP_ENGINES = ("numpy", "openvino", "auto")  # engines whose answers ForcedEngine can force
+
+
+def cpu_flags_of_note() -> list[str]:
+    """The CPU flags the engines' kernels depend on (matmul ISA), as Linux lists them."""
+    from mineru_tui.engines.openvino.runtime import cpu_flags
+
+    note = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "avx512_bf16", "amx_bf16", "amx_int8", "amx_tile")
+    return [f for f in note if f in cpu_flags()]
+
+
+def parse_page_counts(spec: str) -> dict[str, int]:
+    """``--parse-pages``: ``N`` for every document, or ``scan=N,digital=M``."""
+    if "=" not in spec:
+        return {"*": int(spec)}
+    return {name.strip(): int(n) for name, _, n in (part.partition("=") for part in spec.split(","))}
+
+
 def names_of(args) -> list[str]:
     return [e.strip() for e in args.engines.split(",") if e.strip()]
 
@@ -622,11 +733,23 @@ def through_parse(args, results: dict, lazy) -> None:
 
     applies = lookahead.applies
     with tempfile.TemporaryDirectory(prefix="pages-parse-") as tmp:
-        docs = write_documents(Path(tmp), args.parse_pages)
+        counts = parse_page_counts(args.parse_pages)
+        docs = {}
+        for n in sorted(set(counts.get(name, counts.get("*", 3)) for name in args.parse_docs.split(","))):
+            (Path(tmp) / f"p{n}").mkdir()
+            made = write_documents(Path(tmp) / f"p{n}", n)
+            docs.update({name: made[name] for name in args.parse_docs.split(",")
+                         if counts.get(name, counts.get("*", 3)) == n})
         runs = [(name, mode) for name in args.parse_docs.split(",") for mode in args.parse_modes.split(",")]
         for name, mode in runs:
-            # "alone": the page reader as before cross-page batching (one page at a time)
+            # "alone": the page reader as before cross-page batching (one page at a time);
+            # "fixed": as before issue 30 (parse's engine did not say it refills its rows, so a
+            # page's blocks went in chunks of max_batch, each running until its longest ended)
             lookahead.applies = applies if mode == "cross" else (lambda engine, settings: False)
+            if mode == "fixed":
+                forced.continuous_batching = False  # an instance attribute: __getattr__ is not asked
+            elif "continuous_batching" in vars(forced):
+                del forced.continuous_batching
             stages: dict[str, float] = {}
             page_s: list[float] = []
 
@@ -638,6 +761,8 @@ def through_parse(args, results: dict, lazy) -> None:
 
             hist.clear()
             forced.calls.clear()
+            forced.timings.clear()
+            load0 = os.getloadavg()[0]
             t0, c0 = time.perf_counter(), time.process_time()
             doc = convert(docs[name], ConvertOptions(engine=forced), on_event=on_event)
             t1 = time.perf_counter()
@@ -645,24 +770,29 @@ def through_parse(args, results: dict, lazy) -> None:
             t2, c2 = time.perf_counter(), time.process_time()
             tokens = sum(n * b for b, n in hist.items())
             steps = sum(hist.values())
-            engine_s = sum(stages.values())
             one = {"pages": len(doc.pages), "wall_s": round(t2 - t0, 1), "cpu_s": round(c2 - c0, 1),
                    "convert_s": round(t1 - t0, 1), "outputs_s": round(t2 - t1, 2),
                    "engine_stage_s": {k: round(v, 1) for k, v in stages.items()},
-                   "outside_engine_s": round(t1 - t0 - engine_s, 1),
+                   "engine_call_s": {k: round(sum(getattr(t, f"{k}_s") for t in forced.timings), 1)
+                                     for k in ("preprocess", "vision", "prefill", "decode", "total")},
+                   "outside_engine_s": round(t1 - t0 - sum(t.total_s for t in forced.timings), 1),
                    "page_s": [round(s, 1) for s in page_s],
                    "requests_per_stream_call": list(forced.calls),
                    "decode_steps": steps, "live_rows_per_step": round(tokens / steps, 2) if steps else 0.0,
                    "rows_per_step": dict(sorted(hist.items())),
-                   "pages_per_min": round(60 * len(doc.pages) / (t2 - t0), 3)}
+                   "pages_per_min": round(60 * len(doc.pages) / (t2 - t0), 3),
+                   "load_average_1min": [round(load0, 2), round(os.getloadavg()[0], 2)]}
             key = f"parse_{name}" if mode == "cross" else f"parse_{name}_{mode}"
             results[key] = one
             print(f"through parse: {name} ({mode})", json.dumps(one), flush=True)
         lookahead.applies = applies
     for name in args.parse_docs.split(","):
-        if f"parse_{name}" in results and f"parse_{name}_alone" in results:
-            results[f"parse_{name}"]["over_alone"] = round(
-                results[f"parse_{name}"]["pages_per_min"] / results[f"parse_{name}_alone"]["pages_per_min"], 3)
+        for other in ("alone", "fixed"):
+            if f"parse_{name}" in results and f"parse_{name}_{other}" in results:
+                results[f"parse_{name}"][f"over_{other}"] = round(
+                    results[f"parse_{name}"]["pages_per_min"] / results[f"parse_{name}_{other}"]["pages_per_min"], 3)
+    if "continuous_batching" in vars(forced):
+        del forced.continuous_batching
     del text.step
 
 

@@ -50,6 +50,9 @@ KIND_DOC, KIND_XLS, KIND_PPT = "doc", "xls", "ppt"
 # table of kinds says (mineru_tui/kinds.py), once for detection, reading and progress.
 OFFICE_KINDS = DIRECT_KINDS
 PAGE_KINDS = _PAGE_KINDS  # read page by page with the model
+# What a user may hand in, in the words of the error lines that list it (one list for all).
+SUPPORTED = (".docx, .pptx, .xlsx, .odt, .ods, .odp, .rtf, .doc, .xls, .ppt, PDF, PNG, JPEG, "
+             "TIFF, WebP, BMP, HTML, MHTML, EPUB, CSV/TSV")
 
 
 class RecognisedError(InputError):
@@ -173,9 +176,7 @@ def detect(path: str | os.PathLike, limits: ZipLimits = DEFAULT_LIMITS) -> Detec
     web = detect_text(p, head)
     if web is not None:
         return web
-    raise InputError("unknown file type (supported: .docx, .pptx, .xlsx, .odt, .ods, .odp, "
-                     ".rtf, .doc, .xls, .ppt, PDF, PNG, JPEG, TIFF, WebP, BMP, HTML, MHTML, "
-                     "EPUB, CSV/TSV)")
+    raise InputError(f"unknown file type (supported: {SUPPORTED})")
 
 
 def _file_type(mode: int) -> str:

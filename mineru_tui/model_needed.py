@@ -64,6 +64,8 @@ def reason_and_hint(reason: str, *, kind: str, text_layer: bool, server: bool = 
                         + ("," + low if low else ""))
     if is_cached(spec):  # there, yet it does not open: damaged or incomplete
         return reason, f"run `{FETCH}` to repair it" + ("," + low if low else "")
-    what = (f"the {MODEL_NAME} model ({MODEL_SIZE}" if spec == DEFAULT_MODEL
-            else f"the model {spec} (")
-    return f"needs {what}, not downloaded yet)", f"run `{FETCH}` once" + ("," + low if low else "")
+    if spec == DEFAULT_MODEL:
+        what, fetch = f"the {MODEL_NAME} model ({MODEL_SIZE}, not downloaded yet)", FETCH
+    else:  # another repo id: its size is not known here, and fetch must be told which
+        what, fetch = f"the model {spec} (not downloaded yet)", f"{FETCH} --model {spec}"
+    return f"needs {what}", f"run `{fetch}` once" + ("," + low if low else "")

@@ -44,12 +44,17 @@ import re
 import shutil
 import tempfile
 import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mineru_tui import interrupts
 from mineru_tui.console import JSON_ESCAPED, is_control
-from mineru_tui.document import to_content_list, to_markdown, to_middle_json
+from mineru_tui.document import to_content_list, to_markdown
+from mineru_tui.document.content_list import content_list_entries
+from mineru_tui.document.json_stream import json_chunks
+from mineru_tui.document.markdown import markdown_chunks
+from mineru_tui.document.middle_json import middle_json_chunks
 
 IMAGES_DIR = "images"
 MANIFEST = ".mineru-tui.json"
@@ -145,22 +150,17 @@ def write_outputs(doc, out_dir: Path, stem: str, *, source: Path | None = None,
     cannot be written (:class:`OutputBusy` when the lock is not obtained in time).
     ``mineru_format`` chooses MinerU 3.x's files, MinerU 4's, or both (the default).
     """
-    files = _render(doc, stem, mineru_format, source)  # the slow part, before taking the lock
+    if mineru_format not in MINERU_FORMATS:
+        raise ValueError(f"unknown MinerU format {mineru_format!r}")
     out_dir.mkdir(parents=True, exist_ok=True)
     with _locked(out_dir, lock_timeout):
         with interrupts.deferred():
             _remove_leftovers(out_dir)
             name, replace, notes = _choose_name(out_dir, stem, {a.casefold() for a in avoid})
-            if name != stem:  # file names inside a set follow its folder name
-                files = _rename_files(files, stem, name)
             tmp = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX, dir=out_dir))
             try:
-                for rel, data in files.items():
-                    if interrupts.held():  # a Ctrl-C held off stops between files
-                        raise KeyboardInterrupt
-                    target = tmp / rel
-                    target.parent.mkdir(exist_ok=True)
-                    target.write_bytes(data)
+                # file names inside a set follow its folder name; written as streams
+                files = _write_files(tmp, _pieces(doc, name, mineru_format, source))
                 manifest = {"tool": "mineru-tui", "source": str(source) if source else None,
                             "files": sorted(files)}
                 (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n",
@@ -182,36 +182,70 @@ def journal_path(out_dir: Path, stem: str) -> Path:
     return Path(out_dir) / f".{stem}.journal"
 
 
-def _render(doc, stem: str, mineru_format: str = "both",
-            source: Path | None = None) -> dict[str, bytes]:
-    """Every file of the set, by path relative to the set's folder."""
-    if mineru_format not in MINERU_FORMATS:
-        raise ValueError(f"unknown MinerU format {mineru_format!r}")
+def _pieces(doc, stem: str, mineru_format: str = "both",
+            source: Path | None = None) -> Iterator[tuple[str, str | bytes | Callable]]:
+    """Every file of the set as (path relative to the set's folder, piece of its text or
+    bytes), page by page: a long document's files are never whole in memory. A file's first
+    piece may be empty (an empty Markdown file is still written)."""
     prefix = IMAGES_DIR + "/"
-    files: dict[str, bytes] = {}
-    for name, data in doc.images.items():
-        files[f"{IMAGES_DIR}/{_image_name(name)}"] = data
-    markdown = _no_surrogates(to_markdown(doc, image_prefix=prefix))
+    for image, data in doc.images.items():
+        yield f"{IMAGES_DIR}/{_image_name(image)}", data
+    markdowns = [f"{stem}.md"] if mineru_format != "4" else []
     if mineru_format != "3":
-        from mineru_tui.document.mineru4 import render_set
-        files.update(render_set(doc, markdown, dumps_json, prefix,
-                                str(source) if source else None))
+        from mineru_tui.document import mineru4
+
+        markdowns.append(mineru4.MARKDOWN)
+    for md in markdowns:
+        yield md, ""
+    for piece in markdown_chunks(doc, image_prefix=prefix):
+        piece = _no_surrogates(piece)
+        for md in markdowns:
+            yield md, piece
+    if mineru_format != "3":
+        for rel, piece in mineru4.set_chunks(doc, prefix, str(source) if source else None):
+            yield rel, _json_escaped(piece)
     if mineru_format == "4":
-        return files
-    files[f"{stem}_middle.json"] = _json_bytes(to_middle_json(doc, image_prefix=prefix))
-    files[f"{stem}_content_list.json"] = _json_bytes(to_content_list(doc, image_prefix=prefix))
-    files[f"{stem}.md"] = markdown.encode("utf-8")
-    # files a reader adds (the page reader: <stem>_model.json, <stem>_layout.pdf)
+        return
+    for piece in middle_json_chunks(doc, image_prefix=prefix):
+        yield f"{stem}_middle.json", _json_escaped(piece)
+    yield f"{stem}_middle.json", "\n"
+    for piece in json_chunks(content_list_entries(doc, image_prefix=prefix)):
+        yield f"{stem}_content_list.json", _json_escaped(piece)
+    yield f"{stem}_content_list.json", "\n"
+    # files a reader adds (the page reader: <stem>_model.json, <stem>_layout.pdf): bytes, or
+    # pieces of text, or functions writing to the open file
     for suffix, make in doc.extra_outputs.items():
         data = make()
-        if data is not None:
-            files[f"{stem}{suffix}"] = data
-    return files
+        if isinstance(data, bytes):
+            yield f"{stem}{suffix}", data
+        elif data is not None:
+            for piece in data:
+                yield f"{stem}{suffix}", piece
 
 
-def _rename_files(files: dict[str, bytes], old: str, new: str) -> dict[str, bytes]:
-    return {(new + rel[len(old):] if rel[len(old):] in _SUFFIXES and rel.startswith(old)
-             else rel): data for rel, data in files.items()}
+def _write_files(folder: Path, pieces: Iterable[tuple[str, str | bytes | Callable]]) -> list[str]:
+    """Write ``pieces`` (from :func:`_pieces`) into ``folder``; the paths written. A Ctrl-C
+    held off stops the write between two pieces."""
+    open_files: dict = {}
+    try:
+        for rel, piece in pieces:
+            if interrupts.held():
+                raise KeyboardInterrupt
+            f = open_files.get(rel)
+            if f is None:
+                target = folder / rel
+                target.parent.mkdir(exist_ok=True)
+                f = open_files[rel] = open(target, "wb")
+            if callable(piece):  # a writer of its own (_layout.pdf): given the open file
+                piece(f)
+            else:
+                f.write(piece if isinstance(piece, bytes) else piece.encode("utf-8"))
+            if rel.startswith(IMAGES_DIR + "/"):  # pictures come whole: close them at once
+                f.close()
+    finally:
+        for f in open_files.values():
+            f.close()
+    return list(open_files)
 
 
 def _image_name(name: str) -> str:
@@ -222,8 +256,9 @@ def _image_name(name: str) -> str:
     return base
 
 
-def _json_bytes(data) -> bytes:
-    return dumps_json(data).encode("utf-8")
+def _json_escaped(text: str) -> str:
+    """A piece of JSON text with the characters :func:`dumps_json` escapes escaped."""
+    return JSON_ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _choose_name(out_dir: Path, stem: str, avoid: set[str]) -> tuple[str, bool, list[str]]:
@@ -383,5 +418,4 @@ def dumps_json(data) -> str:
     (:data:`mineru_tui.console.JSON_ESCAPED`): the middle JSON keeps a document's text as
     it is, but ``cat`` of the file shows no raw control. JSON escapes C0 itself.
     """
-    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-    return JSON_ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _json_escaped(json.dumps(data, ensure_ascii=False, indent=2) + "\n")

@@ -37,7 +37,7 @@ from typing import Any, TextIO
 
 from mineru_tui import interrupts
 from mineru_tui.console import line, shown
-from mineru_tui.detect import (DEFAULT_LIMITS, OFFICE_KINDS, PAGE_KINDS, Detected,
+from mineru_tui.detect import (DEFAULT_LIMITS, OFFICE_KINDS, PAGE_KINDS, SUPPORTED, Detected,
                                ZipLimits, detect, is_reported)
 from mineru_tui.errors import DEBUG_HINT, InputError, internal_error, is_cut_warning, os_reason
 from mineru_tui.interrupts import Terminated  # noqa: F401  (re-exported for the CLI)
@@ -123,9 +123,7 @@ def gather(args: list[Path], opts: Options) -> list[Item]:
             continue
         found = _walk(arg, opts, skip_dir)
         if not found:
-            items.append(Item(arg, error="no documents found in this folder (.docx, .pptx, "
-                                         ".xlsx, .odt, .ods, .odp, .rtf, .doc, .xls, .ppt, "
-                                         ".pdf, page images)"))
+            items.append(Item(arg, error=f"no documents found in this folder (supported: {SUPPORTED})"))
         for item in found:
             add(item)
     return items

@@ -1,4 +1,4 @@
-"""``mineru-tui bundle build|verify``: compiled bundles, Core ML and OpenVINO (Typer sub-app).
+"""``mineru-tui bundle build|verify``: compiled bundles, Core ML, Core AI and OpenVINO (Typer sub-app).
 
 Only Typer is imported here; numpy, coremltools and the model code load when a command runs,
 so ``mineru-tui parse`` never pays for them.
@@ -15,7 +15,7 @@ import typer
 
 bundle_app = typer.Typer(
     name="bundle",
-    help="Build and verify bundles of MinerU2.5: Core ML (--engine coreml on a Mac) or OpenVINO (--engine openvino).",
+    help="Build and verify bundles of MinerU2.5: Core ML (--engine coreml on a Mac), Core AI (--engine coreai, macOS 27+) or OpenVINO (--engine openvino).",
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode=None,
@@ -25,10 +25,10 @@ bundle_app = typer.Typer(
 from mineru_tui.cli.options import Precision, model_option  # noqa: E402  (Typer only)
 from mineru_tui.engines.defaults import DEFAULT_MODEL  # noqa: E402  (imports nothing)
 
-BUILD_HELP = """Convert a checkpoint to a Core ML bundle (no torch needed; runs on Linux too).
+BUILD_HELP = """Convert a checkpoint to a Core ML, Core AI or OpenVINO bundle (no torch needed).
 
 \b
-The bundle is a folder: vision.mlpackage (fp16 vision tower, fixed patch
+A Core ML bundle (the default target, but on macOS 27+) is a folder: vision.mlpackage (fp16 vision tower, fixed patch
 buckets), decoder.mlpackage (prefill / decode / embed sharing one copy of the
 weights, fp16 KV cache as Core ML state) and manifest.json. --weights sets the
 decoder's linear weights: int8 (default, per channel), int4 (per block of 32)

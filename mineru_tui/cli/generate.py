@@ -26,7 +26,8 @@ GENERATE_HELP = """Run the MinerU2.5 model on one IMAGE and print its raw output
 
 \b
 The text streams to stdout as it is generated (layout tokens, OTSL/HTML,
-LaTeX as the model writes them); stage timings and tok/s go to stderr.
+LaTeX as the model writes them); stage timings and tok/s go to stderr
+(on a terminal, or with -v).
 --task picks MinerU's prompt and decoding knobs: text (default), table,
 formula, image, or layout (run it on the whole page). --prompt sends your
 own prompt text with the task's knobs.
@@ -169,7 +170,12 @@ def run_generate(image: Path, prompt: str | None, task: str, model_spec: str, ma
                     break  # a bad image or prompt: one error line below, nothing on stdout
             progress(ev)
     except EngineError as e:
-        err.write(f"error: {one_line(str(e))}\n")
+        from mineru_tui.cli.options import engine_error_line
+
+        server = options.engine in ("http", "llama-cpp") or bool(options.server_urls)
+        err.write(one_line(engine_error_line(str(e), options.model, server=server)) + "\n")
+        if verbose:
+            err.write(f"  detail: {one_line(str(e))}\n")
         return 1
     except KeyboardInterrupt:
         cancel.set()

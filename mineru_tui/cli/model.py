@@ -10,7 +10,9 @@ Only Typer is imported here; huggingface_hub loads when a subcommand runs
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 from typing import Optional
 
 import typer
@@ -35,6 +37,13 @@ def fetch(model: Optional[str] = model_option(),
     from mineru_tui.model_needed import MODEL_SIZE
 
     spec = model_store.model_spec(model)
+    offline = os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
+    if offline and not Path(spec).expanduser().is_dir():  # the hub would say only "disabled"
+        which = "" if model is None else f" --model {spec}"
+        _err(f"error: HF_HUB_OFFLINE is set, which forbids downloads: run "
+             f"`env -u HF_HUB_OFFLINE mineru-tui model fetch{which}` once, or copy the model's "
+             f"folder here and pass --model DIR")
+        raise typer.Exit(1)
     if not quiet:
         _err(f"fetching {spec} ({MODEL_SIZE}) into the Hugging Face cache…")
     try:

@@ -60,12 +60,14 @@ class Effort(str, Enum):
     high = "high"
 
 
-def engine_option(default: EngineName = EngineName.auto, *flags: str):
-    """``--engine``: what runs the model."""
+def engine_option(default: EngineName = EngineName.auto, *flags: str, says_which: str = "-v says which"):
+    """``--engine``: what runs the model. ``says_which`` names where the command tells
+    what auto picked ("" for a command without ``-v``)."""
+    which = f"; {says_which}" if says_which else ""
     return typer.Option(default, "--engine", *flags,
                         help="What runs the MinerU2.5 model for PDFs and images "
                              "(auto: Core AI on macOS 27+ or Core ML on a Mac with a bundle, "
-                             "else OpenVINO when installed, else numpy; -v says which).")
+                             f"else OpenVINO when installed, else numpy{which}).")
 
 
 def model_option():
@@ -166,3 +168,18 @@ def reading_fields(mode: Mode, effort: Effort, image_analysis: bool,
     """The ``ConvertOptions`` fields the reading options give (``parse`` and ``watch`` alike)."""
     return {"mode": mode.value, "effort": effort.value, "image_analysis": image_analysis,
             "extra": {"max_new_tokens": max_new_tokens} if max_new_tokens else {}}
+
+
+def engine_error_line(error: str, model: Optional[str] = None, server: bool = False) -> str:
+    """The one ``error:`` line of a command whose engine did not open: when the model is only
+    not downloaded yet, what ``parse`` says (its size and ``mineru-tui model fetch``) instead
+    of the hub's connection error; any other failure (a wrong folder, a server, a runtime)
+    in the engine's own words."""
+    from mineru_tui.model_needed import is_cached, reason_and_hint
+    from mineru_tui.model_store import model_spec
+
+    spec = model_spec(model)
+    if server or Path(spec).expanduser().exists() or is_cached(spec):
+        return f"error: {error}"  # the model is here: the engine's words say what is wrong
+    reason, hint = reason_and_hint(error, kind="image", text_layer=False, model=spec)
+    return f"error: {reason}: {hint}"

@@ -73,7 +73,9 @@ def serve(
         try:
             eng = _open(engine.value, model)
         except EngineError as e:
-            print(f"error: {e}", file=sys.stderr)
+            from mineru_tui.cli.options import engine_error_line
+
+            print(engine_error_line(str(e), model), file=sys.stderr)
             raise typer.Exit(1) from None
         name = served_name or _display_name(model or eng.model_id)
         print(f"serving {name} ({eng.name} engine) on http://{host}:{port}/v1", file=sys.stderr,

@@ -21,11 +21,14 @@ from mineru_tui.cli.options import (Effort, EngineName, Mode, check_max_new_toke
 WATCH_HELP = """Watch DIR and read every document that lands in it, live.
 
 \b
-Office files (.docx, .pptx, .xlsx) are read at once; PDFs and page images
-with the MinerU2.5 model (--engine, --model). Files already in DIR are
-queued too; a file is read once it is complete (no events for a moment,
-size and mtime stable, it opens). Temporary, hidden and lock files are
-ignored (~$x.docx, .~lock.x#, *.part, *.crdownload, *.tmp, dotfiles).
+Files read from their structure are read at once: Office (.docx .pptx
+.xlsx), OpenDocument, legacy Office (.doc .xls .ppt), RTF, HTML, MHTML,
+EPUB, CSV/TSV. PDFs and page images are read page by page with the
+MinerU2.5 model (--engine, --model; --effort low reads a PDF's own text
+without it). Files already in DIR are queued too; a file is read once it
+is complete (no events for a moment, size and mtime stable, it opens).
+Temporary, hidden and lock files are ignored (~$x.docx, .~lock.x#,
+*.part, *.crdownload, *.tmp, dotfiles).
 
 \b
 Results go to --output-dir (default: DIR-mineru beside DIR) in the layout
@@ -52,7 +55,7 @@ def watch(
     poll: bool = typer.Option(False, "--poll",
                               help="Poll the folder instead of using native file events "
                                    "(network folders; chosen automatically when needed)."),
-    engine: EngineName = engine_option(),
+    engine: EngineName = engine_option(says_which=""),  # watch has no -v
     model: Optional[str] = model_option(),
     mode: Mode = mode_option(),
     effort: Effort = effort_option(),

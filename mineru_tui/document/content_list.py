@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from mineru_tui.document.controls import without_controls
+from collections.abc import Iterator
+
+from mineru_tui.document.controls import page_without_controls
 from mineru_tui.document.escaping import code_fence, latex_links_safe
 from mineru_tui.document.html_table import table_body_html
 from mineru_tui.document.links import safe_image_name, safe_image_url
@@ -131,15 +133,18 @@ def _as_mineru_vlm(entry: dict, block: Block) -> None:
         entry["code_body"] = code_fence(entry["code_body"], lang)
 
 
-def to_content_list(doc: Document, image_prefix: str = "images/") -> list[dict]:
-    """MinerU's content list: one flat entry per block, in reading order, per page; its
-    text holds no control or bidi-override character (:mod:`.controls`)."""
-    doc = without_controls(doc)
-    out = []
+def content_list_entries(doc: Document, image_prefix: str = "images/") -> Iterator[dict]:
+    """The content list's entries one by one, a page at a time (see :func:`to_content_list`)."""
     for page in doc.pages:
+        page = page_without_controls(page)
         for block in page.para_blocks + page.discarded_blocks:
             entry = _content_entry(block, page.page_idx, image_prefix, doc.backend == "vlm",
                                    page.page_size)
             if entry is not None:
-                out.append(entry)
-    return out
+                yield entry
+
+
+def to_content_list(doc: Document, image_prefix: str = "images/") -> list[dict]:
+    """MinerU's content list: one flat entry per block, in reading order, per page; its
+    text holds no control or bidi-override character (:mod:`.controls`)."""
+    return list(content_list_entries(doc, image_prefix))

@@ -116,3 +116,8 @@ def without_controls(doc: Document) -> Document:
     """``doc`` as its text holds no control, DEL, C1 or bidi-override character: a copy
     where something was dropped, the parts that hold none shared (readers only read it)."""
     return dataclasses.replace(doc, pages=[_clean(p) for p in doc.pages])
+
+
+def page_without_controls(page: Page) -> Page:
+    """One page as :func:`without_controls` gives it (a writer going page by page)."""
+    return _clean(page)

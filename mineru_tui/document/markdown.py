@@ -6,7 +6,9 @@ Tables become pipe tables, or HTML when cells are merged or nested; equations
 
 from __future__ import annotations
 
-from mineru_tui.document.controls import without_controls
+from collections.abc import Iterator
+
+from mineru_tui.document.controls import page_without_controls
 from mineru_tui.document.escaping import (code_fence, code_span, escape_md, latex_display,
                                           latex_inline, list_marker, note_definition, note_label)
 from mineru_tui.document.html_table import table_body_html, table_span
@@ -252,6 +254,20 @@ def block_to_md(block: Block, image_prefix: str = "") -> str:
     return _lines_md(block, image_prefix)
 
 
+def markdown_chunks(doc: Document, image_prefix: str = "images/") -> Iterator[str]:
+    """The text of :func:`to_markdown` block by block, a page at a time (a long document's
+    Markdown is never whole in memory)."""
+    wrote = False
+    for page in doc.pages:
+        for block in page_without_controls(page).para_blocks:
+            md = block_to_md(block, image_prefix)
+            if md:
+                yield "\n\n" + md if wrote else md
+                wrote = True
+    if wrote:
+        yield "\n"
+
+
 def to_markdown(doc: Document, image_prefix: str = "images/") -> str:
     """The whole document as Markdown; discarded blocks (headers, footers) are left out.
 
@@ -259,11 +275,4 @@ def to_markdown(doc: Document, image_prefix: str = "images/") -> str:
     folder, ``""`` when images are referenced by name only (stdout). Control and bidi-
     override characters are dropped first (:mod:`.controls`).
     """
-    doc = without_controls(doc)
-    parts = []
-    for page in doc.pages:
-        for block in page.para_blocks:
-            md = block_to_md(block, image_prefix)
-            if md:
-                parts.append(md)
-    return "\n\n".join(parts) + "\n" if parts else ""
+    return "".join(markdown_chunks(doc, image_prefix))

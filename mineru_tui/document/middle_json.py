@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from mineru_tui import __version__
 from mineru_tui.document.html_table import span_table_html
+from mineru_tui.document.json_stream import json_chunks
 from mineru_tui.document.links import safe_image_name, safe_image_url, safe_url
 from mineru_tui.document.model import Block, Document, Span, SpanType, walk
 
@@ -58,19 +61,31 @@ def number_blocks(doc: Document) -> None:
             block.index = i
 
 
+def page_json(page, image_prefix: str = "images/") -> dict:
+    """One page of the middle JSON's ``pdf_info``."""
+    p: dict = {
+        "para_blocks": [_block_json(b, image_prefix) for b in page.para_blocks],
+        "discarded_blocks": [_block_json(b, image_prefix) for b in page.discarded_blocks],
+        "page_idx": page.page_idx,
+        "page_size": list(page.page_size) if page.page_size else None,
+    }
+    if page.name is not None:
+        p["page_name"] = page.name
+    for key, value in page.extra.items():
+        p.setdefault(key, value)
+    return p
+
+
+def _head(doc: Document) -> dict:
+    return {"pdf_info": None, "_backend": doc.backend, "_version_name": f"mineru-tui {__version__}"}
+
+
 def to_middle_json(doc: Document, image_prefix: str = "images/") -> dict:
     """MinerU's middle JSON: ``{"pdf_info": [pages...], "_backend": ..., "_version_name": ...}``."""
-    pages = []
-    for page in doc.pages:
-        p: dict = {
-            "para_blocks": [_block_json(b, image_prefix) for b in page.para_blocks],
-            "discarded_blocks": [_block_json(b, image_prefix) for b in page.discarded_blocks],
-            "page_idx": page.page_idx,
-            "page_size": list(page.page_size) if page.page_size else None,
-        }
-        if page.name is not None:
-            p["page_name"] = page.name
-        for key, value in page.extra.items():
-            p.setdefault(key, value)
-        pages.append(p)
-    return {"pdf_info": pages, "_backend": doc.backend, "_version_name": f"mineru-tui {__version__}"}
+    return {**_head(doc), "pdf_info": [page_json(page, image_prefix) for page in doc.pages]}
+
+
+def middle_json_chunks(doc: Document, image_prefix: str = "images/") -> Iterator[str]:
+    """The text of ``json.dumps(to_middle_json(doc), indent=2)`` page by page
+    (:mod:`.json_stream`): one page's JSON in memory at a time."""
+    return json_chunks((page_json(page, image_prefix) for page in doc.pages), _head(doc), "pdf_info")

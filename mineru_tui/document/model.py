@@ -183,8 +183,9 @@ class Document:
     ``images`` maps an image's file name (as used in spans' ``image_path``) to its bytes;
     writers put them under ``images/``. ``backend`` is MinerU's ``_backend`` value
     (``"office"`` for direct OOXML reading, ``"vlm"`` for the page reader).
-    ``extra_outputs`` maps a file-name suffix to a function giving more bytes to write beside
-    the output set with ``-o`` (the page reader: ``_model.json``, ``_layout.pdf``).
+    ``extra_outputs`` maps a file-name suffix to a function giving a file to write beside
+    the output set with ``-o`` (the page reader: ``_model.json``, ``_layout.pdf``): its bytes,
+    or pieces in order (text, or a function writing to the open file), or None.
     ``meta`` holds facts about the reading the MinerU 4 set records (the page reader:
     ``kind``, ``effort``, ``engine``, ``model``, ``page_selection``; ``model_output``, a
     function giving MinerU 4's ``model_output.json``).
@@ -194,7 +195,7 @@ class Document:
     backend: str = "office"
     images: dict[str, bytes] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-    extra_outputs: dict[str, Callable[[], bytes | None]] = field(default_factory=dict)
+    extra_outputs: dict[str, Callable[[], bytes | Iterable | None]] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
 
     def add_image(self, data: bytes, ext: str, stem: str = "image") -> str:

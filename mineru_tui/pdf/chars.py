@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import struct
 from dataclasses import dataclass
 
 MAX_NATIVE_CHARS = 65_535  # MinerU sends a page's text to OCR above this many characters
@@ -76,9 +77,10 @@ def page_chars(page, limit: int = MAX_NATIVE_CHARS) -> list[Char] | None:
 
 
 def _read_chars(page, limit: int) -> list[Char] | None:
+    from mineru_tui.pdf.gc_pause import collector_paused
     from mineru_tui.pdf.pdfium import owned
 
-    with owned():  # PDFium is held over the whole page: the loop calls its bare functions
+    with owned(), collector_paused():  # PDFium is held over the whole page: the loop calls its bare functions
         return _read_chars_owned(page, limit)
 
 
@@ -97,29 +99,33 @@ def _read_chars_owned(page, limit: int) -> list[Char] | None:
     n = textpage.count_chars()
     if n > limit:
         return None
-    tp = textpage.raw  # the bare handle: pypdfium2's wrapper converts itself on every call
+    tp = ctypes.cast(textpage.raw, ctypes.c_void_p).value  # the text page as an address
     (x0, y0), (ax, ay), (bx, by) = page._display_matrix()
     det = ax * by - ay * bx
     # user -> display, inlined (this loop runs once per character): the page's display
     # matrix is a quarter turn and/or flip, so two opposite corners give a box exactly
     ua, ub, va, vb = by / det, -bx / det, -ay / det, ax / det
 
-    # this loop is the text path's hottest: PDFium's functions are bound to locals, the
-    # code points come in one call, and the angle's trigonometry is done once per angle
-    get_unicode, is_generated = _bare(pdfium_c.FPDFText_GetUnicode), _bare(pdfium_c.FPDFText_IsGenerated)
-    get_box, get_loose = _bare(pdfium_c.FPDFText_GetCharBox), _bare(pdfium_c.FPDFText_GetLooseCharBox)
-    get_origin, get_angle = _bare(pdfium_c.FPDFText_GetCharOrigin), _bare(pdfium_c.FPDFText_GetCharAngle)
-    is_hyphen = _bare(pdfium_c.FPDFText_IsHyphen)
-    # the text object as a plain address (an int), without a ctypes pointer to cast each time
-    get_object = ctypes.CFUNCTYPE(ctypes.c_void_p, pdfium_c.FPDF_TEXTPAGE, ctypes.c_int)(
-        ctypes.cast(_bare(pdfium_c.FPDFText_GetTextObject), ctypes.c_void_p).value)
-    map_error_at = _bare(pdfium_c.FPDFText_HasUnicodeMapError)
-    font_size_at = _bare(pdfium_c.FPDFText_GetFontSize)
-    codes = _code_points(tp, n, pdfium_c, ctypes)
+    # this loop is the text path's hottest: PDFium's functions take plain addresses
+    # (_address_typed), the code points come in one call, and the angle's trigonometry is
+    # done once per angle
+    f = _address_typed()
+    get_unicode, is_generated = f.FPDFText_GetUnicode, f.FPDFText_IsGenerated
+    get_box, get_loose = f.FPDFText_GetCharBox, f.FPDFText_GetLooseCharBox
+    get_origin, get_angle = f.FPDFText_GetCharOrigin, f.FPDFText_GetCharAngle
+    is_hyphen, get_object = f.FPDFText_IsHyphen, f.FPDFText_GetTextObject
+    map_error_at, font_size_at = f.FPDFText_HasUnicodeMapError, f.FPDFText_GetFontSize
+    codes = _code_points(textpage.raw, n, pdfium_c, ctypes)
     objects: dict[int, tuple[bool, float, bool, bool]] = {}  # text object -> its facts
     turns: dict[float, tuple[int, float]] = {}  # PDFium's angle -> (direction, tilt)
-    left, bottom, right, top = (ctypes.c_double() for _ in range(4))
-    lrect = pdfium_c.FS_RECTF()
+    angles: dict[int, float] = {}  # text object -> PDFium's angle of its characters
+    tight_out = (ctypes.c_double * 6)()  # left, right, bottom, top; then the origin's x, y
+    loose_out = (ctypes.c_float * 4)()  # an FS_RECTF: left, top, right, bottom
+    at = ctypes.addressof(tight_out)
+    a_left, a_right, a_bottom, a_top, a_ox, a_oy = (at + 8 * k for k in range(6))
+    a_loose = ctypes.addressof(loose_out)
+    # struct reads the outputs far faster than indexing the ctypes arrays
+    read_tight, read_loose = _SIX_DOUBLES.unpack_from, _FOUR_FLOATS.unpack_from
     out: list[Char] = []
     low_half = False  # the previous character was the first half of a surrogate pair
     for i in range(n):
@@ -127,8 +133,9 @@ def _read_chars_owned(page, limit: int) -> list[Char] | None:
         if low_half:  # already joined to the character before
             low_half = False
             continue
-        generated = bool(is_generated(tp, i))
-        if generated and code in (0x0D, 0x0A):
+        # PDFium generates only spaces and line breaks (CPDF_TextPage::GenerateCharInfo)
+        generated = code in _GENERATED and bool(is_generated(tp, i))
+        if generated and code != 0x20:
             continue
         if 0xD800 <= code <= 0xDBFF and i + 1 < n:
             # PDFium gives a character beyond the BMP (mathematical letters, emoji) as
@@ -138,27 +145,36 @@ def _read_chars_owned(page, limit: int) -> list[Char] | None:
                 code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                 low_half = True
         text = chr(code) if 0 < code < 0x110000 and not 0xD800 <= code <= 0xDFFF else "\ufffd"
-        get_box(tp, i, left, right, bottom, top)
-        lx, rx, by_, ty = left.value - x0, right.value - x0, bottom.value - y0, top.value - y0
+        get_box(tp, i, a_left, a_right, a_bottom, a_top)
+        get_origin(tp, i, a_ox, a_oy)
+        left, right, bottom, top, ox, oy = read_tight(tight_out)
+        lx, rx, by_, ty = left - x0, right - x0, bottom - y0, top - y0
         u1, v1, u2, v2 = ua * lx + ub * by_, va * lx + vb * by_, ua * rx + ub * ty, va * rx + vb * ty
         tight = (u1 if u1 < u2 else u2, v1 if v1 < v2 else v2, u2 if u1 < u2 else u1,
                  v2 if v1 < v2 else v1)
-        get_loose(tp, i, lrect)
-        lx, rx, by_, ty = lrect.left - x0, lrect.right - x0, lrect.bottom - y0, lrect.top - y0
+        get_loose(tp, i, a_loose)
+        left, top, right, bottom = read_loose(loose_out)
+        lx, rx, by_, ty = left - x0, right - x0, bottom - y0, top - y0
         u1, v1, u2, v2 = ua * lx + ub * by_, va * lx + vb * by_, ua * rx + ub * ty, va * rx + vb * ty
         loose = (u1 if u1 < u2 else u2, v1 if v1 < v2 else v2, u2 if u1 < u2 else u1,
                  v2 if v1 < v2 else v1)
         if (tight[2] - tight[0] <= 0 or tight[3] - tight[1] <= 0) and not text.isspace():
             tight = loose
-        get_origin(tp, i, left, bottom)
-        ox, oy = left.value - x0, bottom.value - y0
+        ox, oy = ox - x0, oy - y0
         origin = (ua * ox + ub * oy, va * ox + vb * oy)
-        raw_angle = get_angle(tp, i)
+        visible, size, bold, italic = True, 0.0, False, False
+        key = get_object(tp, i) or 0
+        if key and not generated:
+            # a drawn character's angle is its text object's matrix (with its form's):
+            # one per object (a generated space has its form's matrix only)
+            raw_angle = angles.get(key)
+            if raw_angle is None:
+                raw_angle = angles[key] = get_angle(tp, i)
+        else:
+            raw_angle = get_angle(tp, i)
         turn = turns.get(raw_angle)
         if turn is None:
             turn = turns[raw_angle] = _turn(raw_angle, ua, ub, va, vb)
-        visible, key, size, bold, italic = True, 0, 0.0, False, False
-        key = get_object(tp, i) or 0
         if key:
             known = objects.get(key)
             if known is None:
@@ -173,6 +189,47 @@ def _read_chars_owned(page, limit: int) -> list[Char] | None:
             text, tight, loose, origin, turn[0], turn[1], size, i, generated, hyphen,
             map_error_at(tp, i) == 1, visible, key, bold, italic))
     return out
+
+
+_GENERATED = frozenset((0x20, 0x0D, 0x0A))  # the only code points PDFium generates
+_SIX_DOUBLES, _FOUR_FLOATS = struct.Struct("=6d"), struct.Struct("=4f")
+
+
+class _AddressTyped:
+    """The per-character PDFium functions typed to take a text page's address (an int)
+    and output addresses: ctypes converts an int far faster than a pointer object, and
+    the character loop calls PDFium several times per character. Bare (see :func:`_bare`):
+    the caller holds PDFium's lock."""
+
+    NAMES = ("FPDFText_GetUnicode", "FPDFText_IsGenerated", "FPDFText_GetCharBox",
+             "FPDFText_GetLooseCharBox", "FPDFText_GetCharOrigin", "FPDFText_GetCharAngle",
+             "FPDFText_IsHyphen", "FPDFText_GetTextObject", "FPDFText_HasUnicodeMapError",
+             "FPDFText_GetFontSize")
+
+    def __init__(self):
+        import ctypes
+
+        import pypdfium2.raw as pdfium_c
+
+        def plain(t):
+            return ctypes.c_void_p if t is not None and issubclass(t, ctypes._Pointer) else t
+
+        for name in self.NAMES:
+            function = _bare(getattr(pdfium_c, name))
+            address = ctypes.cast(function, ctypes.c_void_p).value
+            prototype = ctypes.CFUNCTYPE(plain(function.restype),
+                                         *(plain(t) for t in function.argtypes))
+            setattr(self, name, prototype(address))
+
+
+_typed: _AddressTyped | None = None
+
+
+def _address_typed() -> _AddressTyped:
+    global _typed
+    if _typed is None:
+        _typed = _AddressTyped()
+    return _typed
 
 
 def _code_points(tp, n: int, pdfium_c, ctypes):

@@ -98,6 +98,14 @@ def layout_pdf_bytes(pages: Iterable[LayoutPage]) -> bytes:
     """The layout drawing of ``pages`` (taken one at a time) as the bytes of a PDF file."""
     import io
 
+    buffer = io.BytesIO()
+    save_layout_pdf(pages, buffer)
+    return buffer.getvalue()
+
+
+def save_layout_pdf(pages: Iterable[LayoutPage], dest) -> None:
+    """Write the layout drawing of ``pages`` to ``dest``, an open binary file (no copy of
+    its bytes in memory: the output writer's ``<stem>_layout.pdf``)."""
     from mineru_tui.pdf.pdfium import load
 
     pdfium = load()  # every call under the process's PDFium lock
@@ -127,9 +135,7 @@ def layout_pdf_bytes(pages: Iterable[LayoutPage]) -> bytes:
             page.gen_content()
             page.close()
         _import_run(out, sources, run)
-        buffer = io.BytesIO()
-        out.save(buffer)
-        return buffer.getvalue()
+        out.save(dest)
     finally:
         out.close()
         for src in sources.values():

@@ -58,27 +58,22 @@ def page_links(page) -> list[PageLink]:
 
 class _CharIndex:
     """The page's characters sorted by their centre's height, so a link finds the ones under
-    its rectangle by bisection over the rows it spans and one vectorised test across them,
-    instead of a Python loop over the whole page for every link."""
+    its rectangle by bisection over the rows it spans, instead of a loop over the whole
+    page for every link (plain lists: a page's few links do not pay for importing numpy)."""
 
     def __init__(self, chars: list[Char]):
-        import numpy as np
-
         self.order = sorted(range(len(chars)), key=lambda i: chars[i].cy)
         self.cy = [chars[i].cy for i in self.order]
-        self.cx = np.array([chars[i].cx for i in self.order], dtype=np.float64)
+        self.cx = [chars[i].cx for i in self.order]
         self.chars = chars
 
-    def under(self, box: Box):
+    def under(self, box: Box) -> list[int]:
         """The page positions (ascending, as ``chars`` has them) of the characters whose
         centre lies in ``box`` grown by one point."""
-        import numpy as np
-
         x0, y0, x1, y1 = box
         lo, hi = bisect_left(self.cy, y0 - 1), bisect_right(self.cy, y1 + 1)
-        band = self.cx[lo:hi]
-        rows = np.flatnonzero((band >= x0 - 1) & (band <= x1 + 1)) + lo
-        return np.sort(np.array(self.order, dtype=np.int64)[rows]) if rows.size else rows
+        left, right, cx, order = x0 - 1, x1 + 1, self.cx, self.order
+        return sorted(order[k] for k in range(lo, hi) if cx[k] >= left and cx[k] <= right)
 
 
 def link_texts(links: list[PageLink], chars: list[Char]) -> list[tuple[str, str]]:
@@ -107,20 +102,20 @@ def linked_texts(links: list[PageLink], chars: list[Char]) -> LinkTexts:
     if not links or not chars:
         return out
     index = _CharIndex(chars)
-    texts: dict[bytes, str] = {}  # the characters covered → their text
+    texts: dict[tuple[int, ...], str] = {}  # the characters covered → their text
     spent = 0  # characters read into link texts, against MAX_PAGE_LINK_CHARS
     for link in links:
         positions = index.under(link.box)
-        if not positions.size or positions.size > MAX_LINK_CHARS:
+        if not positions or len(positions) > MAX_LINK_CHARS:
             continue
-        key = positions.tobytes()
+        key = tuple(positions)
         text = texts.get(key)
         if text is None:
-            spent += positions.size
+            spent += len(positions)
             if spent > MAX_PAGE_LINK_CHARS:
                 out.cut = True  # the rest of the page's links stay text (the page says so)
                 break
-            under = [chars[i] for i in positions.tolist()]
+            under = [chars[i] for i in positions]
             text = ""
             if any(not c.text.isspace() for c in under):
                 text = join_lines([ln.text for ln in build_lines(under, 0)])

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from mineru_tui.pdf import structure
 from mineru_tui.pdf.chars import Box, page_chars
 from mineru_tui.pdf.classify import classify_page
+from mineru_tui.pdf.gc_pause import collector_paused
 from mineru_tui.pdf.lines import TextLine, join_lines, page_lines, upright
 
 PARAGRAPH_GAP = 0.9  # a vertical gap above this many line heights starts a new paragraph
@@ -58,6 +59,11 @@ def text_only_page(page, without_unmapped: bool = False) -> list:
     PDFium cannot map to Unicode are left out first, and what remains is checked and read
     (see :func:`unmapped_count`).
     """
+    with collector_paused():
+        return _text_only_page(page, without_unmapped)
+
+
+def _text_only_page(page, without_unmapped: bool) -> list:
     from mineru_tui.document import Block, BlockType, Line, table_block
     from mineru_tui.pdf.blocks_text import text_to_spans
 

@@ -4,6 +4,7 @@ cross-page merge, and the extra outputs (``<stem>_model.json``, ``<stem>_layout.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from copy import copy
 from pathlib import Path
 
@@ -11,9 +12,11 @@ from mineru_tui import __version__
 from mineru_tui.console import JSON_ESCAPED
 from mineru_tui.document import to_markdown
 from mineru_tui.document.headings import level_headings
-from mineru_tui.document.mineru4.model_output import to_model_output
+from mineru_tui.document.json_stream import json_chunks
+from mineru_tui.document.mineru4.model_output import model_output_chunks
 from mineru_tui.errors import cut_warning
-from mineru_tui.pdf import LayoutPage, layout_pdf_bytes
+from mineru_tui.pdf import LayoutPage
+from mineru_tui.pdf.layout_pdf import save_layout_pdf
 from mineru_tui.pdf.furniture import drop_furniture
 from mineru_tui.pdf.headings import pdf_outline
 from mineru_tui.pdf.page_range import format_pages
@@ -79,12 +82,12 @@ def finish(doc, records, path, kind: str, reading):
             "engine": getattr(engine, "name", None), "model": getattr(engine, "model_id", None),
             "mode": settings.mode, "effort": settings.effort, "image_analysis": settings.image_analysis,
             "max_new_tokens": settings.max_new_tokens, "pages": records}
-    doc.extra_outputs = {MODEL_JSON: lambda: json_bytes(meta),
-                         LAYOUT_PDF: lambda: layout_bytes(Path(path), kind, records)}
+    doc.extra_outputs = {MODEL_JSON: lambda: model_json_chunks(meta),
+                         LAYOUT_PDF: lambda: [lambda f: write_layout(f, Path(path), kind, records)]}
     # what MinerU 4's set records (document/mineru4), and its model_output.json
     doc.meta.update(kind=kind, effort=settings.effort, engine=meta["engine"], model=meta["model"],
                     model_output=None if settings.effort == "low"
-                    else lambda middle: to_model_output(meta, middle))
+                    else lambda middle: model_output_chunks(meta, middle))
     return doc
 
 
@@ -94,11 +97,23 @@ def json_bytes(data) -> bytes:
     return JSON_ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
 
 
-def layout_bytes(source: Path, kind: str, records: list[dict]) -> bytes:
-    """``<stem>_layout.pdf``: each page with its layout boxes, drawn by the pdf module."""
+def model_json_chunks(meta: dict) -> Iterator[str]:
+    """The text of :func:`json_bytes` ``(meta)`` a page record at a time (``meta["pages"]``
+    is the last key)."""
+    for piece in json_chunks(meta["pages"], meta, "pages", indent=1):
+        yield JSON_ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", piece)
+    yield "\n"
+
+
+def _layout_pages(source: Path, kind: str, records: list[dict]) -> Iterator[LayoutPage]:
     pdf = kind == "pdf"
-    return layout_pdf_bytes(
-        LayoutPage([(b["type"], tuple(b["bbox"]), i) for i, b in enumerate(r.get("blocks", []))],
-                   pdf_path=str(source) if pdf else None, page_index=r["page_no"] - 1,
-                   image=None if pdf else str(source))
-        for r in records)
+    return (LayoutPage([(b["type"], tuple(b["bbox"]), i) for i, b in enumerate(r.get("blocks", []))],
+                       pdf_path=str(source) if pdf else None, page_index=r["page_no"] - 1,
+                       image=None if pdf else str(source))
+            for r in records)
+
+
+def write_layout(dest, source: Path, kind: str, records: list[dict]) -> None:
+    """``<stem>_layout.pdf``, each page with its layout boxes (drawn by the pdf module),
+    written straight to ``dest``, an open binary file."""
+    save_layout_pdf(_layout_pages(source, kind, records), dest)

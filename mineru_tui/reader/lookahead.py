@@ -8,8 +8,10 @@ is read: at most ``depth`` page images are held). Their events are kept apart, a
 page reader asks for such a page's layout, the kept answer and its events are given back as
 if the call had run then. Pages still finish and show in order, and what the reader sees of
 each call — answers, tokens, the order of events — is what reading pages one by one gives;
-only the timings differ (a kept layout's stage seconds and image tokens were counted in the
-call it ran in, so its own stage events carry none).
+only the timings differ: a stage that ran for several rows at once (a vision call, a prefill)
+counts its seconds and tokens once — on the current page's rows when it had some, else on the
+first kept layout in it, given back with that layout — so the pages' stage seconds add up to
+the engine's.
 """
 
 from __future__ import annotations
@@ -96,10 +98,15 @@ class CrossPage:
                 self._kept[pages[ev.seq_index - n]] = (held[ev.seq_index], ev.result)
                 finished.add(ev.seq_index)
             elif isinstance(ev, StageEvent) and ev.seqs and any(j >= n for j in ev.seqs):
+                # a stage of several rows (one vision call, one prefill) counts its seconds and
+                # tokens once: on this page's rows if it has some, else on the first kept layout
+                mine = tuple(j for j in ev.seqs if j < n)
+                counted = bool(mine)
                 for j in ev.seqs:
                     if j >= n:
-                        held[j].append(StageEvent(ev.stage, ev.done, ev.elapsed, ev.seconds, ev.tokens, (0,)))
-                mine = tuple(j for j in ev.seqs if j < n)
+                        cost = (0.0, 0) if counted else (ev.seconds, ev.tokens)
+                        counted = True
+                        held[j].append(StageEvent(ev.stage, ev.done, ev.elapsed, *cost, (0,)))
                 if mine:
                     yield StageEvent(ev.stage, ev.done, ev.elapsed, ev.seconds, ev.tokens, mine)
             elif isinstance(ev, StageEvent) and not ev.seqs:  # a stage of every row

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from mineru_tui.errors import ConvertError
 from mineru_tui.events import PageDone, PagesResumed, PageStarted
-from mineru_tui.reader import pipeline, sources
+from mineru_tui.reader import heap, pipeline, sources
 from mineru_tui.reader.journal import Journal, identity
 
 
@@ -30,6 +30,7 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
     """Read every selected page of an image or PDF file into a :class:`Document`."""
     path = Path(path)
     settings = _settings(options, detected)
+    heap.keep_large_blocks_mapped()  # a freed page image goes back to the system
     journal = None
     if options.journal is not None:
         journal = Journal.open(options.journal, identity(path, settings, options.engine, options.pages))
@@ -45,13 +46,14 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
     # after opening: a broken file loads no document model (tests/cli checks it)
     from mineru_tui.document import Document
     from mineru_tui.reader import assemble, lookahead, outcomes
+    from mineru_tui.reader.spool import PictureSpool
 
     engine = options.engine
     if lookahead.applies(engine, settings):  # next pages' layouts join each page's stream
         engine = lookahead.CrossPage(engine, settings)
         pages = lookahead.ahead(pages, engine)
     reading = outcomes.Reading(settings, engine, str(path), emit or outcomes.no_events, cancel)
-    doc = Document(backend="vlm")
+    doc = Document(backend="vlm", images=PictureSpool())  # pictures on disk, not in memory
     doc.meta["page_selection"] = str(options.pages or "").strip().lower() not in ("", "all")
     records: list[dict] = []
 

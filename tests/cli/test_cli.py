@@ -47,6 +47,58 @@ def test_serve_help_describes_its_own_default_engine():
     assert "auto: Core AI" not in text  # parse's auto pick is not serve's default
 
 
+def test_watch_help_names_every_format_and_promises_no_missing_flag():
+    """`watch` reads every kind `parse` reads (the help named only .docx .pptx .xlsx), and it
+    has no -v, so its --engine help does not send the user to one."""
+    r = cli("watch", "--help")
+    assert r.exit_code == 0
+    text = " ".join(r.stdout.split())
+    for name in ("OpenDocument", "RTF", ".doc", "HTML", "MHTML", "EPUB", "CSV", "--effort low"):
+        assert name in text, name
+    assert "-v says which" not in text and "--verbose" not in text
+
+
+def test_bundle_help_names_all_three_targets():
+    """`bundle build --target` takes coreml, coreai and openvino; the group's help and build's
+    summary line named Core ML (and OpenVINO) only."""
+    group = " ".join(cli("bundle", "--help").stdout.split())
+    assert "Core ML" in group and "Core AI" in group and "OpenVINO" in group
+    build = cli("bundle", "build", "--help").stdout
+    summary = " ".join(build.split("\n\n")[1].split())  # the first paragraph after Usage
+    assert "Core ML" in summary and "Core AI" in summary and "OpenVINO" in summary
+
+
+def test_serve_without_the_model_says_how_to_get_it(tmp_path, monkeypatch):
+    """`serve` with no model downloaded: parse's way forward in one line (it printed the
+    hub's 330-character connection error and `hf download`)."""
+    pytest.importorskip("uvicorn")
+    import socket
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # an empty cache
+    monkeypatch.delenv("MINERU_TUI_MODEL", raising=False)
+    with socket.socket() as s:  # a port free a moment ago: serve binds it before the model
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    r = cli("serve", "--port", str(port))
+    assert r.exit_code == 1
+    assert r.stderr.strip().splitlines() == [
+        "error: needs the MinerU2.5 model (2.3 GB, not downloaded yet): run `mineru-tui model fetch` once"]
+
+
+def test_model_fetch_under_hf_hub_offline_says_what_forbids_it(tmp_path, monkeypatch):
+    """The README offers HF_HUB_OFFLINE=1 to forbid downloads; `model fetch` under it said
+    "check the network" with the hub's message cut mid-word. It names the variable."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.delenv("MINERU_TUI_MODEL", raising=False)
+    r = cli("model", "fetch", "-q")
+    assert r.exit_code == 1 and r.stdout == ""
+    assert r.stderr.strip().splitlines() == [
+        "error: HF_HUB_OFFLINE is set, which forbids downloads: run `env -u HF_HUB_OFFLINE "
+        "mineru-tui model fetch` once, or copy the model's folder here and pass --model DIR"]
+
+
 def test_parse_help_lists_both_output_sets_under_o():
     """`-o` writes MinerU 3.x's set and MinerU 4's (README); the help's -o paragraph says so."""
     r = cli("parse", "--help")
@@ -191,7 +243,7 @@ def test_interrupt_while_writing_leaves_no_half_output(fake_reader, docs, tmp_pa
     def boom(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(output, "to_markdown", boom)  # after images and JSON are written
+    monkeypatch.setattr(output, "markdown_chunks", boom)  # mid-set: after the images are written
     r = cli("parse", docs["a.docx"], docs["b.pptx"], "-o", out)
     assert r.exit_code == 130
     assert "interrupted: 0 of 2 files done" in r.stderr and "Traceback" not in r.stderr
@@ -287,8 +339,11 @@ def test_folder_with_nothing_supported(fake_reader, tmp_path):
     (root / "readme.txt").write_text("hi")
     r = cli("parse", root)
     assert r.exit_code == 1
-    assert error_lines(r.stderr) == [
-        f"error: {root}: no documents found in this folder (.docx, .pptx, .xlsx, .odt, .ods, .odp, .rtf, .doc, .xls, .ppt, .pdf, page images)"]
+    [line] = error_lines(r.stderr)
+    assert line.startswith(f"error: {root}: no documents found in this folder (supported: ")
+    # every kind a folder walk picks up is named, the web formats too (they were left out)
+    for name in (".docx", ".odt", ".rtf", ".doc", "PDF", "PNG", "HTML", "MHTML", "EPUB", "CSV/TSV"):
+        assert name in line, name
 
 
 def test_same_file_twice_is_parsed_once(fake_reader, docs):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import shutil
 import threading
-import time
 from pathlib import Path
 
 from PIL import Image
@@ -95,7 +94,9 @@ class GatedEngine(ScriptedEngine):
             if self.in_flight >= 2:
                 self.two.set()
         try:
-            self.two.wait(5)
+            # a hang guard, not a timing: a second worker reaching its first page opens the
+            # gate (under load that took over 5 s, the former bound, and the test failed)
+            self.two.wait(600)
             yield from super().stream(requests, cancel=cancel)
         finally:
             with self.count_lock:
@@ -105,10 +106,8 @@ class GatedEngine(ScriptedEngine):
 def test_pages_of_different_files_are_in_flight_together(tmp_path):
     docs = folder(tmp_path)
     engine = GatedEngine()
-    t0 = time.perf_counter()
     code, out, _ = parse(docs, 2, engine)
-    assert code == 1 and engine.most == 2
-    assert time.perf_counter() - t0 < 5  # the gate opened: nobody waited for its timeout
+    assert code == 1 and engine.most == 2  # both files' pages were in the engine at once
 
     one = GatedEngine()
     one.two.set()  # never wait: count only

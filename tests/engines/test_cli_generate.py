@@ -80,12 +80,22 @@ def test_bad_input_is_one_error_line_and_exit_1(args, message):
 
 
 def test_a_missing_model_says_how_to_get_it(tmp_path, monkeypatch):
+    """As `parse` says it: the model's size and `mineru-tui model fetch`, not the hub's
+    connection error and `hf download` (the engine's words stay for -v)."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # an empty cache
+    monkeypatch.delenv("MINERU_TUI_MODEL", raising=False)
+    res = _run(str(tc.REF_PNG))
+    assert res.exit_code == 1
+    assert res.stderr.strip().splitlines() == [
+        "error: needs the MinerU2.5 model (2.3 GB, not downloaded yet): run `mineru-tui model fetch` once"]
     res = _run(str(tc.REF_PNG), "--model", "someone/not-downloaded")
     assert res.exit_code == 1
-    err = res.stderr.strip().splitlines()
-    assert len(err) == 1 and "download" in err[0]
+    assert res.stderr.strip().splitlines() == [
+        "error: needs the model someone/not-downloaded (not downloaded yet): run "
+        "`mineru-tui model fetch --model someone/not-downloaded` once"]
+    res = _run(str(tc.REF_PNG), "-v")
+    assert "detail: " in res.stderr and "hf download" in res.stderr  # the cause, under -v
     res = _run(str(tc.REF_PNG), "--model", str(tmp_path))  # a directory that is no checkpoint
     assert res.exit_code == 1 and len(res.stderr.strip().splitlines()) == 1
 

@@ -10,6 +10,8 @@ from PIL import Image
 
 from mineru_tui.convert import ConvertOptions, convert
 from mineru_tui.document import to_content_list, to_markdown, to_middle_json
+from mineru_tui.engines.events import StageEvent
+from mineru_tui.events import EngineStage
 from mineru_tui.reader import lookahead
 from testkit.scripted_engine import ScriptedEngine, layout_line
 
@@ -82,3 +84,31 @@ def test_no_cross_page_batching_without_continuous_batching(tmp_path):
     engine = ScriptedEngine({LAYOUT: [layout_line(100, 100, 900, 250, "text")], TEXT: ["x"]}, max_batch=8)
     convert(_tiff(tmp_path / "scan.tif"), ConvertOptions(engine=engine))
     assert [len(c) for c in engine.calls] == [1, 1] * PAGES  # fixed chunks, page by page
+
+
+class _OneCallPerStage(ScriptedEngine):
+    """The scripted engine with its vision and prefill reported as the host engine does: one
+    stage event for the rows of the call (``seqs``), 1 s each."""
+
+    def stream(self, requests, *, cancel=None):
+        for ev in super().stream(requests, cancel=cancel):
+            if isinstance(ev, StageEvent) and ev.stage in ("vision", "prefill"):
+                ev = dataclasses.replace(ev, seqs=tuple(range(len(requests))), seconds=1.0)
+            yield ev
+
+
+def test_a_stage_shared_with_kept_layouts_counts_once(tmp_path, monkeypatch):
+    # a vision call that also ran the next pages' layouts is counted on one page, not on each
+    path = _tiff(tmp_path / "scan.tif")
+    for cross in (False, True):
+        engine = _engine()
+        engine.__class__ = _OneCallPerStage
+        if not cross:
+            monkeypatch.setattr(lookahead, "applies", lambda engine, settings: False)
+        events = []
+        convert(path, ConvertOptions(engine=engine), on_event=events.append)
+        monkeypatch.undo()
+        for stage in ("vision", "prefill"):
+            seconds = sum(ev.seconds for ev in events if isinstance(ev, EngineStage) and ev.stage == stage)
+            assert seconds == len(engine.calls), (cross, stage, seconds, len(engine.calls))
+        assert len(engine.calls) == (PAGES + 1 if cross else 2 * PAGES)

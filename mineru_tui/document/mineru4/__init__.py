@@ -7,13 +7,18 @@
   of the raw answers (made by the page reader, :attr:`Document.meta` ``["model_output"]``);
 * the images, under ``images/`` as for 3.x.
 
-:func:`render_set` gives every file of the set by name.
+:func:`set_chunks` gives the JSON files of the set, page by page.
 """
 
 from __future__ import annotations
 
-from mineru_tui.document.mineru4.middle import file_suffix, mineru_extension, to_middle_v2
-from mineru_tui.document.mineru4.structured import to_structured_content
+from collections.abc import Iterator
+
+from mineru_tui.document.json_stream import JsonList
+from mineru_tui.document.mineru4.middle import (file_suffix, middle_v2_head, middle_v2_pages,
+                                                mineru_extension, to_middle_v2)
+from mineru_tui.document.mineru4.structured import (structured_head, structured_page,
+                                                    to_structured_content)
 
 MARKDOWN = "markdown.md"
 MIDDLE = "middle_json.json"
@@ -22,22 +27,23 @@ MODEL_OUTPUT = "model_output.json"
 NAMES = (MARKDOWN, MIDDLE, STRUCTURED, MODEL_OUTPUT)
 
 __all__ = ["MARKDOWN", "MIDDLE", "MODEL_OUTPUT", "NAMES", "STRUCTURED", "file_suffix",
-           "mineru_extension", "render_set", "to_middle_v2", "to_structured_content"]
+           "mineru_extension", "set_chunks", "to_middle_v2", "to_structured_content"]
 
 
-def render_set(doc, markdown: str, dumps, image_prefix: str = "images/",
-               source: str | None = None) -> dict[str, bytes]:
-    """MinerU 4's files for ``doc`` (images excluded: the 3.x set writes the same ones).
-
-    ``markdown`` is the document's Markdown, ``dumps`` the JSON writer of the 3.x set (so
-    both sets escape controls alike)."""
-    middle = to_middle_v2(doc, image_prefix=image_prefix, source=source)
-    files = {MARKDOWN: markdown.encode("utf-8"),
-             MIDDLE: dumps(middle).encode("utf-8"),
-             STRUCTURED: dumps(to_structured_content(middle)).encode("utf-8")}
-    make = doc.meta.get("model_output")
-    if make is not None:
-        data = make(middle)
-        if data is not None:
-            files[MODEL_OUTPUT] = dumps(data).encode("utf-8")
-    return files
+def set_chunks(doc, image_prefix: str = "images/", source: str | None = None) -> Iterator[tuple[str, str]]:
+    """MinerU 4's JSON files for ``doc`` as (file name, text piece) pairs, page by page: the
+    middle JSON and the structured content in one pass over the pages, then
+    ``model_output.json``. ``markdown.md`` and the images are the 3.x set's (the writer's)."""
+    head = middle_v2_head(doc, source)
+    middle, structured = JsonList(head, "pages"), JsonList(structured_head(head), "pages")
+    for page in middle_v2_pages(doc, image_prefix, source):
+        yield MIDDLE, middle.item(page)
+        yield STRUCTURED, structured.item(structured_page(page))
+    yield MIDDLE, middle.end() + "\n"
+    yield STRUCTURED, structured.end() + "\n"
+    make = doc.meta.get("model_output")  # the page reader's: pieces, or None
+    chunks = make(head) if make is not None else None
+    if chunks is not None:
+        for piece in chunks:
+            yield MODEL_OUTPUT, piece
+        yield MODEL_OUTPUT, "\n"

@@ -24,10 +24,11 @@ only those two keys); ``extensions.mineru_tui`` keeps our effort and backend.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import PurePath
 
 from mineru_tui import __version__
-from mineru_tui.document.controls import without_controls
+from mineru_tui.document.controls import page_without_controls
 from mineru_tui.document.escaping import list_marker
 from mineru_tui.document.html_table import span_table_html
 from mineru_tui.document.links import safe_image_name, safe_image_url, safe_url
@@ -366,19 +367,8 @@ def _page_blocks(doc: Document, page, writer: _Writer) -> list[dict]:
     return out
 
 
-def to_middle_v2(doc: Document, image_prefix: str = "images/", source: str | None = None) -> dict:
-    """The document as MinerU 4's ``middle_json.json`` (``docvortex.middle`` 2.0)."""
-    doc = without_controls(doc)
-    suffix = file_suffix(doc, source)
-    pages = []
-    for page in doc.pages:
-        boxes = _Boxes(page.page_size if doc.backend == "vlm" or suffix == "pdf" else None)
-        writer = _Writer(doc, image_prefix, boxes)
-        blocks = _page_blocks(doc, page, writer)
-        if suffix == "pdf":  # every top-level block of a fixed-layout page needs a box
-            for d in blocks:
-                d.setdefault("bbox", [0.0, 0.0, 1.0, 1.0])
-        pages.append({"page_idx": page.page_idx, "blocks": blocks})
+def middle_v2_head(doc: Document, source: str | None = None) -> dict:
+    """``middle_json.json`` without its pages (``"pages"`` holds None, in its place)."""
     ours = {"backend": doc.backend}
     for key in ("effort", "engine", "model"):
         if doc.meta.get(key):
@@ -386,9 +376,29 @@ def to_middle_v2(doc: Document, image_prefix: str = "images/", source: str | Non
     return {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
-        "metadata": {"file_suffix": suffix,
+        "metadata": {"file_suffix": file_suffix(doc, source),
                      "producer": {"name": "mineru-tui", "version": __version__}},
         "extensions": {"mineru": mineru_extension(doc), "mineru_tui": ours},
         "is_full_document": not doc.meta.get("page_selection"),
-        "pages": pages,
+        "pages": None,
     }
+
+
+def middle_v2_pages(doc: Document, image_prefix: str = "images/",
+                    source: str | None = None) -> Iterator[dict]:
+    """The pages of ``middle_json.json`` one by one (a long document's never all at once)."""
+    suffix = file_suffix(doc, source)
+    for page in doc.pages:
+        page = page_without_controls(page)
+        boxes = _Boxes(page.page_size if doc.backend == "vlm" or suffix == "pdf" else None)
+        writer = _Writer(doc, image_prefix, boxes)
+        blocks = _page_blocks(doc, page, writer)
+        if suffix == "pdf":  # every top-level block of a fixed-layout page needs a box
+            for d in blocks:
+                d.setdefault("bbox", [0.0, 0.0, 1.0, 1.0])
+        yield {"page_idx": page.page_idx, "blocks": blocks}
+
+
+def to_middle_v2(doc: Document, image_prefix: str = "images/", source: str | None = None) -> dict:
+    """The document as MinerU 4's ``middle_json.json`` (``docvortex.middle`` 2.0)."""
+    return {**middle_v2_head(doc, source), "pages": list(middle_v2_pages(doc, image_prefix, source))}

@@ -9,6 +9,9 @@ answers, with the text of text-like blocks as inline spans (``\\(...\\)`` pieces
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+
+from mineru_tui.document.json_stream import json_chunks
 
 _INLINE_TYPES = {"text", "ref_text", "doc_title", "paragraph_title", "title", "header", "footer",
                  "page_number", "aside_text", "page_footnote", "image_caption", "image_footnote",
@@ -48,9 +51,10 @@ def _block(b: dict) -> dict:
     return d
 
 
-def to_model_output(record: dict, middle: dict) -> dict | None:
-    """The ``docvortex.model`` document for a page reader's record, or None when its pages
-    cannot be listed the way the schema wants (strictly increasing, as printed)."""
+def model_output_head(record: dict, middle: dict) -> dict | None:
+    """``model_output.json`` without its pages (``"pages"`` holds None, in its place), or
+    None when the record's pages cannot be listed the way the schema wants (strictly
+    increasing, as printed). ``middle`` needs only the middle JSON's head."""
     pages = record.get("pages") or []
     numbers = [p.get("page_no", i + 1) - 1 for i, p in enumerate(pages)]
     if any(b <= a for a, b in zip(numbers, numbers[1:])) or any(n < 0 for n in numbers):
@@ -61,6 +65,25 @@ def to_model_output(record: dict, middle: dict) -> dict | None:
         "schema_version": "2.0",
         "metadata": middle["metadata"],
         "extensions": {k: v for k, v in middle.get("extensions", {}).items()},
-        "pages": [[_block(b) for b in p.get("blocks", [])] for p in pages],
+        "pages": None,
         "page_index_map": [] if full else numbers,
     }
+
+
+def model_output_pages(record: dict) -> Iterator[list[dict]]:
+    """The pages of ``model_output.json`` one by one."""
+    return ([_block(b) for b in p.get("blocks", [])] for p in record.get("pages") or [])
+
+
+def to_model_output(record: dict, middle: dict) -> dict | None:
+    """The ``docvortex.model`` document for a page reader's record, or None when its pages
+    cannot be listed the way the schema wants (strictly increasing, as printed)."""
+    head = model_output_head(record, middle)
+    return None if head is None else {**head, "pages": list(model_output_pages(record))}
+
+
+def model_output_chunks(record: dict, middle: dict) -> Iterator[str] | None:
+    """The text of ``json.dumps(to_model_output(record, middle), indent=2)`` page by page,
+    or None (see :func:`model_output_head`)."""
+    head = model_output_head(record, middle)
+    return None if head is None else json_chunks(model_output_pages(record), head, "pages")

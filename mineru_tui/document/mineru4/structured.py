@@ -147,9 +147,16 @@ def _block(block: dict, asset_base_url: str) -> dict:
     return out
 
 
+def structured_head(middle: dict) -> dict:
+    """``structured_content.json`` without its pages (``"pages"`` holds None, in its place)."""
+    return {"pages": None, **{k: v for k, v in middle.items() if k not in ("pages", "schema", "schema_version")}}
+
+
+def structured_page(page: dict, asset_base_url: str = "") -> dict:
+    """One page of ``structured_content.json`` from the same page of the middle JSON."""
+    return {"page_idx": page["page_idx"], "blocks": [_block(b, asset_base_url) for b in page["blocks"]]}
+
+
 def to_structured_content(middle: dict, asset_base_url: str = "") -> dict:
     """``structured_content.json`` from MinerU 4's middle JSON (see :func:`to_middle_v2`)."""
-    pages = [{"page_idx": p["page_idx"], "blocks": [_block(b, asset_base_url) for b in p["blocks"]]}
-             for p in middle["pages"]]
-    rest = {k: v for k, v in middle.items() if k not in ("pages", "schema", "schema_version")}
-    return {"pages": pages, **rest}
+    return {**structured_head(middle), "pages": [structured_page(p, asset_base_url) for p in middle["pages"]]}

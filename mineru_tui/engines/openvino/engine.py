@@ -13,7 +13,8 @@ folder's bundle of the model and precision, built there on first use), ``max_bat
 ``decoder_activations`` (int8: the default, the decoder's activations quantized to int8 at its
 int8 matmuls — faster decode; bf16: the device default, faster prefill; split: both, from two
 compilations of the decoder, ≈ 0.5 GB more memory), ``vision_activations`` (auto: the default,
-int8 on a CPU with VNNI and no AMX — the vision tower's activations quantized to int8 at its
+int8 on a CPU with VNNI and no AMX (or AMX kept from oneDNN by
+``ONEDNN_MAX_CPU_ISA``) — the vision tower's activations quantized to int8 at its
 int8-weight matmuls —, bf16 elsewhere; int8 or bf16 force one).
 OpenVINO releases the GIL while it computes, so the engine runs in the caller's process.
 """

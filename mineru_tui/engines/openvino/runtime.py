@@ -68,6 +68,24 @@ def cpu_flags() -> frozenset[str]:
     return frozenset()
 
 
+VNNI_CAPS = ("VNNI", "AVX512_CORE_BF16", "AVX512_CORE_FP16", "AVX10", "AMX")  # oneDNN ISAs with VNNI
+
+
+def onednn_capped(flags: frozenset[str] | set[str], cap: str | None) -> frozenset[str]:
+    """``flags`` without what oneDNN may not use under ``ONEDNN_MAX_CPU_ISA=cap`` (its kernels,
+    OpenVINO's matmuls among them, then run as on a CPU without it): no AMX below an ``*AMX*``
+    ISA, no VNNI below ``AVX2_VNNI`` / ``AVX512_CORE_VNNI``."""
+    cap = (cap or "").strip().upper()
+    if cap in ("", "ALL", "DEFAULT"):
+        return frozenset(flags)
+    out = set(flags)
+    if "AMX" not in cap:
+        out = {f for f in out if not f.startswith("amx")}
+    if not any(k in cap for k in VNNI_CAPS):
+        out -= {"avx512_vnni", "avx_vnni"}
+    return frozenset(out)
+
+
 def int8_vision_wins(flags: frozenset[str] | set[str]) -> bool:
     """Whether the vision tower should quantize its activations to int8: a CPU with VNNI's int8
     dot products (AVX-512 VNNI or AVX-VNNI) and no AMX. With AMX, bf16 tiles are faster than
@@ -80,12 +98,16 @@ def int8_vision_wins(flags: frozenset[str] | set[str]) -> bool:
 
 def vision_activations_for(choice: str, device: str = "CPU", flags: frozenset[str] | None = None) -> str:
     """``auto`` made concrete for this machine: ``int8`` on a CPU where :func:`int8_vision_wins`,
-    else ``bf16`` (the device's default: bf16 where the CPU has it, f32 elsewhere)."""
+    else ``bf16`` (the device's default: bf16 where the CPU has it, f32 elsewhere). The CPU's
+    flags are read less what ``ONEDNN_MAX_CPU_ISA`` keeps oneDNN from using (:func:`onednn_capped`):
+    capped below AMX, a CPU with AMX runs the vision tower as one without it."""
     if choice not in VISION_ACTIVATIONS:
         raise ValueError(f"unknown vision_activations {choice!r} (one of {', '.join(VISION_ACTIVATIONS)})")
     if choice != "auto":
         return choice
-    return "int8" if device == "CPU" and int8_vision_wins(cpu_flags() if flags is None else flags) else "bf16"
+    if flags is None:
+        flags = onednn_capped(cpu_flags(), os.environ.get("ONEDNN_MAX_CPU_ISA"))
+    return "int8" if device == "CPU" and int8_vision_wins(flags) else "bf16"
 
 
 def compile_config(precision: str, device: str, part: str = "vision", decoder_activations: str = "int8",

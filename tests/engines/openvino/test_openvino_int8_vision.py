@@ -12,7 +12,7 @@ pytest.importorskip("openvino")
 from mineru_tui.engines.numpy import load_model  # noqa: E402
 from mineru_tui.engines.openvino.bundle import open_openvino_model  # noqa: E402
 from mineru_tui.engines.openvino.runtime import (compile_config, int8_vision_wins,  # noqa: E402
-                                                 vision_activations_for)
+                                                 onednn_capped, vision_activations_for)
 from mineru_tui.engines.qwen2vl.preprocess import preprocess_image  # noqa: E402
 from tests import tiny_checkpoint as tc  # noqa: E402
 
@@ -34,6 +34,26 @@ def test_int8_vision_is_chosen_where_there_is_vnni_and_no_amx():
     assert vision_activations_for("bf16", "CPU", frozenset(ZEN4)) == "bf16"
     with pytest.raises(ValueError, match="vision_activations"):
         vision_activations_for("int4")
+
+
+def test_a_onednn_cap_below_amx_makes_auto_pick_as_without_amx(monkeypatch):
+    # ONEDNN_MAX_CPU_ISA binds OpenVINO's matmul kernels: capped below AMX, the AMX CPU's vision
+    # runs bf16 without tiles, where int8 on VNNI wins (docs/openvino.md, "Measured")
+    assert onednn_capped(SAPPHIRE_RAPIDS, "AVX512_CORE_BF16") == frozenset(ZEN4 | {"avx2"})
+    assert onednn_capped(SAPPHIRE_RAPIDS, "avx512_core_vnni") == frozenset(ZEN4 | {"avx2"})
+    assert onednn_capped(SAPPHIRE_RAPIDS, "AVX512_CORE_AMX") == frozenset(SAPPHIRE_RAPIDS)
+    assert onednn_capped(SAPPHIRE_RAPIDS, "ALL") == onednn_capped(SAPPHIRE_RAPIDS, None) == frozenset(SAPPHIRE_RAPIDS)
+    assert not int8_vision_wins(onednn_capped(SAPPHIRE_RAPIDS, "AVX512_CORE"))  # no VNNI left
+    assert int8_vision_wins(onednn_capped(ALDER_LAKE, "AVX2_VNNI"))
+    assert not int8_vision_wins(onednn_capped(ALDER_LAKE, "AVX2"))
+    from mineru_tui.engines.openvino import runtime
+
+    monkeypatch.setattr(runtime, "cpu_flags", lambda: frozenset(SAPPHIRE_RAPIDS))
+    monkeypatch.delenv("ONEDNN_MAX_CPU_ISA", raising=False)
+    assert vision_activations_for("auto", "CPU") == "bf16"
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX512_CORE_BF16")
+    assert vision_activations_for("auto", "CPU") == "int8"
+    assert vision_activations_for("bf16", "CPU") == "bf16"  # forced stays forced
 
 
 def test_vision_compile_settings():
