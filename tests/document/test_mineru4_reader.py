@@ -4,7 +4,7 @@ renderers turn it into the same content as the Markdown and content list we writ
 Needs the ``mineru4-check`` extra (``pip install -e '.[mineru4-check]'``: mineru 4.0.12 and
 docvortex 0.6.4, no torch); without it these tests skip and say so.
 
-The comparison is structural (:mod:`tests.document.mineru4_outline`): headings with their
+The comparison is structural (:mod:`testkit.mineru4_outline`): headings with their
 levels, paragraphs, list items, tables as rows of cells, picture references and code, in
 order. Texts are compared without ``* _ ` ~`` and backslashes, for three spellings MinerU 4's
 renderer has and ours has not (docs/mineru4.md, "What differs"): an underlined space shown as

@@ -109,6 +109,14 @@ def test_ods_sheets_as_shown_with_merges_and_odp_notes():
     assert "Some notes on the second slide." in to_markdown(slides) and notes
 
 
+def test_odp_list_level_without_a_number_format_shows_its_text_bare():
+    # list style L4 numbers its levels with style:num-format="" (no number, no prefix or
+    # suffix): LibreOffice shows "Let's introduce a list" without a label, as the .pptx of the
+    # same deck (buNone) gives it; the next list (L5) keeps its bullets
+    slides = md("docling__odf_presentation_01.odp")
+    assert "\n\nLet’s introduce a list\n\n- With foo\n- Bar\n- And baz things\n" in slides
+
+
 # -- RTF ------------------------------------------------------------------------------------
 
 def test_rtf_structure():
@@ -228,6 +236,20 @@ def test_doc_headings_tables_lists():
     greek = md("docling__greek_heading_styles.doc")  # localised heading style names
     assert greek.startswith("# Überschriften in nicht‑englischer Sprache\n\n## Problem")
     assert "[http://hipsum.co](http://hipsum.co)" in md("textract__raw_text.doc")
+
+
+def test_doc_headers_and_footers_are_discarded_blocks_as_in_its_docx_twin():
+    # the sample's footer is a PAGE field (its shown result, "2"), in the header story's odd
+    # footer; the .docx of the same document gives the same footer
+    from mineru_tui.document import plain_text
+
+    def kept(path):
+        return [(b.type, plain_text(b)) for b in convert(path).pages[0].discarded_blocks]
+
+    assert kept(CORPUS / "docling__legacy_sample.doc") == [(BlockType.FOOTER, "2")]
+    assert kept(CORPUS.parent / "office" / "docling__word_sample.docx") == [(BlockType.FOOTER, "2")]
+    assert "PAGE" not in md("docling__legacy_sample.doc")  # neither the field code nor the footer
+    assert kept(CORPUS / "docling__greek_heading_styles.doc") == []  # no header story
 
 
 def test_ppt_links():

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -132,14 +133,15 @@ def _wrong_field(man: Manifest) -> str | None:
     return None
 
 
-def inside_packages(rel: str) -> bool:
-    """Whether ``rel`` names a file inside one of the bundle's packages: relative, no ``..``,
-    no backslash or drive, first part one of :data:`PACKAGES`. A manifest naming
-    ``../../../../etc/hostname`` must not make ``bundle verify`` look outside the bundle."""
+def inside_packages(rel: str, packages: Sequence[str] = PACKAGES) -> bool:
+    """Whether ``rel`` names a file inside one of the bundle's packages (a Core ML bundle's by
+    default): relative, no ``..``, no backslash or drive, first part one of ``packages``. A
+    manifest naming ``../../../../etc/hostname`` must not make ``bundle verify`` look outside
+    the bundle."""
     if not isinstance(rel, str) or not rel or "\\" in rel or "\x00" in rel or rel.startswith("/"):
         return False
     parts = rel.split("/")
-    return parts[0] in PACKAGES and len(parts) > 1 and all(p not in ("", ".", "..") for p in parts)
+    return parts[0] in packages and len(parts) > 1 and all(p not in ("", ".", "..") for p in parts)
 
 
 def file_digest(path: Path) -> str:
@@ -150,18 +152,20 @@ def file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def bundle_files(bundle: Path) -> list[Path]:
-    """Every file of the bundle's packages, relative to the bundle, sorted."""
+def bundle_files(bundle: Path, packages: Sequence[str] = PACKAGES) -> list[Path]:
+    """Every file of the bundle's packages (a Core ML bundle's by default), relative to the
+    bundle, sorted package by package."""
     out = []
-    for pkg in PACKAGES:
+    for pkg in packages:
         root = bundle / pkg
         out += sorted(p.relative_to(bundle) for p in root.rglob("*") if p.is_file())
     return out
 
 
-def record_files(bundle: Path) -> dict[str, list]:
+def record_files(bundle: Path, packages: Sequence[str] = PACKAGES) -> dict[str, list]:
     """{relative path: [size, sha256]} of the bundle's package files."""
-    return {str(rel): [(bundle / rel).stat().st_size, file_digest(bundle / rel)] for rel in bundle_files(bundle)}
+    return {str(rel): [(bundle / rel).stat().st_size, file_digest(bundle / rel)]
+            for rel in bundle_files(bundle, packages)}
 
 
 def checkpoint_identity(checkpoint: Checkpoint) -> str:
@@ -223,25 +227,33 @@ def check_bundle(bundle: Path, checkpoint: Checkpoint | None = None, *, full: bo
     """
     bundle = Path(bundle)
     man = Manifest.read(bundle)
-    if not man.files:
+    check_files(bundle, man.files, PACKAGES, "mineru-tui bundle build", full=full)
+    if checkpoint is not None:
+        check_built_for(bundle, man, checkpoint, "mineru-tui bundle build")
+    return man
+
+
+def check_files(bundle: Path, files: dict[str, list], packages: Sequence[str], build: str, *,
+                full: bool = False) -> None:
+    """BundleError (one line) unless the files the manifest records (``files``: relative path ->
+    [size, sha256]) are the files of ``packages``: each inside them, present, of its size (and,
+    with ``full``, its sha256), none missing from the record. ``build`` is the command to rerun."""
+    if not files:
         raise BundleError(f"{bundle}: the manifest lists no files (an interrupted build?); rebuild the bundle")
     real_bundle = bundle.resolve()
-    for rel, (size, digest) in sorted(man.files.items()):
+    for rel, (size, digest) in sorted(files.items()):
         p = bundle / rel
-        if not inside_packages(rel) or real_bundle not in p.resolve().parents:  # a link out
+        if not inside_packages(rel, packages) or real_bundle not in p.resolve().parents:  # a link out
             raise BundleError(f"{bundle}: damaged bundle, {rel!r} leads outside the bundle; rebuild it")
         if not p.is_file():
-            raise BundleError(f"{bundle}: damaged bundle, {rel} is missing; rebuild it with `mineru-tui bundle build`")
+            raise BundleError(f"{bundle}: damaged bundle, {rel} is missing; rebuild it with `{build}`")
         if p.stat().st_size != size:
             raise BundleError(f"{bundle}: damaged bundle, {rel} has {p.stat().st_size} bytes, the manifest says {size}; rebuild it")
         if full and file_digest(p) != digest:
             raise BundleError(f"{bundle}: damaged bundle, {rel} does not match its checksum; rebuild it")
-    extra = sorted(set(map(str, bundle_files(bundle))) - set(man.files))
+    extra = sorted(set(map(str, bundle_files(bundle, packages))) - set(files))
     if extra:
         raise BundleError(f"{bundle}: damaged bundle, {extra[0]} is not in the manifest; rebuild it")
-    if checkpoint is not None:
-        check_built_for(bundle, man, checkpoint, "mineru-tui bundle build")
-    return man
 
 
 def check_built_for(bundle: Path, man, checkpoint: Checkpoint, build: str) -> None:

@@ -19,21 +19,20 @@ the runner). The bundle is written into a temporary sibling and renamed at the e
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from mineru_tui.engines.coreml.build import DEFAULT_BUCKETS, DEFAULT_CHUNK, DEFAULT_CONTEXT, dir_size, peak_rss_gib
+from mineru_tui.engines.bundle_files.building import Progress, building, checked_shapes, dir_size, peak_rss_gib, seal
+from mineru_tui.engines.coreml.build import DEFAULT_BUCKETS, DEFAULT_CHUNK, DEFAULT_CONTEXT
 from mineru_tui.engines.bundle_files.errors import BundleError
 from mineru_tui.engines.bundle_files.locations import default_bundle_dir
 from mineru_tui.engines.bundle_files.manifest import checkpoint_fields
 from mineru_tui.engines.errors import ModelError
 from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint, resolve_model
 from .authoring import authoring, version
-from .manifest import CoreAIManifest, record_files
+from .manifest import ASSETS, CoreAIManifest
 from .ops import COMPUTE, WEIGHTS
 from .text import decoder_module
 from .vision import function_name, vision_module
@@ -70,18 +69,9 @@ def build_coreai_bundle(
         weights = compute  # "float weights": stored in the compute dtype
     if weights not in WEIGHTS:
         raise BundleError(f"--weights {weights!r}: choose one of int8, int4, fp16")
-    buckets = sorted({int(n) for n in buckets})
-    if not buckets or any(n < 4 or n % 4 for n in buckets):
-        raise BundleError(f"vision buckets {buckets}: each must be a positive multiple of 4 (the 2x2 merge window)")
-    if prefill_chunk < 2 or context <= prefill_chunk:
-        raise BundleError(f"prefill chunk {prefill_chunk} / context {context}: need 2 <= chunk < context")
+    buckets = checked_shapes(buckets, context, prefill_chunk)
     ca = authoring()
-    t0 = time.time()
-
-    def step(msg: str) -> None:
-        if progress is not None:
-            progress(f"[{time.time() - t0:6.1f} s, peak {peak_rss_gib():.1f} GiB] {msg}")
-
+    step = Progress(progress)
     try:
         checkpoint = load_checkpoint(resolve_model(model))
     except ModelError as e:
@@ -91,10 +81,8 @@ def build_coreai_bundle(
          f"vision depth {vc.depth}; Core AI, weights {weights}, compute {compute}, context {context}, "
          f"chunk {prefill_chunk}, buckets {buckets}")
     out = Path(out).expanduser()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
     times: dict[str, float] = {}
-    try:
+    with building(out) as work:
         t = time.time()
         step("vision tower: authoring one function per bucket")
         prog = ca.AIProgram(vision_module(checkpoint.weights, vc, buckets, compute=compute))
@@ -118,17 +106,6 @@ def build_coreai_bundle(
                        "decoder.aimodel": ["prefill", "decode", "embed"]},
             coreai_version=version(),
         )
-        man.files = record_files(work)
-        times["total_s"] = round(time.time() - t0, 1)
-        man.build = {**times, "peak_rss_gib": round(peak_rss_gib(), 2),
-                     "vision_mb": round(dir_size(work / "vision.aimodel") / 1e6, 1),
-                     "decoder_mb": round(dir_size(work / "decoder.aimodel") / 1e6, 1)}
-        man.write(work)
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(work, out)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
+        seal(man, work, ASSETS, step.t0, **times, peak_rss_gib=round(peak_rss_gib(), 2))
     step(f"bundle ready: {out} (vision {man.build['vision_mb']} MB, decoder {man.build['decoder_mb']} MB)")
     return man

@@ -20,8 +20,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from mineru_tui.engines.bundle_files.errors import BundleError
-from mineru_tui.engines.bundle_files.manifest import (check_built_for, file_digest, read_manifest_json,
-                                         write_manifest)
+from mineru_tui.engines.bundle_files.manifest import (check_built_for, check_files, read_manifest_json,
+                                                      write_manifest)
 from mineru_tui.engines.qwen2vl.checkpoint import Checkpoint
 
 FORMAT = "mineru-tui-coreai-bundle"
@@ -92,48 +92,13 @@ def read_coreai_manifest(bundle: Path) -> CoreAIManifest:
     return man
 
 
-def inside_assets(rel: str) -> bool:
-    """A relative path inside one of the bundle's assets (no ``..``, no absolute path)."""
-    if not isinstance(rel, str) or not rel or "\\" in rel or "\x00" in rel or rel.startswith("/"):
-        return False
-    parts = rel.split("/")
-    return parts[0] in ASSETS and len(parts) > 1 and all(p not in ("", ".", "..") for p in parts)
-
-
-def asset_files(bundle: Path) -> list[str]:
-    out = []
-    for a in ASSETS:
-        out += sorted(str(p.relative_to(bundle)) for p in (Path(bundle) / a).rglob("*") if p.is_file())
-    return out
-
-
-def record_files(bundle: Path) -> dict[str, list]:
-    return {rel: [(bundle / rel).stat().st_size, file_digest(bundle / rel)] for rel in asset_files(bundle)}
-
-
 def check_coreai_bundle(bundle: Path, checkpoint: Checkpoint | None = None, *, full: bool = False) -> CoreAIManifest:
     """The manifest of a usable Core AI bundle, else BundleError (one line): every recorded file
     present with its size (and sha256 with ``full``), nothing unrecorded, built from
     ``checkpoint`` when one is given."""
     bundle = Path(bundle)
     man = read_coreai_manifest(bundle)
-    if not man.files:
-        raise BundleError(f"{bundle}: the manifest lists no files (an interrupted build?); rebuild the bundle")
-    real = bundle.resolve()
-    for rel, (size, digest) in sorted(man.files.items()):
-        p = bundle / rel
-        if not inside_assets(rel) or real not in p.resolve().parents:
-            raise BundleError(f"{bundle}: damaged bundle, {rel!r} leads outside the bundle; rebuild it")
-        if not p.is_file():
-            raise BundleError(f"{bundle}: damaged bundle, {rel} is missing; rebuild it with `{BUILD}`")
-        if p.stat().st_size != size:
-            raise BundleError(f"{bundle}: damaged bundle, {rel} has {p.stat().st_size} bytes, the manifest says "
-                              f"{size}; rebuild it")
-        if full and file_digest(p) != digest:
-            raise BundleError(f"{bundle}: damaged bundle, {rel} does not match its checksum; rebuild it")
-    extra = sorted(set(asset_files(bundle)) - set(man.files))
-    if extra:
-        raise BundleError(f"{bundle}: damaged bundle, {extra[0]} is not in the manifest; rebuild it")
+    check_files(bundle, man.files, ASSETS, BUILD, full=full)
     if checkpoint is not None:
         check_built_for(bundle, man, checkpoint, BUILD)
     return man

@@ -27,13 +27,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
+from mineru_tui.engines.bundle_files.building import building
 from mineru_tui.engines.bundle_files.errors import BundleError
 from mineru_tui.engines.errors import ModelError
 from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint, resolve_model
@@ -154,9 +154,7 @@ def build_port_layout(model: str, out: str | os.PathLike[str], *, compute: str =
     tc, vc = checkpoint.config.text, checkpoint.config.vision
     m2 = vc.spatial_merge_size ** 2
     out = Path(out).expanduser()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
-    try:
+    with building(out) as work:
         for folder, (gh, gw) in GRIDS.items():
             n = gh * gw
             base = work / folder if folder else work
@@ -186,11 +184,5 @@ def build_port_layout(model: str, out: str | os.PathLike[str], *, compute: str =
             if p.is_file() and (p.name.startswith("tokenizer") or p.name in ("vocab.json", "merges.txt",
                                                                             "special_tokens_map.json")):
                 shutil.copy(p, work / "tokenizer" / p.name)
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(work, out)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
     say(f"port-layout bundle ready: {out}")
     return out

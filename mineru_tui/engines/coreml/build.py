@@ -23,10 +23,8 @@ from __future__ import annotations
 
 import gc
 import os
-import resource
 import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -37,7 +35,9 @@ from mineru_tui.engines.qwen2vl.checkpoint import Checkpoint, load_checkpoint, r
 from mineru_tui.engines.errors import ModelError
 from .coremltools_import import coremltools
 from mineru_tui.engines.bundle_files.errors import BundleError
-from mineru_tui.engines.bundle_files.manifest import Manifest, checkpoint_fields, record_files
+from mineru_tui.engines.bundle_files.building import (Progress, building, checked_shapes, dir_size, peak_rss_gib,
+                                                      seal)
+from mineru_tui.engines.bundle_files.manifest import PACKAGES, Manifest, checkpoint_fields
 from .mil_text import STATE_NAMES, decoder_program, embed_program
 from .mil_vision import vision_program
 
@@ -46,28 +46,6 @@ DEFAULT_CONTEXT = 4096  # KV slots per sequence: a 1369-token layout page plus ~
 DEFAULT_CHUNK = 64  # prefill tokens per call
 # Vision buckets (patches): small crops …, 2304 = 48², 4096 = 64², 5476 = the 1036×1036 layout image (74²)
 DEFAULT_BUCKETS = (256, 576, 1024, 2304, 4096, 5476)
-
-
-def peak_rss_gib() -> float:
-    """Peak resident memory of this process so far, GiB (ru_maxrss: KiB on Linux, bytes on macOS)."""
-    r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return r / (1 << 30) if sys.platform == "darwin" else r / (1 << 20)
-
-
-def dir_size(path: Path) -> int:
-    return sum(p.stat().st_size for p in Path(path).rglob("*") if p.is_file())
-
-
-class _Progress:
-    """Progress lines "[elapsed, peak RSS] message" (elapsed since ``t0``, wall clock)."""
-
-    def __init__(self, emit: Callable[[str], None] | None, t0: float | None = None):
-        self.emit = emit
-        self.t0 = time.time() if t0 is None else t0
-
-    def __call__(self, msg: str) -> None:
-        if self.emit is not None:
-            self.emit(f"[{time.time() - self.t0:6.1f} s, peak {peak_rss_gib():.1f} GiB] {msg}")
 
 
 def _stderr(line: str) -> None:
@@ -81,7 +59,7 @@ def convert_part(*, model_dir: str, name: str, target: str, weights: str, contex
     Returns (seconds, peak RSS GiB). Runs in a child process when the build isolates parts, so it
     opens the checkpoint itself (memory-mapped: cheap).
     """
-    step = _Progress(_stderr if verbose else None, t0)
+    step = Progress(_stderr if verbose else None, t0)
     t = time.time()
     ct = coremltools()
     checkpoint = load_checkpoint(model_dir)
@@ -189,15 +167,11 @@ def build_bundle(
     """
     if weights not in WEIGHT_MODES:
         raise BundleError(f"--weights {weights!r}: choose one of {', '.join(WEIGHT_MODES)}")
-    buckets = sorted({int(n) for n in buckets})
-    if not buckets or any(n < 4 or n % 4 for n in buckets):
-        raise BundleError(f"vision buckets {buckets}: each must be a positive multiple of 4 (the 2x2 merge window)")
-    if prefill_chunk < 2 or context <= prefill_chunk:
-        raise BundleError(f"prefill chunk {prefill_chunk} / context {context}: need 2 <= chunk < context")
+    buckets = checked_shapes(buckets, context, prefill_chunk)
     out = Path(out).expanduser()
     if out.exists() and not overwrite:
         raise BundleError(f"{out}: exists (remove it or choose another --out)")
-    step = _Progress(progress)
+    step = Progress(progress)
     ct = coremltools()
     try:
         checkpoint = load_checkpoint(resolve_model(model))
@@ -207,15 +181,13 @@ def build_bundle(
     step(f"checkpoint {checkpoint.path}: {tc.num_hidden_layers} decoder layers, hidden {tc.hidden_size}, "
          f"vision depth {vc.depth}; weights {weights}, context {context}, chunk {prefill_chunk}, buckets {buckets}")
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
     times: dict[str, float] = {}
     if isolate is None:  # a child process per part once the checkpoint is big (frees memory between parts)
         isolate = sum(p.stat().st_size for p in checkpoint.path.glob("*.safetensors")) > (1 << 30)
     job = dict(model_dir=str(checkpoint.path), weights=weights, context=int(context),
                prefill_chunk=int(prefill_chunk), buckets=buckets, verbose=progress is not None, t0=step.t0)
     peaks = [peak_rss_gib()]
-    try:
+    with building(out) as work:
         parts = work / "parts"
         parts.mkdir()
         for name in ("vision", "prefill", "decode", "embed"):
@@ -242,18 +214,8 @@ def build_bundle(
             functions={"vision.mlpackage": ["main"], "decoder.mlpackage": ["prefill", "decode", "embed"]},
             coremltools_version=ct.__version__,
         )
-        man.files = record_files(work)
-        times["total_s"] = round(time.time() - step.t0, 1)
-        man.build = {**times, "peak_rss_gib": round(max(peaks + [peak_rss_gib()]), 2), "isolated_parts": isolate,
-                     "vision_mb": round(dir_size(work / "vision.mlpackage") / 1e6, 1),
-                     "decoder_mb": round(dir_size(work / "decoder.mlpackage") / 1e6, 1)}
-        man.write(work)
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(work, out)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
+        seal(man, work, PACKAGES, step.t0, **times, peak_rss_gib=round(max(peaks + [peak_rss_gib()]), 2),
+             isolated_parts=isolate)
     step(f"bundle ready: {out} (vision {man.build['vision_mb']} MB, decoder {man.build['decoder_mb']} MB)")
     return man
 

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import json
 import os
-import resource
-import shutil
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from mineru_tui.engines.bundle_files.building import building, peak_rss_gib
 from mineru_tui.engines.bundle_files.errors import BundleError
 from mineru_tui.engines.bundle_files.locations import cache_root, default_bundle_dir
 from mineru_tui.engines.bundle_files.manifest import check_built_for, checkpoint_identity, file_digest, read_manifest_json, write_manifest
@@ -117,10 +116,6 @@ def check_openvino_bundle(bundle: Path, checkpoint=None, *, full: bool = False) 
     return man
 
 
-def _peak_gib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-
-
 def build_openvino_bundle(model: str | None, out: Path, *, precision: str = "default", progress=None) -> OVManifest:
     """Build both models from the checkpoint and save them as IR into ``out`` (written to a
     temporary sibling, renamed at the end). Returns the manifest."""
@@ -137,10 +132,7 @@ def build_openvino_bundle(model: str | None, out: Path, *, precision: str = "def
     model_dir = resolve_model(model)
     ck = load_checkpoint(model_dir)
     out = Path(out)
-    tmp = out.with_name(out.name + f".tmp{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    try:
+    with building(out) as tmp:
         times = {}
         for name, fmt, build in (("vision", vformat, lambda: build_vision(ck.weights, ck.config.vision, vformat)),
                                  ("decoder", wformat, lambda: build_text(ck.weights, ck.config.text, wformat))):
@@ -150,7 +142,7 @@ def build_openvino_bundle(model: str | None, out: Path, *, precision: str = "def
             ov.save_model(graph, str(tmp / f"{name}.xml"), compress_to_fp16=False)
             del graph
             times[f"{name}_s"] = round(time.perf_counter() - t, 1)
-            say(f"{name}: saved in {times[f'{name}_s']} s (peak memory {_peak_gib():.1f} GiB)")
+            say(f"{name}: saved in {times[f'{name}_s']} s (peak memory {peak_rss_gib():.1f} GiB)")
         t, v = ck.config.text, ck.config.vision
         man = OVManifest(
             model=str(model or model_dir), checkpoint_id=checkpoint_identity(ck), weights=wformat, vision_weights=vformat,
@@ -158,15 +150,9 @@ def build_openvino_bundle(model: str | None, out: Path, *, precision: str = "def
             head_dim=t.head_dim, vocab_size=t.vocab_size, vision_out=v.hidden_size,
             openvino_version=ov.get_version(),
             files={rel: [(tmp / rel).stat().st_size, file_digest(tmp / rel)] for rel in FILES},
-            build={**times, "total_s": round(time.perf_counter() - t0, 1), "peak_rss_gib": round(_peak_gib(), 2)},
+            build={**times, "total_s": round(time.perf_counter() - t0, 1), "peak_rss_gib": round(peak_rss_gib(), 2)},
         )  # fmt: skip
         man.write(tmp)
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     say(f"bundle written: {out} ({time.perf_counter() - t0:.0f} s)")
     return man
 

@@ -39,6 +39,7 @@ _CCP = ("text", "ftn", "hdd", "mcr", "atn", "edn", "txbx", "hdrtxbx")
 STSHF, PLCFFNDREF, PLCFFNDTXT, PLCFBTEPAPX, CLX, PLCFENDREF, PLCFENDTXT = 1, 2, 3, 13, 33, 46, 47
 PLCFBTECHPX, PLFLST, PLFLFO, DGGINFO = 12, 73, 74, 50
 PLCFANDREF, PLCFANDTXT, ATNOWNERS, PLCSPAMOM, PLCFTXBXTXT = 4, 5, 36, 40, 56
+PLCFHDD = 11
 
 
 def read_fib(word: bytes) -> Fib:
@@ -326,6 +327,24 @@ def style_outline(styles: list[Style | None], istd: int) -> int | None:
             return style.sti - 1
         istd = style.base
     return None
+
+
+def strip_fields(text: str) -> str:
+    """Text with its fields' codes removed and their shown results kept (a field is
+    ``\\x13`` code ``\\x14`` result ``\\x15``; fields nest)."""
+    out, depth_code = [], []
+    for ch in text:
+        if ch == "\x13":
+            depth_code.append(True)
+        elif ch == "\x14":
+            if depth_code:
+                depth_code[-1] = False
+        elif ch == "\x15":
+            if depth_code:
+                depth_code.pop()
+        elif not (depth_code and depth_code[-1]):
+            out.append(ch)
+    return "".join(out)
 
 
 def plc_cps(data: bytes, item_size: int) -> list[int]:

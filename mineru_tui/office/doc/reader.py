@@ -11,7 +11,9 @@ referenced where their marks are. Text boxes (floating shapes' text lives in a s
 own, ``PlcftxbxTxt``) are read where their shape is anchored (``PlcSpaMom``: the shape id
 the box's ``FTXBXS`` names), after the anchoring paragraph; review comments (the
 annotation story, ``PlcfandRef``/``PlcfandTxt``, authors from ``GrpXstAtnOwners``) become
-"Author: text" aside blocks at the end, as ODT comments do.
+"Author: text" aside blocks at the end, as ODT comments do. Headers and footers (the header
+story, cut by ``PlcfHdd``) become the page's discarded blocks, each distinct text once, as
+.docx headers do.
 
 Word 6/95 files give their text only; encrypted files are refused with one line.
 """
@@ -28,9 +30,11 @@ from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Page, S
 from mineru_tui.errors import InputError, cut_warning
 from mineru_tui.office.doc.fib import (CLX, PLCFBTECHPX, PLCFBTEPAPX, PLCFENDREF, PLCFENDTXT,
                                        PLCFFNDREF, PLCFFNDTXT, STSHF, DGGINFO, PLCFANDREF,
-                                       PLCFANDTXT, ATNOWNERS, PLCFTXBXTXT, PLCSPAMOM, Chpx, Papx,
+                                       PLCFANDTXT, ATNOWNERS, PLCFHDD, PLCFTXBXTXT, PLCSPAMOM, Chpx,
+                                       Papx,
                                        blob,
                                        OverlapError, forward, nfc_format, picture, plc_cps, read_fib, read_lists,
+                                       strip_fields,
                                        read_pieces, read_styles, stored_pictures, style_outline,
                                        text_of)
 from mineru_tui.office.flow import BREAK, Counters, Flow, counter_text, note_ref
@@ -41,6 +45,7 @@ from mineru_tui.office.limits import MAX_TABLE_CELLS
 from mineru_tui.office.ole import ENCRYPTED, Ole
 
 MAX_BOXES = 10_000  # text boxes and comments read (each a story range)
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f]")  # picture, note and separator marks
 _HYPERLINK = re.compile(r'HYPERLINK\s+(?:\\l\s+)?"([^"]*)"|HYPERLINK\s+(\S+)')
 
 
@@ -131,13 +136,16 @@ class _Reader:
         self.refs: dict[int, tuple[int, int]] = {}  # cp of a note mark -> note text range
         txbx_start = edn_start + ccp["edn"]
         comments: list[Block] = []
+        discarded: list[Block] = []
         for what, part in (
                 ("footnotes", lambda: self._notes(PLCFFNDREF, PLCFFNDTXT, ftn_start)),
                 ("endnotes", lambda: self._notes(PLCFENDREF, PLCFENDTXT, edn_start)),
                 ("text boxes", lambda: self._text_boxes(
                     txbx_start, min(txbx_start + ccp["txbx"], len(text)))),
                 ("comments", lambda: comments.extend(self._comments(
-                    ccp["text"] + ccp["ftn"] + ccp["hdd"] + ccp["mcr"], ccp["atn"])))):
+                    ccp["text"] + ccp["ftn"] + ccp["hdd"] + ccp["mcr"], ccp["atn"]))),
+                ("headers and footers", lambda: discarded.extend(self._headers_footers(
+                    ccp["text"] + ccp["ftn"], ccp["hdd"])))):
             try:  # a damaged or crafted part costs that part, with a word; the body reads
                 part()
             except OverlapError:
@@ -152,7 +160,8 @@ class _Reader:
         for ranges in self.boxes.values():  # boxes whose anchor was not met: at the end
             self.queued += ranges
         self._emit_boxes()
-        self.doc.pages.append(Page(page_idx=0, para_blocks=self.flow.finish() + comments))
+        self.doc.pages.append(Page(page_idx=0, para_blocks=self.flow.finish() + comments,
+                                   discarded_blocks=discarded))
         return self.doc
 
     def _text_boxes(self, start: int, end: int) -> None:
@@ -218,13 +227,35 @@ class _Reader:
         for i in range(min(n, len(txts) - 1, MAX_BOXES)):
             ibst = struct.unpack_from("<H", refs, 4 * (n + 1) + 30 * i + 20)[0]
             body = self.text[start + txts[i]:min(start + txts[i + 1], start + length)]
-            body = _strip_fields(body.replace("\x05", ""))
+            body = strip_fields(body.replace("\x05", ""))
             text = " ".join(p.strip() for p in re.split(r"[\r\x0b\x07]", body) if p.strip())
             if not text:
                 continue
             author = owners[ibst].strip() if ibst < len(owners) else ""
             out.append(Block(BlockType.ASIDE_TEXT, lines=[Line([text_span(
                 f"{author}: {text}" if author else text)])]))
+        return out
+
+    def _headers_footers(self, start: int, length: int) -> list[Block]:
+        """Header and footer text as discarded blocks, each distinct text once, a line a
+        paragraph, fields as their shown result. ``PlcfHdd`` cuts the header story: six
+        stories of the notes' separators, then six a section (even header, odd header, even
+        footer, odd footer, first-page header, first-page footer); its last CP is not a story's."""
+        if not length:
+            return []
+        cps = forward(plc_cps(blob(self.fib, self.table, PLCFHDD), 0))
+        out: list[Block] = []
+        seen: set = set()
+        for i in range(6, min(len(cps) - 2, 6 + 6 * MAX_BOXES)):
+            kind = BlockType.HEADER if (i - 6) % 6 in (0, 1, 4) else BlockType.FOOTER
+            body = self.text[start + cps[i]:min(start + cps[i + 1], start + length)]
+            body = strip_fields(body)
+            lines = [_CONTROL.sub("", p).strip() for p in re.split(r"[\r\x0b\x07\x0c]", body)]
+            lines = [p for p in lines if p]
+            if not lines or (kind, tuple(lines)) in seen:
+                continue
+            seen.add((kind, tuple(lines)))
+            out.append(Block(kind, lines=[Line([text_span(p)]) for p in lines]))
         return out
 
     def _notes(self, ref_index: int, txt_index: int, story: int) -> None:
@@ -423,7 +454,7 @@ class _Reader:
         self.notes += 1
         label = str(self.notes)
         body = self.text[start:end].replace("\x02", "").replace("\x05", "")
-        parts = [p.strip() for p in re.split(r"[\r\x0b]", _strip_fields(body)) if p.strip()]
+        parts = [p.strip() for p in re.split(r"[\r\x0b]", strip_fields(body)) if p.strip()]
         spans: list[Span] = []
         for p in parts:
             if spans:
@@ -471,18 +502,3 @@ def _cell(spans: list[Span]) -> Cell:
     return Cell(blocks=flow.finish())
 
 
-def _strip_fields(text: str) -> str:
-    """Text with field codes removed and results kept."""
-    out, depth_code = [], []
-    for ch in text:
-        if ch == "\x13":
-            depth_code.append(True)
-        elif ch == "\x14":
-            if depth_code:
-                depth_code[-1] = False
-        elif ch == "\x15":
-            if depth_code:
-                depth_code.pop()
-        elif not (depth_code and depth_code[-1]):
-            out.append(ch)
-    return "".join(out)

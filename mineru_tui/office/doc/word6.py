@@ -13,6 +13,7 @@ from __future__ import annotations
 import struct
 
 from mineru_tui.document import Document, Page, text_span
+from mineru_tui.office.doc.fib import strip_fields
 from mineru_tui.office.flow import BREAK, Flow
 
 MAX_CHARS = 50_000_000
@@ -36,22 +37,10 @@ def read_word6(word: bytes) -> Document:
     text = raw.decode("cp1252", "replace")
     doc = Document(backend="office")
     flow = Flow()
-    fields: list[bool] = []  # open fields: True while in the field's code
     buf: list[str] = []
-    spans = []
-    for ch in text:
-        if ch == "\x13":
-            fields.append(True)
-        elif ch == "\x14":
-            if fields:
-                fields[-1] = False
-        elif ch == "\x15":
-            if fields:
-                fields.pop()
-        elif fields and fields[-1]:
-            continue
-        elif ch in "\r\x07\x0c":
-            flow.paragraph([text_span("".join(buf))] + spans)
+    for ch in strip_fields(text):
+        if ch in "\r\x07\x0c":
+            flow.paragraph([text_span("".join(buf))])
             buf.clear()
         elif ch == "\x0b":
             buf.append(BREAK)

@@ -16,16 +16,15 @@ from pathlib import Path
 from mineru_tui.document import Document, Page
 from mineru_tui.errors import InputError
 from mineru_tui.detect import image_ext
-from mineru_tui.office.html.reader import (MAX_HTML_BYTES, MAX_IMAGE_BYTES, data_uri,
-                                           join_url, read_html_text, remote_image,
-                                           resolve_link)
+from mineru_tui.office.html.reader import (MAX_HTML_BYTES, MAX_IMAGE_BYTES, WebLinks,
+                                           data_uri, join_url, read_html_text)
 
 from mineru_tui.office.limits import MAX_MHTML_BYTES
 from mineru_tui.office.limits import MAX_MHTML_PARTS as MAX_PARTS
 from mineru_tui.office.pictures import data_identity, too_large
 
 
-class PartResources:
+class PartResources(WebLinks):
     """Pictures from the message's own parts; links as an HTML page's."""
 
     def __init__(self, parts: dict[str, Message], location: str | None, base: str | None):
@@ -59,12 +58,6 @@ class PartResources:
             raise too_large(repr(src), len(data))
         ext = image_ext(data)
         return (data, ext) if ext else None
-
-    def link(self, href: str) -> str | None:
-        return resolve_link(href, self.base)
-
-    def image_url(self, src: str) -> str | None:
-        return remote_image(src, self.base)
 
 
 def read_mhtml(path: str | Path) -> Document:

@@ -62,7 +62,20 @@ def join_url(base: str, url: str) -> str | None:
         return None
 
 
-class FolderResources:
+class WebLinks:
+    """A web page's links and remote pictures, made absolute against its ``base`` (the
+    page's ``<base href>`` or address): what every page's resources share."""
+
+    base: str | None = None
+
+    def link(self, href: str) -> str | None:
+        return resolve_link(href, self.base)
+
+    def image_url(self, src: str) -> str | None:
+        return remote_image(src, self.base)
+
+
+class FolderResources(WebLinks):
     """Images from ``data:`` URIs and from files inside the document's folder."""
 
     def __init__(self, path: Path, doc: Document, base: str | None = None):
@@ -106,12 +119,6 @@ class FolderResources:
             raise too_large(repr(src), os.path.getsize(target))
         ext = image_ext(data)
         return (data, ext) if ext else None
-
-    def link(self, href: str) -> str | None:
-        return resolve_link(href, self.base)
-
-    def image_url(self, src: str) -> str | None:
-        return remote_image(src, self.base)
 
 
 def remote_image(src: str, base: str | None) -> str | None:

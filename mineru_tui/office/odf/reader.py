@@ -149,7 +149,8 @@ class _Reader:
             else:  # sections, indexes, index bodies, div-like wrappers
                 self.body(el, flow, depth + 1)
 
-    def paragraph(self, el, flow: Flow, depth: int, item: tuple[int, str] | None = None) -> None:
+    def paragraph(self, el, flow: Flow, depth: int,
+                  item: tuple[int, str | None] | None = None) -> None:
         style = el.get(TEXT + "style-name")
         level = self.styles.outline_level(style)
         if item is None and level is None and self.styles.is_named("paragraph", style, "Title"):
@@ -217,7 +218,10 @@ class _Reader:
                 else:
                     self.body([kid], flow, depth + 1)
 
-    def _marker(self, tag: str, item, levels, level: int, key: object) -> str:
+    def _marker(self, tag: str, item, levels, level: int, key: object) -> str | None:
+        """The item's label ("-", "1.", "a)", "2.1."); None when its level shows none (an
+        empty ``style:num-format``, "no number", and no prefix or suffix: LibreOffice shows the
+        text bare, as Word does a level of format "none"), so it is no list item."""
         spec = levels.get(level + 1)
         if tag == "list-header":
             return ""
@@ -228,7 +232,7 @@ class _Reader:
             self.counters.set(key, level, start - 1)
         n = self.counters.next(key, level, start or spec.start)
         if spec.num_format == "":
-            return "-"
+            return (spec.prefix + spec.suffix).strip() or None
         numbers = [counter_text(n, spec.num_format)]
         if spec.display_levels > 1:
             above = self.counters.current(key)[:level]

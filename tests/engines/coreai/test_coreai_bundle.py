@@ -172,14 +172,15 @@ def test_a_tampered_asset_with_matching_checksums_is_one_line(tmp_path):
     """Garbage program bytes whose manifest entry was rewritten to match: the compiler aborts its
     process on them, so the lowering runs in a child and the abort becomes one line."""
     from mineru_tui.engines import EngineError, EngineOptions, open_engine
-    from mineru_tui.engines.coreai.manifest import record_files
+    from mineru_tui.engines.bundle_files.manifest import record_files
+    from mineru_tui.engines.coreai.manifest import ASSETS
 
     use_session_cache()
     b = _copy(tmp_path)
     (b / "decoder.aimodel" / "main.mlirb").write_bytes(b"\x00garbage" * 64)
     (b / "decoder.aimodel" / "main.hash").write_bytes(os.urandom(32))  # a new ODIX cache key
     man = json.loads((b / "manifest.json").read_text())
-    man["files"] = record_files(b)
+    man["files"] = record_files(b, ASSETS)
     (b / "manifest.json").write_text(json.dumps(man))
     with pytest.raises(EngineError, match="cannot be compiled") as e:
         open_engine(EngineOptions(engine="coreai", model=str(tc.TINY_DIR), extra=(("bundle", str(b)),)))
