@@ -4,6 +4,10 @@ shown after a restart (rebuilt from its output set) show the same pages, statuse
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from mineru_tui.convert import ConvertOptions, convert
 from mineru_tui.output import write_outputs
 from mineru_tui.tui.restore import load_detail
@@ -13,6 +17,8 @@ from tests.docx_fixtures import build_docx, p
 from tests.pdf_fixtures import Page, Text, write_pdf
 from tests.reader.test_pages import page_png, script
 from tests.scripted_engine import ScriptedEngine
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "office"
 
 
 def view(row: FileRow) -> dict:
@@ -69,4 +75,16 @@ def test_an_office_file_is_restored_as_it_was_shown(tmp_path):
     live, restored = live_and_restored(tmp_path, docx, ConvertOptions(page_markdown=True))
     assert "Revenue grew" in live["pages"][0]["markdown"]
     assert [b[3] for b in live["pages"][0]["blocks"]] == ["office", "office"]  # its true origin
+    assert restored == live
+
+
+@pytest.mark.parametrize("name", ["docling__powerpoint_sample.pptx", "pandoc__tables.pptx",
+                                  "docling__xlsx_01.xlsx", "mineru__xlsx_01.xlsx"])
+def test_a_multi_page_office_file_is_restored_page_for_page(tmp_path, name):
+    """Its pages' Markdown is not on disk (only the whole .md): each is rendered again from
+    _middle.json's page with the renderer live used, pipe tables, HTML tables and all."""
+    src = CORPUS / name
+    live, restored = live_and_restored(tmp_path, src, ConvertOptions(page_markdown=True))
+    pages = live["pages"]
+    assert len(pages) > 1 and all(p["markdown"] for p in pages.values())
     assert restored == live
