@@ -33,35 +33,14 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "tests" / "corpus" / "pdf"
+sys.path.insert(0, str(ROOT))
+from testkit.pdf_fixtures import joined_pdf  # noqa: E402  (the corpus PDFs joined to N pages)
 
 PEER = """
 import sys
 from docling_rs.mineru import FileBasedDataWriter, parse
 parse(sys.argv[1], tier="flash").save(FileBasedDataWriter(sys.argv[2]))
 """
-
-
-def joined_pdf(out: Path, pages: int) -> Path:
-    """The corpus PDFs joined (in name order, repeated) until the file has ``pages`` pages."""
-    import pypdfium2 as pdfium
-
-    sources = sorted(CORPUS.glob("*.pdf"))
-    dest = pdfium.PdfDocument.new()
-    try:
-        while len(dest) < pages:
-            for path in sources:
-                src = pdfium.PdfDocument(str(path))
-                try:
-                    take = min(len(src), pages - len(dest))
-                    if take > 0:
-                        dest.import_pages(src, list(range(take)))
-                finally:
-                    src.close()
-        dest.save(str(out))
-    finally:
-        dest.close()
-    return out
 
 
 def run(cmd: list[str], env=None) -> dict:

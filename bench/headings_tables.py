@@ -34,7 +34,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from tests.document.mineru4_outline import outline  # noqa: E402  (the Markdown reader)
+from testkit.mineru4_outline import outline  # noqa: E402  (the Markdown reader)
 
 SNIPPETS = {
     "pymupdf4llm": "import sys, pymupdf4llm; sys.stdout.write(pymupdf4llm.to_markdown(sys.argv[1]))",

@@ -5,7 +5,7 @@ address-space limit.
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/hostile_office.py \\
         [--work DIR] [--timeout S] [--reference CHECKOUT] [--out bench/results/FILE.md]
 
-The files are the ones the tests build (``tests/office/crafted.py``), at the sizes the issue
+The files are the ones the tests build (``testkit/crafted.py``), at the sizes the issue
 names. Each is parsed by ``python -m mineru_tui parse FILE -o OUT`` (stdout to /dev/null);
 the row gives the child's user+system CPU time and peak RSS (``wait4``), its exit code and
 the first ``error:`` or ``content cut:`` line. ``--reference CHECKOUT`` runs the same files
@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.office import crafted  # noqa: E402
+from testkit import crafted  # noqa: E402
 
 LIMIT = 2_500 << 20  # the issue's bound: 2.5 GB a file
 

@@ -8,7 +8,7 @@ Test files are built at run time from the repo's public PDFs (``tests/corpus/pdf
 * a born-digital PDF of N pages, the corpus pages joined over and over, read with
   ``mineru-tui parse FILE -o OUT --effort low`` (no model);
 * a scan of N pages: the same pages rendered at 100 dpi and saved as an image-only PDF,
-  read at the default effort by the scripted page reader (``tests/scripted_engine.py``: the
+  read at the default effort by the scripted page reader (``testkit/scripted_engine.py``: the
   real page pipeline — render, layout image, crops, post-processing, mapping, outputs — with
   answers replayed instead of a model; it is told not to keep the requests it saw), through
   ``convert`` and ``write_outputs`` as ``parse -o`` does.
@@ -40,6 +40,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "corpus" / "pdf"
+sys.path.insert(0, str(ROOT))
+from testkit.pdf_fixtures import joined_pdf  # noqa: E402  (the corpus PDFs joined to N pages)
 
 SCRIPTED = """
 import sys
@@ -47,7 +49,7 @@ from pathlib import Path
 sys.path.insert(0, {root!r})
 from mineru_tui.convert import ConvertOptions, convert
 from mineru_tui.output import journal_path, write_outputs
-from tests.scripted_engine import ScriptedEngine, layout_line
+from testkit.scripted_engine import ScriptedEngine, layout_line
 
 pdf, out, counter = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 LAYOUT = (layout_line(100, 40, 900, 80, "title") + layout_line(100, 100, 900, 500, "text")
@@ -71,21 +73,6 @@ options = ConvertOptions(engine=engine, journal=journal_path(out, pdf.stem))
 doc = convert(pdf, options)
 write_outputs(doc, out, pdf.stem, source=pdf)
 """
-
-
-def joined_pdf(path: Path, pages: int) -> Path:
-    """``pages`` pages of the corpus PDFs, joined over and over (born-digital)."""
-    import pypdfium2 as pdfium
-
-    out = pdfium.PdfDocument.new()
-    sources = [pdfium.PdfDocument(str(p)) for p in sorted(CORPUS.glob("*.pdf"))]
-    while len(out) < pages:
-        for src in sources:
-            take = min(len(src), pages - len(out))
-            if take > 0:
-                out.import_pages(src, list(range(take)))
-    out.save(str(path))
-    return path
 
 
 def scan_pdf(path: Path, pages: int) -> Path:

@@ -117,7 +117,7 @@ LATEX_TOKENS_PER_CHAR = 0.40
 
 
 def layout_answer() -> str:
-    from tests.scripted_engine import layout_line
+    from testkit.scripted_engine import layout_line
 
     return "".join(layout_line(x0, y0, x1, y1, t) for t, x0, y0, x1, y1, _ in BLOCKS)
 

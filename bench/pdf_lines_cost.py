@@ -48,8 +48,8 @@ def _page_cost(doc, index: int) -> dict[str, float]:
 def _dense_page() -> Path:
     import tempfile
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-    import pdf_fixtures as F
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from testkit import pdf_fixtures as F
 
     line = "Dense two-column text with many words per line f"
     items = [t for x in (40, 320) for t in F.text_lines([line] * 80, x=x, top=770, size=7, leading=9.4)]

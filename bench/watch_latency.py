@@ -5,7 +5,7 @@ a thread of its own process, every key press would wait for the pass in flight. 
 them in reader processes instead (mineru_tui/watch/lanes.py); this script measures both
 designs side by side with the same fake engine:
 
-* ``process``: the real app and watch service; a scripted page reader (tests/watch_doubles.py)
+* ``process``: the real app and watch service; a scripted page reader (testkit/watch_doubles.py)
   runs in the page lane's reader process and holds the GIL for ``--gil-ms`` per token.
 * ``thread``: the same app and the same scripted reader, run in a thread of the app's
   process (the design the app does not use), feeding the app through the same callback.
@@ -32,8 +32,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TESTS = ROOT / "tests"
-sys.path[:0] = [str(ROOT), str(TESTS)]
+sys.path.insert(0, str(ROOT))
 
 from textual.binding import Binding
 
@@ -76,12 +75,12 @@ async def press_and_time(app: TimedApp, pilot, presses: int, seed: int) -> list[
 async def run(mode: str, gil_ms: float, presses: int, tmp: Path) -> tuple[list[float], int, float]:
     os.environ["MINERU_TEST_GIL_MS"] = str(gil_ms)
     os.environ["MINERU_TEST_PAGES"] = "1000"
-    os.environ["PYTHONPATH"] = os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
     root = tmp / f"{mode}-{gil_ms:g}"
     root.mkdir()
     stop = threading.Event()
     if mode == "process":
-        app = TimedApp(WatchConfig(root, converter="watch_doubles:convert", quiet=0.1,
+        app = TimedApp(WatchConfig(root, converter="testkit.watch_doubles:convert", quiet=0.1,
                                    interval=0.1))
     else:
         app = TimedApp(None)
@@ -89,7 +88,7 @@ async def run(mode: str, gil_ms: float, presses: int, tmp: Path) -> tuple[list[f
         if mode == "process":
             fake_pdf(root / "scan.pdf")
         elif mode == "thread":
-            from watch_doubles import convert
+            from testkit.watch_doubles import convert
 
             pdf = fake_pdf(root / "scan.pdf")
             worker = threading.Thread(target=lambda: _swallow(convert, pdf, app.feed, stop),
@@ -130,8 +129,7 @@ def main() -> None:
     ap.add_argument("--presses", type=int, default=40)
     ap.add_argument("--gil-ms", type=float, nargs="+", default=[50.0, 200.0])
     args = ap.parse_args()
-    sys.path.insert(0, str(TESTS))
-    from watch_doubles import hold_gil
+    from testkit.watch_doubles import hold_gil
 
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, {args.presses} presses "
           f"per run")

@@ -55,7 +55,7 @@ PAUSE = 0.02  # a gap between two tokens longer than this is not decoding
 
 
 def make_pdf(path: Path, pages: int, scan: bool) -> Path:
-    from tests import pdf_fixtures as pf
+    from testkit import pdf_fixtures as pf
 
     if scan:  # one picture a page, no text layer: only the model reads it
         page = pf.Page(items=[pf.Image(36, 36, 540, 720, width=96, height=128)])
@@ -108,7 +108,7 @@ def read_scripted(path, options=None, *, detected=None, on_event=None, cancel=No
     """The watch worker's converter for ``--path model``: the real ``convert`` and page
     reader, the engine scripted with a cost (``MINERU_BENCH_TOKEN_MS``, ``..._VISION_MS``)."""
     from mineru_tui.convert import ConvertOptions, convert
-    from tests.scripted_engine import ScriptedEngine
+    from testkit.scripted_engine import ScriptedEngine
 
     engine = CostedEngine(ScriptedEngine({"\nLayout Detection:": [LAYOUT],
                                           "\nText Recognition:": [WORDS]}, max_batch=4),

@@ -3,7 +3,7 @@
 A temporary folder named ``Scans`` is watched by the real app and service; the sample Word
 file (examples/sample.docx), a corrupt .docx and a two-page PDF are dropped in. The PDF is
 read by the real page reader in the real reader process, with the model's answers scripted
-(tests/watch_doubles.py ``read_with_script``: no model is needed to make the picture), and
+(testkit/watch_doubles.py ``read_with_script``: no model is needed to make the picture), and
 the screen is saved on the PDF's first page in the Page tab, its table block selected.
 
     python examples/watch_screenshot.py            # writes docs/watch.svg
@@ -27,7 +27,7 @@ from mineru_tui.watch.service import WatchConfig  # noqa: E402
 
 
 def invoice_pdf(path: Path) -> None:
-    from tests import pdf_fixtures as pf
+    from testkit import pdf_fixtures as pf
 
     # where the scripted layout puts its title, text and table (0-1000 of the page)
     items = (list(pf.text_lines(["Invoice 42 - March"], x=70, top=740, size=26))
@@ -41,14 +41,14 @@ def invoice_pdf(path: Path) -> None:
 
 
 async def main(out: Path) -> None:
-    os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT / "tests"), str(ROOT)])
+    os.environ["PYTHONPATH"] = str(ROOT)
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["HOME"] = tmp  # the header shows ~/Scans
         os.environ["XDG_CONFIG_HOME"] = tmp
         scans = Path(tmp) / "Scans"
         scans.mkdir()
         app = WatchApp(WatchConfig(scans, quiet=0.2, interval=0.1,
-                                   converter="watch_doubles:read_with_script"))
+                                   converter="testkit.watch_doubles:read_with_script"))
         async with app.run_test(size=(160, 45)) as pilot:
             await pilot.pause(0.5)
             shutil.copyfile(ROOT / "examples" / "sample.docx", scans / "sample.docx")

@@ -170,6 +170,17 @@ def test_the_checks_see_a_circle_and_an_upward_import(tmp_path, monkeypatch):
     assert _upward(graph) == ["mineru_tui.errors -> mineru_tui.document.model"]
 
 
+def _absolute_imports(path: Path) -> set[str]:
+    """The first name of every absolute import in ``path`` (also those inside functions)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
 BENCH = PACKAGE.parent / "bench"
 
 
@@ -177,29 +188,46 @@ def _bench_graph() -> dict[str, set[str]]:
     """bench/'s scripts and the siblings each imports (they run with bench/ on sys.path, so a
     sibling is imported by its bare name)."""
     scripts = {p.stem: p for p in BENCH.glob("*.py")}
-    graph = {}
-    for name, path in scripts.items():
-        found = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                found.update(a.name.split(".")[0] for a in node.names)
-            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-                found.add(node.module.split(".")[0])
-        graph[name] = {m for m in found if m in scripts and m != name}
-    return graph
+    return {name: {m for m in _absolute_imports(path) if m in scripts and m != name}
+            for name, path in scripts.items()}
 
 
 def test_no_import_circle_in_bench():
     assert _circles(_bench_graph()) == []
 
 
-def test_the_package_never_imports_bench_or_tests():
-    """The arrow runs one way: bench/ and tests/ use the package, never the reverse."""
-    offenders = []
-    for name, path in _modules().items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            mods = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                    else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
-                    else [])
-            offenders += [f"{name} -> {m}" for m in mods if m.split(".")[0] in ("bench", "tests")]
+def test_the_package_never_imports_bench_tests_or_testkit():
+    """The arrow runs one way: bench/, tests/ and testkit/ use the package, never the reverse."""
+    offenders = [f"{name} -> {m}" for name, path in _modules().items()
+                 for m in sorted(_absolute_imports(path)) if m in ("bench", "tests", "testkit")]
+    assert offenders == []
+
+
+TESTS = PACKAGE.parent / "tests"
+TESTKIT = PACKAGE.parent / "testkit"
+
+
+def _tests_names() -> set[str]:
+    """Names that reach tests/: the folder itself, and each of its modules by its bare name
+    (imported so when tests/ is put on ``sys.path``)."""
+    return {"tests"} | {p.stem for p in TESTS.rglob("*.py")}
+
+
+def test_bench_never_imports_tests():
+    """What a benchmark shares with the tests (the scripted engine, the PDF writer, the crafted
+    files...) lives in testkit/, which both import: tests/ may import bench/ (to check its
+    scorers), so bench/ importing tests/ would run the arrow both ways."""
+    own = {p.stem for p in BENCH.glob("*.py")}
+    offenders = [f"bench/{p.name} -> {m}" for p in sorted(BENCH.glob("*.py"))
+                 for m in sorted(_absolute_imports(p) & (_tests_names() - own))]
+    assert offenders == []
+
+
+def test_testkit_imports_only_the_package():
+    """testkit/ sits between the package and its users: of this repository's code it imports
+    the package and itself, never tests/ or bench/."""
+    names = _tests_names() | {"bench"} | {p.stem for p in BENCH.glob("*.py")}
+    names -= {p.stem for p in TESTKIT.glob("*.py")}
+    offenders = [f"testkit/{p.name} -> {m}" for p in sorted(TESTKIT.glob("*.py"))
+                 for m in sorted(_absolute_imports(p) & names)]
     assert offenders == []

@@ -9,16 +9,15 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TESTS = Path(__file__).resolve().parent
 SAMPLE = ROOT / "examples" / "sample.docx"
-SCRIPTED = "watch_doubles:convert"
+SCRIPTED = "testkit.watch_doubles:convert"
 FAST = {"quiet": 0.15, "interval": 0.1}
 
 
 def scripted_env(monkeypatch, **knobs) -> None:
-    """Let the reader processes import tests/watch_doubles.py and set its knobs."""
+    """Let the reader processes import testkit/watch_doubles.py and set its knobs."""
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
-        p for p in (str(TESTS), os.environ.get("PYTHONPATH")) if p))
+        p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p))
     for k, v in knobs.items():
         monkeypatch.setenv(f"MINERU_TEST_{k.upper()}", str(v))
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.fake_hub import FakeHub
-from tests.pdf_fixtures import Page, Text, write_pdf
+from testkit.pdf_fixtures import Page, Text, write_pdf
 from tests.watch_helpers import page_image
 
 REPO = "opendatalab/MinerU2.5-Pro-2605-1.2B"

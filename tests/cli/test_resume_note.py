@@ -10,7 +10,7 @@ from mineru_tui.convert import ConvertOptions, convert
 from mineru_tui.events import PageDone
 from mineru_tui.output import journal_path
 from mineru_tui.reader import PagesInterrupted
-from tests import pdf_fixtures as pf
+from testkit import pdf_fixtures as pf
 from tests.cli_fixtures import cli
 
 

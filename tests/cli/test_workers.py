@@ -13,7 +13,7 @@ from PIL import Image
 from mineru_tui.cli.batch import Options, run
 from mineru_tui.convert import ConvertOptions
 from tests.cli_fixtures import cli
-from tests.scripted_engine import Answer, ScriptedEngine, layout_line
+from testkit.scripted_engine import Answer, ScriptedEngine, layout_line
 
 CORPUS = Path(__file__).parents[1] / "corpus" / "office"
 LAYOUT = "\nLayout Detection:"

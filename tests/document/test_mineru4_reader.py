@@ -26,7 +26,7 @@ import pytest
 from mineru_tui.convert import ConvertOptions, convert
 from mineru_tui.errors import ConvertError
 from mineru_tui.output import write_outputs
-from tests.document.mineru4_outline import html_rows, norm, outline
+from testkit.mineru4_outline import html_rows, norm, outline
 
 parser_base = pytest.importorskip(
     "mineru.parser.base",
@@ -215,7 +215,7 @@ def test_a_pdf_read_by_the_model(tmp_path, effort):
 
 def test_a_table_over_three_pages_read_by_the_model(tmp_path):
     from tests.reader.test_pages import LAYOUT, TABLE, ScriptedEngine, text_pdf
-    from tests.scripted_engine import layout_line
+    from testkit.scripted_engine import layout_line
 
     pdf = text_pdf(tmp_path / "long.pdf", pages=3)
     pages = [("<fcel>Year<fcel>Amount<nl>" + "".join(f"<fcel>{2000 + 10 * p + k}<fcel>{k}<nl>"

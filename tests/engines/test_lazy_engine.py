@@ -11,7 +11,7 @@ import mineru_tui.engines as engines
 from mineru_tui.convert import ConvertOptions, convert
 from mineru_tui.document import to_markdown
 from mineru_tui.engines import EngineError, EngineOptions, LazyEngine
-from tests.scripted_engine import ScriptedEngine, layout_line
+from testkit.scripted_engine import ScriptedEngine, layout_line
 
 LAYOUT = "\nLayout Detection:"
 TEXT = "\nText Recognition:"

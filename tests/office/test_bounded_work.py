@@ -1,7 +1,7 @@
 """Bounded work against crafted files (issue 32, items 1-5, 10, 11, 15): a small file that
 references or repeats a structure costs what it expands to, and ends in a reading, a
 `content cut:` warning or one refusal line. Each file is built here, at test time
-(tests/office/crafted.py); the full-size measurements are in docs/hostile-inputs.md."""
+(testkit/crafted.py); the full-size measurements are in docs/hostile-inputs.md."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from mineru_tui.errors import is_cut_warning
 from mineru_tui.office.numfmt import number_marker, word_counter
 from mineru_tui.office.odf.names import MAX_FILE_CELLS
 from tests.docx_fixtures import build_docx, numbering, numpr, p
-from tests.office import crafted
+from testkit import crafted
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = ROOT / "tests/corpus/odf_legacy/docling__text_document_01.odt"

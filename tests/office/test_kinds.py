@@ -16,7 +16,7 @@ from mineru_tui.detect import detect
 from mineru_tui.kinds import KINDS, PAGE_KINDS, page_unit
 from mineru_tui.office import EMPTY_WARNING, package, read_office
 from tests.docx_fixtures import build_docx
-from tests.office import crafted
+from testkit import crafted
 from tests.office.test_web_readers import _epub, _xhtml
 
 ROOT = Path(__file__).resolve().parents[2]

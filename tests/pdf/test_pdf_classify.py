@@ -4,7 +4,7 @@ document-level answer for comparison; the model-free text-only reading."""
 from __future__ import annotations
 
 import pytest
-from tests.pdf_fixtures import PUA1, PUA2, Image, Page, Text, text_lines, write_pdf
+from testkit.pdf_fixtures import PUA1, PUA2, Image, Page, Text, text_lines, write_pdf
 
 from mineru_tui.document import BlockType
 from mineru_tui.document.model import plain_text

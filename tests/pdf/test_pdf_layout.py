@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tests.pdf_fixtures import Image, Page, text_lines, write_pdf
+from testkit.pdf_fixtures import Image, Page, text_lines, write_pdf
 from PIL import Image as PILImage
 
 from mineru_tui.pdf import LayoutPage, open_pdf, write_layout_pdf

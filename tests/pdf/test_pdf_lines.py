@@ -137,7 +137,7 @@ def test_lines_carry_their_boxes_in_reading_order():
 
 
 def test_a_blank_page_has_no_blocks_and_needs_no_model(tmp_path):
-    from tests.pdf_fixtures import Page, text_lines, write_pdf
+    from testkit.pdf_fixtures import Page, text_lines, write_pdf
 
     from mineru_tui.pdf import classify_page
 
@@ -172,7 +172,7 @@ def test_letters_beyond_the_bmp_and_deep_subscripts():
 def test_columns_around_text_that_spans_them(tmp_path):
     # a header, two columns, a caption across both, two shorter columns, a page number;
     # the left column of the top stretch pauses for a figure while the right one goes on
-    from tests.pdf_fixtures import Page, text_lines, write_pdf
+    from testkit.pdf_fixtures import Page, text_lines, write_pdf
 
     items = text_lines(["RUNNING HEADER OF THE JOURNAL ARTICLE ACROSS THE PAGE WIDTH"], top=760, size=10)
     items += text_lines([f"left top {i} words" for i in range(3)], top=730, size=10, leading=12)
@@ -218,7 +218,7 @@ def test_a_latin_word_against_arabic_letters_is_a_word_of_its_own():
 def test_a_run_redrawn_over_itself_is_read_once(tmp_path):
     # fake bold made by drawing a run again later in the page, past PDFium's own check
     # (the last few characters of a line): IBM's Redpaper figures came out "SSpeciiffiies"
-    from tests.pdf_fixtures import FFI, Page, Text, write_pdf
+    from testkit.pdf_fixtures import FFI, Page, Text, write_pdf
 
     others = [Text(72, 600 - 20 * k, f"Another line number {k}") for k in range(8)]
     items = [Text(72, 700, "Specifies that the row permission"), Text(72, 680, "an " + FFI + "x"),
@@ -258,7 +258,7 @@ def test_low_reads_a_page_without_the_characters_pdfium_cannot_map(tmp_path):
     # the page failed the checks as a whole and --effort low dropped all of it
     from mineru_tui.convert import ConvertOptions, convert
     from mineru_tui.document import to_markdown, to_middle_json
-    from tests.pdf_fixtures import UNMAPPED, Page, Text, text_lines, write_pdf
+    from testkit.pdf_fixtures import UNMAPPED, Page, Text, text_lines, write_pdf
 
     body = text_lines(["the text layer of this page carries every word of the paragraph",
                        "so the low effort reads it even when a sidebar cannot be mapped"])
@@ -284,7 +284,7 @@ def test_a_footnote_at_the_foot_of_the_page_is_not_a_running_footer(tmp_path):
     # taken for a running title with its page number ("1 ...") and left out
     from mineru_tui.convert import ConvertOptions, convert
     from mineru_tui.document import to_markdown
-    from tests.pdf_fixtures import Page, Text, text_lines, write_pdf
+    from testkit.pdf_fixtures import Page, Text, text_lines, write_pdf
 
     body = text_lines(["The Identity Theft Resource Center reports that almost five thousand",
                        "breaches have occurred since it began to track them"])

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from tests.pdf_fixtures import Image, Page, build_pdf, text_lines, write_pdf
+from testkit.pdf_fixtures import Image, Page, build_pdf, text_lines, write_pdf
 
 from mineru_tui.errors import InputError
 from mineru_tui.pdf import PageError, open_pdf, parse_pages, render_scale

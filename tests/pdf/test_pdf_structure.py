@@ -259,8 +259,7 @@ def test_a_few_rows_of_paragraph_cells_are_panels_and_a_long_prose_table_is_a_ta
 def test_turned_column_titles_in_a_ruled_table_are_its_header(tmp_path):
     # column titles set vertically (reading upwards) in a ruled grid's header row, as IBM's
     # Redbooks set them, belong to the table, not to text in the margin
-    sys.path.insert(0, str(ROOT / "tests"))
-    import pdf_fixtures as F
+    from testkit import pdf_fixtures as F
 
     xs, ys = [72, 252, 312, 372], [700, 600, 580, 560, 540]
     items = F.grid(xs, ys) + [F.Text(80, 640, "User action", size=10),

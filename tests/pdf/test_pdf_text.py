@@ -5,7 +5,7 @@ glyphs, rotated and invisible text."""
 from __future__ import annotations
 
 import pytest
-from tests.pdf_fixtures import FI, FL, PUA1, PUA2, Image, Page, Text, text_lines, write_pdf
+from testkit.pdf_fixtures import FI, FL, PUA1, PUA2, Image, Page, Text, text_lines, write_pdf
 
 from mineru_tui.pdf import open_pdf, text_for_blocks, text_to_spans
 from mineru_tui.pdf.chars import Char

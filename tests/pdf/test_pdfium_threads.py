@@ -9,10 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pypdfium2 as pdfium
+from testkit.pdf_fixtures import joined_pdf
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT / "tests" / "corpus" / "pdf"
 
 THREADS = """
 import sys, threading
@@ -39,22 +38,6 @@ for t in threads:
     t.join()
 print("errors:", errors)
 """
-
-
-def joined_pdf(path: Path, pages: int) -> Path:
-    """A ``pages``-page PDF joined from the repo's public PDFs (fonts, images, vector art)."""
-    out = pdfium.PdfDocument.new()
-    sources = [pdfium.PdfDocument(str(p)) for p in sorted(CORPUS.glob("*.pdf"))]
-    while len(out) < pages:
-        for src in sources:
-            take = min(len(src), pages - len(out))
-            if take > 0:
-                out.import_pages(src, list(range(take)))
-    out.save(str(path))
-    for src in sources:
-        src.close()
-    out.close()
-    return path
 
 
 def test_eight_threads_render_pages_of_one_pdf(tmp_path):

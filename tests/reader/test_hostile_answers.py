@@ -7,7 +7,7 @@ from PIL import Image
 from mineru_tui.convert import ConvertOptions, convert
 from mineru_tui.document import to_markdown, to_middle_json
 from mineru_tui.reader import protocol
-from tests.scripted_engine import ScriptedEngine, layout_line
+from testkit.scripted_engine import ScriptedEngine, layout_line
 
 LAYOUT = "\nLayout Detection:"
 

@@ -17,8 +17,8 @@ from mineru_tui.events import PageDone, PagesResumed
 from mineru_tui.output import journal_path, write_outputs
 from mineru_tui.reader import PagesInterrupted
 from mineru_tui.reader.journal import Journal
-from tests import pdf_fixtures as pf
-from tests.scripted_engine import ScriptedEngine, layout_line
+from testkit import pdf_fixtures as pf
+from testkit.scripted_engine import ScriptedEngine, layout_line
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYOUT = (layout_line(100, 40, 900, 80, "title") + layout_line(100, 100, 900, 300, "text")
@@ -163,7 +163,7 @@ from mineru_tui.convert import ConvertOptions, convert
 from mineru_tui.events import PageDone
 from mineru_tui.output import journal_path, write_outputs
 from tests.reader.test_journal import answer
-from tests.scripted_engine import ScriptedEngine
+from testkit.scripted_engine import ScriptedEngine
 
 pdf, out, kill_at = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 engine = ScriptedEngine(answer)

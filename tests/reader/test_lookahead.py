@@ -11,7 +11,7 @@ from PIL import Image
 from mineru_tui.convert import ConvertOptions, convert
 from mineru_tui.document import to_content_list, to_markdown, to_middle_json
 from mineru_tui.reader import lookahead
-from tests.scripted_engine import ScriptedEngine, layout_line
+from testkit.scripted_engine import ScriptedEngine, layout_line
 
 LAYOUT = "\nLayout Detection:"
 TEXT = "\nText Recognition:"

@@ -8,8 +8,8 @@ from mineru_tui.convert import ConvertOptions, convert
 from mineru_tui.document import (Block, BlockType, Cell, Document, Line, Page, Table, table_block,
                                  text_block, text_span, to_content_list, to_markdown)
 from mineru_tui.reader.merge import merge_across_pages
-from tests import pdf_fixtures as pf
-from tests.document.mineru4_outline import html_rows
+from testkit import pdf_fixtures as pf
+from testkit.mineru4_outline import html_rows
 
 SIZE = (612, 792)
 BOX = [72, 72, 540, 700]

@@ -20,8 +20,8 @@ from mineru_tui.events import (BlockDone, BlockStarted, BlockTokens, FileDone, L
                                PageStarted)
 from mineru_tui.reader import PagesInterrupted, rebuild
 from mineru_tui.reader.calls import is_runaway
-from tests import pdf_fixtures as pf
-from tests.scripted_engine import Answer, ScriptedEngine, layout_line
+from testkit import pdf_fixtures as pf
+from testkit.scripted_engine import Answer, ScriptedEngine, layout_line
 
 LAYOUT = "\nLayout Detection:"
 TEXT = "\nText Recognition:"

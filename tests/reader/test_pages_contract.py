@@ -12,7 +12,7 @@ from mineru_tui.convert import ConvertOptions
 from mineru_tui.document import Document, to_markdown
 from mineru_tui.reader import pipeline, protocol
 from mineru_tui.reader.mapping import to_page
-from tests.scripted_engine import ScriptedEngine, layout_line
+from testkit.scripted_engine import ScriptedEngine, layout_line
 
 LAYOUT = "".join([
     layout_line(100, 10, 900, 30, "header"),

@@ -15,9 +15,9 @@ from mineru_tui.convert import ConvertOptions, convert
 from mineru_tui.document import to_markdown
 from mineru_tui.engines import EngineOptions, open_engine
 from mineru_tui.events import BlockDone
-from tests import pdf_fixtures as pf
+from testkit import pdf_fixtures as pf
 from tests import tiny_checkpoint as tc
-from tests.scripted_engine import layout_line
+from testkit.scripted_engine import layout_line
 
 ROOT = Path(__file__).resolve().parents[2]
 CAP = "4"
@@ -75,7 +75,7 @@ class LayoutThenModel:
         self.name, self.model_id, self.max_batch = engine.name, engine.model_id, 4
 
     def stream(self, requests, *, cancel=None):
-        from tests.scripted_engine import ScriptedEngine
+        from testkit.scripted_engine import ScriptedEngine
 
         if requests[0].prompt == "\nLayout Detection:":  # the whole layout, whatever the cap
             uncapped = [dataclasses.replace(r, max_new_tokens=None) for r in requests]

@@ -21,7 +21,7 @@ import pytest
 from mineru_tui.serve import app as serve_app
 from mineru_tui.serve.connections import GuardedH11Protocol
 from mineru_tui.serve.requests import BadRequest, parse_chat_request
-from tests.scripted_engine import ScriptedEngine
+from testkit.scripted_engine import ScriptedEngine
 
 GUARD = 60.0  # seconds before a hang is a failure (not a timing assertion)
 

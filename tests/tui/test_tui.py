@@ -572,7 +572,7 @@ def page_detail(row):
 
 async def test_a_restart_rebuilds_a_finished_pdfs_pages_blocks_and_markdown(tmp_path,
                                                                            monkeypatch):
-    from tests import pdf_fixtures as pf
+    from testkit import pdf_fixtures as pf
 
     scripted_env(monkeypatch)
     root = tmp_path / "in"
@@ -581,7 +581,7 @@ async def test_a_restart_rebuilds_a_finished_pdfs_pages_blocks_and_markdown(tmp_
     pf.write_pdf(tmp_path / "two.pdf", pages)
     drop(tmp_path / "two.pdf", root / "two.pdf")
     path = str(root / "two.pdf")
-    app = watch_app(root, converter="watch_doubles:read_with_script")
+    app = watch_app(root, converter="testkit.watch_doubles:read_with_script")
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: path in app.board.files
                     and app.board.files[path].status == "done")
@@ -591,7 +591,7 @@ async def test_a_restart_rebuilds_a_finished_pdfs_pages_blocks_and_markdown(tmp_
     assert read[0][2] == [("title", "Scripted title"), ("text", "Scripted paragraph."),
                           ("table", "<fcel>a<fcel>b<nl>")]
     assert read[1][3].startswith("# Scripted") and "<table>" in read[1][3]
-    app = watch_app(root, converter="watch_doubles:read_with_script")
+    app = watch_app(root, converter="testkit.watch_doubles:read_with_script")
     seen = record(app)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: path in app.board.files
@@ -683,7 +683,7 @@ async def test_after_a_restart_a_file_is_rebuilt_only_when_it_is_shown():
 
 async def test_a_text_pdf_without_the_model_shows_the_way_forward_and_l_reads_it_low(
         tmp_path, monkeypatch):
-    from tests.pdf_fixtures import Page, Text, write_pdf
+    from testkit.pdf_fixtures import Page, Text, write_pdf
 
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))  # no model cached, offline
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

@@ -13,7 +13,7 @@ from mineru_tui.pdf import reader as pdf_reader
 from mineru_tui.tui.app import WatchApp
 from mineru_tui.tui.state import DetailLoaded, PageRow
 from mineru_tui.watch import events as ev
-from tests.pdf_fixtures import Page, Text, write_pdf
+from testkit.pdf_fixtures import Page, Text, write_pdf
 
 PAGES = 40
 pytestmark = pytest.mark.asyncio

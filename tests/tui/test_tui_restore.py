@@ -14,9 +14,9 @@ from mineru_tui.tui.restore import load_detail
 from mineru_tui.tui.state import Board, FileRow
 from mineru_tui.watch import events as ev
 from tests.docx_fixtures import build_docx, p
-from tests.pdf_fixtures import Page, Text, write_pdf
+from testkit.pdf_fixtures import Page, Text, write_pdf
 from tests.reader.test_pages import page_png, script
-from tests.scripted_engine import ScriptedEngine
+from testkit.scripted_engine import ScriptedEngine
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "office"
 

@@ -67,7 +67,7 @@ def test_page_view_after_the_file(snap_compare, size):
 def output_set(tmp_path_factory):
     """A real output set of a one-page scan: the page reader with a scripted engine."""
     from tests.reader.test_pages import page_png, script
-    from tests.scripted_engine import ScriptedEngine
+    from testkit.scripted_engine import ScriptedEngine
 
     from mineru_tui.convert import ConvertOptions, convert
     from mineru_tui.output import write_outputs

@@ -11,7 +11,7 @@ from mineru_tui.tui.restore import load_detail
 from mineru_tui.tui.state import Board, pages_named
 from mineru_tui.watch import events as ev
 from tests.reader.test_pages import page_png, script
-from tests.scripted_engine import ScriptedEngine
+from testkit.scripted_engine import ScriptedEngine
 
 
 def test_a_warning_names_its_pages():

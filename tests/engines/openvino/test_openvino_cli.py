@@ -108,7 +108,7 @@ def test_the_page_reader_gets_the_numpy_engines_document_in_f32(tmp_path, monkey
     from mineru_tui.engines import open_engine
     from mineru_tui.events import BlockDone
     from tests.reader.test_pages_numpy import LayoutThenModel
-    from tests.scripted_engine import layout_line
+    from testkit.scripted_engine import layout_line
 
     layout = (layout_line(80, 60, 920, 200, "title") + layout_line(80, 220, 920, 500, "text")
               + layout_line(80, 520, 920, 700, "table") + layout_line(80, 720, 920, 760, "equation"))

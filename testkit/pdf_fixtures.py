@@ -1,5 +1,6 @@
 """Real PDFs written byte by byte for the PDF tests: text in a standard font, images, /Rotate,
-encryption (the standard security handler, RC4, revision 2), and damaged files.
+encryption (the standard security handler, RC4, revision 2), and damaged files; and long PDFs
+joined from the repository's public PDFs (:func:`joined_pdf`).
 
 Writing the file ourselves keeps the tests free of a PDF-writing dependency and gives exact
 control over what the text layer holds: a ligature glyph, a private-use glyph, invisible text.
@@ -10,6 +11,9 @@ from __future__ import annotations
 import hashlib
 import zlib
 from dataclasses import dataclass, field
+from pathlib import Path
+
+CORPUS_PDFS = Path(__file__).resolve().parents[1] / "tests" / "corpus" / "pdf"
 
 # Glyph names pdfium maps to code points, used through a font's /Differences.
 # "g40" is a name pdfium cannot map: the glyph's text is its code, with a map error (as in
@@ -234,3 +238,27 @@ def build_pdf(pages: list[Page], user_password: str | None = None) -> bytes:
 def write_pdf(path, pages: list[Page], user_password: str | None = None):
     path.write_bytes(build_pdf(pages, user_password))
     return path
+
+
+def joined_pdf(path: Path, pages: int, corpus: Path = CORPUS_PDFS) -> Path:
+    """A ``pages``-page born-digital PDF at ``path``: the PDFs of ``corpus`` (the repository's
+    public ones: fonts, images, vector art) joined in name order, over and over, the last one
+    cut short."""
+    import pypdfium2 as pdfium
+
+    sources = [pdfium.PdfDocument(str(p)) for p in sorted(Path(corpus).glob("*.pdf"))]
+    out = pdfium.PdfDocument.new()
+    try:
+        if pages > 0 and not any(len(src) for src in sources):
+            raise ValueError(f"no PDF pages to join in {corpus}")
+        while len(out) < pages:
+            for src in sources:
+                take = min(len(src), pages - len(out))
+                if take > 0:
+                    out.import_pages(src, list(range(take)))
+        out.save(str(path))
+    finally:
+        out.close()
+        for src in sources:
+            src.close()
+    return Path(path)

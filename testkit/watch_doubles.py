@@ -122,7 +122,7 @@ def read_with_script(path, options=None, *, detected=None, on_event=None, cancel
     reader too."""
     from dataclasses import replace
 
-    from scripted_engine import ScriptedEngine  # tests/ is on the reader's PYTHONPATH
+    from testkit.scripted_engine import ScriptedEngine
 
     from mineru_tui.convert import ConvertOptions
 
