@@ -566,6 +566,15 @@ class Board:
         ch.touch(e.path)
         ch.markdown.setdefault(e.path, []).append(e.page)
 
+    def _page_settled(self, e: je.PageSettled, ch: Changes) -> None:
+        """A text-layer page's blocks after the file's merges: as ``_middle.json`` keeps them
+        (what a restart shows)."""
+        page = self._page(e.path, e.page)
+        page.blocks = [BlockRow(b.index, b.type, b.bbox, b.source, text, True, b.source)
+                       for b, text in zip(e.blocks, e.texts)]
+        page.layout = True
+        ch.touch(e.path)
+
     def _writing(self, e: je.OutputWriting, ch: Changes) -> None:
         row = self.row(e.path)
         row.writing = True
@@ -670,6 +679,7 @@ HANDLERS = {
     je.BlockTokens: Board._block_tokens,
     je.BlockDone: Board._block_done,
     je.PageDone: Board._page_done,
+    je.PageSettled: Board._page_settled,
     je.OutputWriting: Board._writing,
     je.PagesResumed: Board._pages_resumed,
     je.FileDone: Board._file_done,
