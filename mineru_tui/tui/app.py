@@ -77,7 +77,9 @@ class WatchApp(App[int]):
                 id="watch.first_page"),
         Binding("G,end", "page_to('last')", "Last page", show=False, priority=True,
                 id="watch.last_page"),
-        Binding("colon", "goto", "Go to page", key_display=":", show=False, id="watch.goto"),
+        # priority: handled in order with the digit keys (also priority) typed right after it
+        Binding("colon", "goto", "Go to page", key_display=":", show=False, priority=True,
+                id="watch.goto"),
         Binding("j", "block(1)", "Block", key_display="j k", priority=True, id="watch.next_block"),
         Binding("k", "block(-1)", "Previous block", show=False, priority=True,
                 id="watch.prev_block"),
@@ -573,7 +575,10 @@ class WatchApp(App[int]):
         box.border_title = ""
         self._before_filter = self.focused
         box.add_class("-shown")
-        box.focus()
+        # shown and focused now, not after the next refresh: keys typed ahead (":150" and
+        # Enter in one burst) are already queued behind this one and go where the focus is
+        box.display = True
+        self.screen.set_focus(box)
 
     def _find(self, query: str, after: int | None) -> None:
         """Enter in find: the next page with the whole query, its first block selected and
@@ -640,6 +645,7 @@ class WatchApp(App[int]):
         mode, box.border_title = self._box_mode, ""
         box.value = ""
         box.remove_class("-shown")
+        box.display = False
         self._box_mode = ""
         before = getattr(self, "_before_filter", None)
         if mode != "filter" and before is not None and before.is_mounted:

@@ -342,6 +342,11 @@ async def test_first_last_and_go_to_page_and_a_burst_of_next_page_keys():
         await pilot.press("colon", "9", "enter")  # no page 9: says so, stays
         assert app.sel_page == 2 and app.query_one("#filter").border_title == "no such page"
         await pilot.press("escape", "g")
+        for key in ("colon", "3", "enter"):  # typed ahead: queued before the prompt shows
+            app.post_message(Key(key, ":" if key == "colon" else None if key == "enter" else key))
+        await until(pilot, lambda: not app.query_one("#filter").has_class("-shown"))
+        assert app.sel_page == 2 and app.query_one("#tabs").active == "tab-markdown"
+        await pilot.press("g")
         # key repeat: three ] queued before the app runs; the pages passed are never drawn
         real = app._draw_detail
         app._draw_detail = lambda: (drawn.append(app.sel_page), real())[1]
