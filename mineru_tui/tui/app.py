@@ -373,11 +373,16 @@ class WatchApp(App[int]):
         self._previews = (path, previews)
         return previews
 
-    def _close_previews(self) -> None:
+    def _close_previews(self, wait: float = 0.0) -> None:
+        """Close the renderer after the render in progress (not on the UI thread); on quit
+        ``wait`` for it, so its PDF is closed before the process ends (else PDFium's
+        finaliser and the killed thread print to the restored terminal)."""
         if self._previews is not None:
             old, self._previews = self._previews[1], None
-            # after the render in progress: not on the UI thread
-            threading.Thread(target=old.close, name="close-previews", daemon=True).start()
+            closer = threading.Thread(target=old.close, name="close-previews", daemon=True)
+            closer.start()
+            if wait:
+                closer.join(wait)
 
     def _image_ready(self, key: tuple[str, int], image) -> None:
         """A rendered page (from the renderer thread, through the next tick)."""
@@ -611,6 +616,8 @@ class WatchApp(App[int]):
         files = self.query_one(FilesTable)
         files.filter = value
         files.refill(list(self.board.files.values()), self.board.live)
+        if files.row_count and files.selected_key() != self.sel_path:
+            self._select_file(files.selected_key())  # the selected file is filtered out
         self.query_one("#files").border_title = (f"Files · {files.row_count} match "
                                                  f"“{files.filter}”" if files.filter else "Files")
 
@@ -722,7 +729,7 @@ class WatchApp(App[int]):
             self.service.stop()
 
     def on_unmount(self) -> None:
-        self._close_previews()
+        self._close_previews(wait=5.0)
         self._stop_service()
 
     def get_system_commands(self, screen):

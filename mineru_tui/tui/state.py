@@ -163,7 +163,7 @@ class FileRow:
                 out += (f" (read {self.read_seconds:.1f} s, output written "
                         f"{self.seconds - self.read_seconds:.1f} s)")
         if self.reason and self.reason != self.status:
-            out += f": {self.reason}"
+            out += f": {_unsaid(self.reason, self.label)}"
         return out
 
     @property
@@ -676,7 +676,19 @@ def _finished_line(row: FileRow, e: ev.FileFinished) -> tuple[str, str]:
                 + (f": {warn}" if warn else ""))
     level = "error" if e.status == Status.FAILED else "warning" \
         if e.status != Status.SKIPPED else "information"
-    return level, f"{row.name}: {row.label}: {e.reason}" + (f" ({e.hint})" if e.hint else "")
+    return level, f"{row.name}: {row.label}: {_unsaid(e.reason, row.label)}" + (
+        f" ({e.hint})" if e.hint else "")
+
+
+def _unsaid(reason: str, label: str) -> str:
+    """``reason`` without the word the label already says ("cancelled: cancelled (29 pages
+    kept…)" reads "cancelled: 29 pages kept…")."""
+    if reason.startswith(label):
+        rest = reason[len(label):].strip(" :")
+        if rest.startswith("(") and rest.endswith(")"):
+            rest = rest[1:-1]
+        return rest or reason
+    return reason
 
 
 HANDLERS = {

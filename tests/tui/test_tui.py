@@ -248,10 +248,12 @@ async def test_the_filter_narrows_the_files_and_escape_clears_it():
             app.feed(e)
         await pilot.pause(0.2)
         files = app.query_one(FilesTable)
+        app.select_file(PDF)
         await pilot.press("slash")
         await pilot.press(*"docx")  # typed into the filter: j, k, digits are text here
-        await pilot.pause(0.1)
-        assert files.row_count == 2 and PDF not in files.rows
+        await until(pilot, lambda: files.row_count == 2)
+        assert PDF not in files.rows
+        assert app.sel_path == files.selected_key() != PDF  # a hidden file is not kept selected
         assert app.query_one("#tabs").active == "tab-markdown"
         await pilot.press("enter")
         assert files.has_focus and files.row_count == 2
