@@ -171,6 +171,13 @@ def checkpoints(stamped: list, path: str, n: int, end: float, board: Board) -> l
                 out = {"page": done, "eta": row.eta(board.live, board.write_per_page),
                        "eta_true": end - at, "per_min": row.pages_per_min(board.live),
                        "per_min_true": 60 * done / (at - first_at)}
+                # the same moment under other rates (the writing term as the app's): the
+                # whole file's average, and half of it with half of the last 20 pages'
+                writing = (board.write_per_page or 0.0) * n
+                whole = row.per_page(board.live)
+                recent = row.per_page(board.live, recent=True)
+                out["eta_whole"] = whole * (n - done) + writing
+                out["eta_blend"] = (whole + recent) / 2 * (n - done) + writing
                 if event.page in sample:
                     out.update(zip(("tok_s", "tok_s_true", "vision_s", "vision_cost"),
                                    sample[event.page]))
@@ -197,6 +204,11 @@ def report(rows: list[dict], path: str, args) -> None:
                      f"({r['vision_cost']:.3f}) |")
         print(line)
     print(f"time left within 10 %: {within} of {len(rows)} checkpoints")
+    for key, what in (("eta_whole", "the whole file's rate"),
+                      ("eta_blend", "half whole file, half last 20 pages")):
+        errors = ", ".join(f"{pct(r[key], r['eta_true']):+.1f} %" for r in rows)
+        hits = sum(1 for r in rows if abs(pct(r[key], r["eta_true"])) <= 10)
+        print(f"the same checkpoints with {what}: {errors} ({hits} of {len(rows)} within 10 %)")
 
 
 def main() -> None:
