@@ -43,7 +43,7 @@ failed | skipped | model needed | cancelled. A page that gave no text is
 time left (~): the pages left at this file's rate, plus writing the output.
 
 [b]Live[/b]  tok/s: the blocks decoding now, each over its last 2 s; pages/min
-from first page to last (no setup, no writing); effort low: no model, no tokens.
+over the file's wall time; at effort low no model runs and no tokens count.
 
 [b]Page[/b]  boxes in MinerU's colours, numbered in reading order; pale: not
 read yet, tinted: being read, filled: selected.
