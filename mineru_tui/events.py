@@ -13,6 +13,8 @@ such as the Textual app, must hand them over itself, e.g. with ``call_from_threa
           BlockDone(path, page, block, type, text, source, finish_reason)
       PageDone(path, page, pages, markdown, seconds)       # markdown: only if asked (page_markdown)
     FileDone(path, kind, pages, seconds, warnings)  |  FileFailed(path, reason)
+    PageSettled(path, page, blocks, texts)                 # by the watcher's reader: a text-layer
+                                                           # page's blocks after the file's merges
     OutputWriting(path, pages)                             # by the caller that writes the output set
 
 ``OutputWriting`` comes from whoever writes the output set after ``convert`` (``parse -o``, the
@@ -152,6 +154,21 @@ class OutputWriting:
     pages: int
 
 
+@dataclass(frozen=True)
+class PageSettled:
+    """A page's blocks as the output set keeps them (``_middle.json``), once what needs every
+    page has run: a paragraph or table continued from the page before joined into it (its
+    part here left empty), running headers and page numbers set apart, heading levels. Sent
+    after ``convert`` for the pages read from the PDF's own text, whose blocks a viewer took
+    as each page was read, so the view ends as a restart shows it."""
+
+    path: str
+    page: int
+    blocks: tuple[BlockInfo, ...]
+    texts: tuple[str, ...]  # each block's text, in order
+
+
 JobEvent = Union[FileStarted, PageStarted, EngineStage, LayoutDone, BlockStarted, BlockTokens,
-                 BlockDone, PagesResumed, PageDone, FileDone, FileFailed, OutputWriting]
+                 BlockDone, PagesResumed, PageDone, FileDone, FileFailed, PageSettled,
+                 OutputWriting]
 OnEvent = Callable[[JobEvent], None]

@@ -3,6 +3,8 @@
     scan.pdf · page 2/9 · layout · 61 tokens · 7.9 tok/s
     scan.pdf · page 2/9 · block 5/14 · 212 tokens · 18.2 tok/s
     scan.pdf · writing the output set (9 pages)
+    long.pdf · 97 pages kept, resuming at page 98 of 300     (a journal from an earlier run)
+    long.pdf · page 98/300                                   (read from the PDF's own text)
 
 The rate is the decode rate of the blocks being read now, each over the last two seconds of
 its decoding (``reader/calls.py``), summed over the blocks of a batch: the tokens the engine
@@ -18,9 +20,9 @@ import time
 from typing import TextIO
 
 from mineru_tui.console import shown
-from mineru_tui.events import (BlockDone, BlockStarted, BlockTokens, FileDone,
+from mineru_tui.events import (BlockDone, BlockStarted, BlockTokens, EngineStage, FileDone,
                                FileFailed, FileStarted, LayoutDone, OutputWriting, PageDone,
-                               PageStarted)
+                               PagesResumed, PageStarted)
 
 
 class ProgressLine:
@@ -39,18 +41,35 @@ class ProgressLine:
         self._done_blocks = 0
         self._blocks = 0
         self._active = False  # only PDFs and images have pages to follow
+        self._model = True  # the model ran on this file's last page (else: its own text)
+        self._resume_at = 0  # pages before it were kept from a journal: not counted again
 
     def __call__(self, ev) -> None:
         if isinstance(ev, FileStarted):
             self._file = shown(os.path.basename(ev.path))  # no raw control characters
             self._page, self._where = "", ""
             self._active = ev.kind in ("pdf", "image")
+            self._model, self._resume_at = True, 0
             if not self._active:
                 return
+        elif isinstance(ev, PagesResumed):
+            if not ev.kept:
+                return
+            self._resume_at = ev.page
+            self._where = (f"{ev.kept} page{'s' * (ev.kept != 1)} kept, resuming at page "
+                           f"{ev.page + 1} of {ev.pages}")
+        elif isinstance(ev, (PageStarted, PageDone)) and ev.page < self._resume_at:
+            return  # a page kept from the journal: the line stays on where reading resumes
         elif isinstance(ev, PageStarted):
             self._page = f"page {ev.page + 1}/{ev.pages}"
-            self._where, self._tokens, self._rates = "layout", {}, {}
+            # the layout call runs first when the model reads pages; a page read from the
+            # PDF's own text (effort low) has no stage to name
+            self._where, self._tokens, self._rates = "layout" if self._model else "", {}, {}
             self._done_blocks = self._blocks = 0
+            self._model = False
+        elif isinstance(ev, EngineStage):
+            self._model = True
+            return
         elif isinstance(ev, LayoutDone):
             self._blocks = len(ev.blocks)
             self._where = f"{len(ev.blocks)} blocks"
@@ -59,6 +78,9 @@ class ProgressLine:
             self._blocks = ev.blocks
             self._where = f"block {ev.block + 1}/{ev.blocks}"
         elif isinstance(ev, BlockTokens):
+            self._model = True
+            if ev.block < 0:
+                self._where = "layout"
             self._tokens[ev.block] = ev.n_generated
             self._rates[ev.block] = ev.tokens_per_s
         elif isinstance(ev, BlockDone):
@@ -66,7 +88,7 @@ class ProgressLine:
             self._done_blocks += 1
             self._where = f"{self._done_blocks}/{self._blocks} blocks"
         elif isinstance(ev, PageDone):
-            self._where = "done"
+            self._where = "done" if self._model else ""
         elif isinstance(ev, (FileDone, FileFailed)):
             self.clear()
             return

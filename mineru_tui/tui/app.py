@@ -77,7 +77,9 @@ class WatchApp(App[int]):
                 id="watch.first_page"),
         Binding("G,end", "page_to('last')", "Last page", show=False, priority=True,
                 id="watch.last_page"),
-        Binding("colon", "goto", "Go to page", key_display=":", show=False, id="watch.goto"),
+        # priority: handled in order with the digit keys (also priority) typed right after it
+        Binding("colon", "goto", "Go to page", key_display=":", show=False, priority=True,
+                id="watch.goto"),
         Binding("j", "block(1)", "Block", key_display="j k", priority=True, id="watch.next_block"),
         Binding("k", "block(-1)", "Previous block", show=False, priority=True,
                 id="watch.prev_block"),
@@ -371,11 +373,16 @@ class WatchApp(App[int]):
         self._previews = (path, previews)
         return previews
 
-    def _close_previews(self) -> None:
+    def _close_previews(self, wait: float = 0.0) -> None:
+        """Close the renderer after the render in progress (not on the UI thread); on quit
+        ``wait`` for it, so its PDF is closed before the process ends (else PDFium's
+        finaliser and the killed thread print to the restored terminal)."""
         if self._previews is not None:
             old, self._previews = self._previews[1], None
-            # after the render in progress: not on the UI thread
-            threading.Thread(target=old.close, name="close-previews", daemon=True).start()
+            closer = threading.Thread(target=old.close, name="close-previews", daemon=True)
+            closer.start()
+            if wait:
+                closer.join(wait)
 
     def _image_ready(self, key: tuple[str, int], image) -> None:
         """A rendered page (from the renderer thread, through the next tick)."""
@@ -573,7 +580,10 @@ class WatchApp(App[int]):
         box.border_title = ""
         self._before_filter = self.focused
         box.add_class("-shown")
-        box.focus()
+        # shown and focused now, not after the next refresh: keys typed ahead (":150" and
+        # Enter in one burst) are already queued behind this one and go where the focus is
+        box.display = True
+        self.screen.set_focus(box)
 
     def _find(self, query: str, after: int | None) -> None:
         """Enter in find: the next page with the whole query, its first block selected and
@@ -606,6 +616,8 @@ class WatchApp(App[int]):
         files = self.query_one(FilesTable)
         files.filter = value
         files.refill(list(self.board.files.values()), self.board.live)
+        if files.row_count and files.selected_key() != self.sel_path:
+            self._select_file(files.selected_key())  # the selected file is filtered out
         self.query_one("#files").border_title = (f"Files · {files.row_count} match "
                                                  f"“{files.filter}”" if files.filter else "Files")
 
@@ -640,6 +652,7 @@ class WatchApp(App[int]):
         mode, box.border_title = self._box_mode, ""
         box.value = ""
         box.remove_class("-shown")
+        box.display = False
         self._box_mode = ""
         before = getattr(self, "_before_filter", None)
         if mode != "filter" and before is not None and before.is_mounted:
@@ -716,7 +729,7 @@ class WatchApp(App[int]):
             self.service.stop()
 
     def on_unmount(self) -> None:
-        self._close_previews()
+        self._close_previews(wait=5.0)
         self._stop_service()
 
     def get_system_commands(self, screen):

@@ -8,7 +8,8 @@ events. The output folder has what the app needs:
   stopped), its warnings or error and its time; the document is rebuilt from it without the
   model (:func:`mineru_tui.reader.rebuild`) for each page's own Markdown;
 * ``<stem>_middle.json`` (MinerU's middle JSON, every reader writes it): pages and blocks
-  with boxes in page units, when there is no ``_model.json`` (Office files, older sets);
+  with boxes in page units, when there is no ``_model.json`` (Office files, older sets); each
+  page's Markdown rendered from its blocks as live rendered it (``tui/middle_pages.py``);
 * ``<stem>.md``: the whole Markdown, shown when pages have none of their own;
 * ``.<stem>.journal`` beside the set (the pages a run finished, ``reader/journal.py``): a
   file cut off mid-way shows the pages it has.
@@ -51,7 +52,7 @@ def load_detail(path: str, output: str) -> DetailLoaded:
     else:
         middle = _read_json(folder / f"{stem}_middle.json")
         if isinstance(middle, dict) and isinstance(middle.get("pdf_info"), list):
-            pages = _from_middle_json(middle, markdown)
+            pages = _from_middle_json(middle)
     if pages and not markdown.strip():
         for p in pages:
             if p.status == "done" and not p.markdown:
@@ -163,24 +164,28 @@ def _page_markdown(model: dict, n: int, source: str) -> list[str | None]:
         return [None] * n
 
 
-def _from_middle_json(middle: dict, markdown: str) -> list[PageRow]:
+def _from_middle_json(middle: dict) -> list[PageRow]:
+    """Pages from ``_middle.json`` (an Office set, or one without ``_model.json``): each
+    page's blocks as the live events listed them, and its Markdown rendered from its blocks
+    as ``convert`` rendered it live (:mod:`mineru_tui.tui.middle_pages`)."""
     from mineru_tui.document.page_blocks import page_blocks
+    from mineru_tui.tui.middle_pages import page_markdown
 
-    office = middle.get("_backend") == "office"  # as convert's live events say
+    backend = str(middle.get("_backend") or "office")
+    office = backend == "office"  # as convert's live events say
     pages: list[PageRow] = []
     for n, info in enumerate(middle["pdf_info"]):
         if not isinstance(info, dict):
             continue
-        page = PageRow(int(info.get("page_idx", n)), status="done", layout=True,
-                       markdown_known=False)
+        page = PageRow(int(info.get("page_idx", n)), status="done", layout=True)
         for i, (kind, bbox, text) in enumerate(page_blocks(info)):
             page.blocks.append(BlockRow(i, kind, bbox, "office" if office else "model",
                                         text, True, "office" if office else ""))
-        if not any(b.text.strip() for b in page.blocks) and not any(
-                b.type in ("image", "table") for b in page.blocks):
-            page.status = EMPTY
+        try:
+            page.finish(page_markdown(info, backend), 0.0)
+        except Exception:  # a set from another version: its blocks are still shown
+            page.markdown_known = False
+            if not any(b.text.strip() for b in page.blocks):
+                page.status = EMPTY
         pages.append(page)
-    if office and len(pages) == 1 and markdown.strip():
-        # a one-page document's Markdown is its page's (what the live PageDone carried)
-        pages[0].markdown, pages[0].markdown_known = markdown, True
     return pages

@@ -101,6 +101,7 @@ class FileRow:
     read_seconds: float = 0.0  # the reader's time (FileDone); `seconds` adds the writing
     writing: bool = False  # the output set is being written
     effort: str = ""  # the effort it is read at, when the watcher said (l: low this once)
+    resume_at: int = 0  # pages before it were kept from an earlier run's journal
 
     @property
     def model_free(self) -> bool:
@@ -134,6 +135,7 @@ class FileRow:
         self.began = self.last_page_at = None
         self.page_times = []
         self.writing, self.read_seconds = False, 0.0
+        self.resume_at = 0
         if status == QUEUED:
             self.pages_total = 0
 
@@ -161,12 +163,20 @@ class FileRow:
                 out += (f" (read {self.read_seconds:.1f} s, output written "
                         f"{self.seconds - self.read_seconds:.1f} s)")
         if self.reason and self.reason != self.status:
-            out += f": {self.reason}"
+            out += f": {_unsaid(self.reason, self.label)}"
         return out
 
     @property
     def pages_done(self) -> int:
-        return sum(1 for p in self.pages.values() if p.status != READING)
+        """Pages finished, the pages kept from a journal counted from the start (they are
+        replayed, not read again, so the bar starts where reading resumes)."""
+        done = {i for i, p in self.pages.items() if p.status != READING}
+        return len(done | set(range(min(self.resume_at, self.pages_total or self.resume_at))))
+
+    @property
+    def pages_read(self) -> int:
+        """Pages finished by reading in this run (kept pages left out): the rate's pages."""
+        return sum(1 for i, p in self.pages.items() if p.status != READING and i >= self.resume_at)
 
     def markdown(self) -> str:
         """The Markdown read so far, pages in order."""
@@ -185,7 +195,7 @@ class FileRow:
         """Seconds a page takes here: this file's wall time over its pages done (the pages of
         this effort, setup left out; ``recent``: over its last RATE_PAGES pages), else its
         pages' own times, else the session's."""
-        done, times = self.pages_done, self.page_times
+        done, times = self.pages_read, self.page_times
         if recent and len(times) > RATE_PAGES and times[-1] > times[-1 - RATE_PAGES]:
             return (times[-1] - times[-1 - RATE_PAGES]) / RATE_PAGES
         if done and self.began is not None and self.last_page_at is not None \
@@ -499,7 +509,7 @@ class Board:
         row = self.row(e.path)
         row.pages_total = e.pages
         row.pages[e.page] = PageRow(e.page)
-        if row.began is None:
+        if row.began is None and e.page >= row.resume_at:  # a kept page is not read
             row.began = self._now
         if self.live.follows(e.path):
             self.live.page_started(e)
@@ -554,9 +564,10 @@ class Board:
         row = self.row(e.path)
         row.pages_total = max(row.pages_total, e.pages)
         self._page(e.path, e.page).finish(e.markdown, e.seconds)
-        row.last_page_at = self._now
-        if self._now is not None:
-            row.page_times.append(self._now)
+        if e.page >= row.resume_at:  # a kept page's replay is not the reading rate
+            row.last_page_at = self._now
+            if self._now is not None:
+                row.page_times.append(self._now)
         if row.kind in PAGE_KINDS:
             self.live.pages_done += 1
             self.live.page_seconds += e.seconds
@@ -565,6 +576,15 @@ class Board:
             ch.live = True
         ch.touch(e.path)
         ch.markdown.setdefault(e.path, []).append(e.page)
+
+    def _page_settled(self, e: je.PageSettled, ch: Changes) -> None:
+        """A text-layer page's blocks after the file's merges: as ``_middle.json`` keeps them
+        (what a restart shows)."""
+        page = self._page(e.path, e.page)
+        page.blocks = [BlockRow(b.index, b.type, b.bbox, b.source, text, True, b.source)
+                       for b, text in zip(e.blocks, e.texts)]
+        page.layout = True
+        ch.touch(e.path)
 
     def _writing(self, e: je.OutputWriting, ch: Changes) -> None:
         row = self.row(e.path)
@@ -575,8 +595,12 @@ class Board:
         ch.files.add(e.path)
 
     def _pages_resumed(self, e: je.PagesResumed, ch: Changes) -> None:
-        """The journal's note: pages kept from an earlier run, or why it started over."""
-        ch.log.append(("information", f"{self.row(e.path).name}: {e.note}"))
+        """The journal's note: pages kept from an earlier run, or why it started over. Kept
+        pages count as done from now on and are left out of the page rate."""
+        row = self.row(e.path)
+        row.resume_at = e.page if e.kept else 0
+        row.pages_total = e.pages or row.pages_total
+        ch.log.append(("information", f"{row.name}: {e.note}"))
         ch.touch(e.path)
 
     def _file_done(self, e: je.FileDone, ch: Changes) -> None:
@@ -652,7 +676,19 @@ def _finished_line(row: FileRow, e: ev.FileFinished) -> tuple[str, str]:
                 + (f": {warn}" if warn else ""))
     level = "error" if e.status == Status.FAILED else "warning" \
         if e.status != Status.SKIPPED else "information"
-    return level, f"{row.name}: {row.label}: {e.reason}" + (f" ({e.hint})" if e.hint else "")
+    return level, f"{row.name}: {row.label}: {_unsaid(e.reason, row.label)}" + (
+        f" ({e.hint})" if e.hint else "")
+
+
+def _unsaid(reason: str, label: str) -> str:
+    """``reason`` without the word the label already says ("cancelled: cancelled (29 pages
+    kept…)" reads "cancelled: 29 pages kept…")."""
+    if reason.startswith(label):
+        rest = reason[len(label):].strip(" :")
+        if rest.startswith("(") and rest.endswith(")"):
+            rest = rest[1:-1]
+        return rest or reason
+    return reason
 
 
 HANDLERS = {
@@ -670,6 +706,7 @@ HANDLERS = {
     je.BlockTokens: Board._block_tokens,
     je.BlockDone: Board._block_done,
     je.PageDone: Board._page_done,
+    je.PageSettled: Board._page_settled,
     je.OutputWriting: Board._writing,
     je.PagesResumed: Board._pages_resumed,
     je.FileDone: Board._file_done,

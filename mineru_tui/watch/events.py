@@ -33,7 +33,7 @@ class Notice:
     """Something the user should see once (a fallback to polling, a manifest problem...)."""
 
     text: str
-    level: str = "information"  # information | warning | error
+    level: str = "information"  # information | warning | error | log | detail (Log tab only)
 
 
 @dataclass(frozen=True)

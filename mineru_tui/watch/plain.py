@@ -35,6 +35,8 @@ def _describe(event: object, root: str = "") -> str | None:
     if isinstance(event, ev.Watching):
         return (f"watching {event.root} ({event.mode} events); results in {event.output_dir}; "
                 f"engine {event.engine}{' model ' + event.model if event.model else ''}")
+    if isinstance(event, ev.Notice) and event.level == "detail":
+        return None  # the app's Log tab keeps it; the "model needed" line says what to do
     if isinstance(event, ev.Notice):
         return f"{'note' if event.level in ('information', 'log') else event.level}: {event.text}"
     if isinstance(event, ev.FileQueued):

@@ -338,8 +338,8 @@ class WatchService:
                 reason, hint = reason_and_hint(result.reason, kind=result.kind,
                                                text_layer=result.text_layer,
                                                server=uses_server(eng), model=eng.get("model"))
-                if reason != result.reason:  # the engine's own words, for the Log tab
-                    self._log(f"{rel}: {result.reason}")
+                if reason != result.reason:  # the engine's own words: the Log tab's detail
+                    self._emit(ev.Notice(f"{rel}: {result.reason}", "detail"))
             self.manifest.record(task.sha, Entry(rel, result.status, kind=result.kind,
                                                  reason=reason, hint=hint,
                                                  seconds=round(result.seconds, 3)))

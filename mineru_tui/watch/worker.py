@@ -182,6 +182,8 @@ def _run(job: Job, convert, options, cancel: threading.Event, emit) -> Result:
     kind = kinds[0] if kinds else ""
     if cancel.is_set():
         return Result(Status.CANCELLED, kind, reason="cancelled")
+    for event in settled_pages(job.path, doc):
+        emit(event)
     try:
         from mineru_tui.events import OutputWriting
         from mineru_tui.output import write_outputs
@@ -197,6 +199,27 @@ def _run(job: Job, convert, options, cancel: threading.Event, emit) -> Result:
     return Result(Status.DONE, kind, len(doc.pages), time.perf_counter() - t0,
                   output=str(written.path), warnings=tuple(doc.warnings),
                   notes=tuple(written.notes))
+
+
+def settled_pages(path: str, doc) -> list:
+    """A ``PageSettled`` for each page read from the PDF's own text: its blocks as
+    ``_middle.json`` keeps them, after the cross-page merges and furniture (the app showed
+    them as each page was read; the restore after a restart reads them from the set)."""
+    from mineru_tui.document.page_blocks import page_blocks
+    from mineru_tui.document.middle_json import to_middle_json
+    from mineru_tui.events import BlockInfo, PageSettled
+    from mineru_tui.reader.assemble import one_page
+
+    out = []
+    for page in doc.pages:
+        if page.extra.get("mode") != "text-layer" and page.extra.get("fallback") != "text_layer":
+            continue
+        blocks = page_blocks(to_middle_json(one_page(doc, page))["pdf_info"][0])
+        out.append(PageSettled(str(path), page.page_idx,
+                               tuple(BlockInfo(i, kind, bbox, source="text_layer")
+                                     for i, (kind, bbox, _) in enumerate(blocks)),
+                               tuple(text for _, _, text in blocks)))
+    return out
 
 
 if __name__ == "__main__":

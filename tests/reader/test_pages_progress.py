@@ -3,7 +3,7 @@
 import io
 
 from mineru_tui.events import (BlockDone, BlockInfo, BlockStarted, BlockTokens, FileDone, FileStarted,
-                               LayoutDone, PageDone, PageStarted)
+                               LayoutDone, PageDone, PagesResumed, PageStarted)
 from mineru_tui.cli.progress import ProgressLine
 
 
@@ -34,3 +34,29 @@ def test_nothing_drawn_for_office_files():
     line(PageDone("a.docx", 0, 1, "md", 0.1))
     line(FileDone("a.docx", "docx", 1, 0.1))
     assert err.getvalue() == ""
+
+
+def test_a_resumed_file_says_what_was_kept_and_counts_from_where_it_resumes():
+    err = io.StringIO()
+    line = ProgressLine(err, min_interval=0.0)
+    line(FileStarted("long.pdf", "pdf"))
+    line(PagesResumed("long.pdf", 97, 300, 97, "resumed at page 98 of 300 (97 pages kept)"))
+    assert line.text() == "long.pdf · 97 pages kept, resuming at page 98 of 300"
+    for n in range(97):  # the kept pages come back from the journal: not counted again
+        line(PageStarted("long.pdf", n, 300))
+        line(PageDone("long.pdf", n, 300, None, 0.0))
+    assert line.text() == "long.pdf · 97 pages kept, resuming at page 98 of 300"
+    line(PageStarted("long.pdf", 97, 300))
+    assert line.text().startswith("long.pdf · page 98/300")
+
+
+def test_pages_read_from_their_own_text_name_no_model_stage():
+    err = io.StringIO()
+    line = ProgressLine(err, min_interval=0.0)
+    line(FileStarted("paper.pdf", "pdf"))
+    line(PageStarted("paper.pdf", 0, 300))
+    line(PageDone("paper.pdf", 0, 300, None, 0.01))  # no model event on the page
+    line(PageStarted("paper.pdf", 1, 300))
+    assert line.text() == "paper.pdf · page 2/300"
+    line(PageDone("paper.pdf", 1, 300, None, 0.01))
+    assert line.text() == "paper.pdf · page 2/300"  # not "done" while the next is read

@@ -248,10 +248,12 @@ async def test_the_filter_narrows_the_files_and_escape_clears_it():
             app.feed(e)
         await pilot.pause(0.2)
         files = app.query_one(FilesTable)
+        app.select_file(PDF)
         await pilot.press("slash")
         await pilot.press(*"docx")  # typed into the filter: j, k, digits are text here
-        await pilot.pause(0.1)
-        assert files.row_count == 2 and PDF not in files.rows
+        await until(pilot, lambda: files.row_count == 2)
+        assert PDF not in files.rows
+        assert app.sel_path == files.selected_key() != PDF  # a hidden file is not kept selected
         assert app.query_one("#tabs").active == "tab-markdown"
         await pilot.press("enter")
         assert files.has_focus and files.row_count == 2
@@ -342,6 +344,12 @@ async def test_first_last_and_go_to_page_and_a_burst_of_next_page_keys():
         await pilot.press("colon", "9", "enter")  # no page 9: says so, stays
         assert app.sel_page == 2 and app.query_one("#filter").border_title == "no such page"
         await pilot.press("escape", "g")
+        for key in ("colon", "3", "enter"):  # typed ahead: queued before the prompt shows
+            app.post_message(Key(key, ":" if key == "colon" else None if key == "enter" else key))
+        await until(pilot, lambda: app.sel_page == 2)  # "3" went into the prompt, Enter too
+        assert not app.query_one("#filter").has_class("-shown")
+        assert app.query_one("#tabs").active == "tab-markdown"  # not a tab key
+        await pilot.press("g")
         # key repeat: three ] queued before the app runs; the pages passed are never drawn
         real = app._draw_detail
         app._draw_detail = lambda: (drawn.append(app.sel_page), real())[1]

@@ -164,3 +164,29 @@ def test_a_resumed_file_says_so_in_the_log():
     note = "resumed at page 25 of 100 (24 pages kept from an earlier run)"
     ch = board.apply([je.PagesResumed(PDF, 24, 100, 24, note)], now=2.0)
     assert ("information", f"long.pdf: {note}") in ch.log
+
+
+def test_a_resumed_file_counts_its_kept_pages_done_and_leaves_them_out_of_the_rate():
+    """A journal kept 116 of 250 pages: the bar starts at 116, the kept pages' replay
+    (however long it takes) is not the reading rate, the time left is the 134 others."""
+    board = Board()
+    path = "/scans/joined250.pdf"
+    board.apply([ev.Watching("/scans", "/out", "native", "auto", "", effort="low"),
+                 ev.FileQueued(path, "pages", "resumes"), je.FileStarted(path, "pdf"),
+                 je.PagesResumed(path, 116, 250, 116, "resumed at page 117 of 250 (116 pages kept)")],
+                now=10.0)
+    row = board.files[path]
+    assert row.pages_done == 116 and row.eta(board.live) is None  # no rate measured yet
+    now = 10.0
+    for i in range(116):  # the kept pages come back from the journal, 0.05 s each
+        board.apply([je.PageStarted(path, i, 250)], now=now)
+        now += 0.05
+        board.apply([je.PageDone(path, i, 250, "kept", 0.0)], now=now)
+    assert row.pages_done == 116
+    for i in range(116, 146):  # 30 pages read, 0.4 s of wall time each
+        board.apply([je.PageStarted(path, i, 250)], now=now)
+        now += 0.4
+        board.apply([je.PageDone(path, i, 250, "read", 0.3)], now=now)
+    assert row.pages_done == 146 and row.pages_read == 30
+    assert row.eta(board.live) == pytest.approx((250 - 146) * 0.4)
+    assert row.pages_per_min(board.live) == pytest.approx(150.0)

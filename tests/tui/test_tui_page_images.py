@@ -64,3 +64,7 @@ async def test_holding_the_page_key_renders_only_the_newest_page(tmp_path, monke
         assert [p for p, _ in renders][0] == 0 and renders[-1][0] == 30 and len(renders) <= 3
         assert len({t for _, t in renders}) == 1  # one thread renders (PDFium's owner)
         assert app.sel_page == 30 and app._images[(path, 30)] is not None
+        renderer = app._previews[1]
+    # quit: the renderer's thread has ended and closed the PDF before the app returns (no
+    # PDFium finaliser or killed thread printing on the restored terminal)
+    assert not renderer._thread.is_alive()

@@ -4,15 +4,22 @@ shown after a restart (rebuilt from its output set) show the same pages, statuse
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from mineru_tui.convert import ConvertOptions, convert
 from mineru_tui.output import write_outputs
 from mineru_tui.tui.restore import load_detail
 from mineru_tui.tui.state import Board, FileRow
 from mineru_tui.watch import events as ev
+from mineru_tui.watch.worker import settled_pages
 from tests.docx_fixtures import build_docx, p
 from testkit.pdf_fixtures import Page, Text, write_pdf
 from tests.reader.test_pages import page_png, script
 from testkit.scripted_engine import ScriptedEngine
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "office"
 
 
 def view(row: FileRow) -> dict:
@@ -31,6 +38,7 @@ def live_and_restored(tmp_path, path, options: ConvertOptions) -> tuple[dict, di
     after a restart (the verdict from the manifest, then the output set read back)."""
     events: list[object] = []
     doc = convert(path, options, on_event=events.append)
+    events += settled_pages(str(path), doc)  # as the watcher's reader process sends them
     folder = write_outputs(doc, tmp_path / "out", path.stem).path
     kind = next(e.kind for e in events if hasattr(e, "kind"))
     verdict = dict(output=str(folder), kind=kind, pages=len(doc.pages), seconds=1.0)
@@ -63,10 +71,46 @@ def test_an_effort_low_pdf_is_restored_with_its_text_not_as_done_empty(tmp_path)
     assert restored == live
 
 
+def test_a_paragraph_across_a_page_break_is_restored_as_the_live_view_ends(tmp_path):
+    """Live, each text-layer page's blocks are shown as read; the output set joins the
+    paragraph that runs on across the break and sets the page numbers apart. At the end of
+    the file the live view takes the blocks as the set keeps them, so a restart shows the
+    same; each page's Markdown stays the page's own (as read) on both sides."""
+    pdf = tmp_path / "cross.pdf"
+    first = ["A first page opens here with its own words.",
+             "The paragraph that runs on reads on and on across the page",
+             "and it does not end on this page but goes on to the next"]
+    write_pdf(pdf, [Page(items=[Text(72, 700 - 16 * i, t) for i, t in enumerate(first)]
+                         + [Text(300, 40, "1")]),
+                    Page(items=[Text(72, 700, "where it ends, after a few more words of its own."),
+                                Text(72, 660, "Another paragraph on the second page stands alone."),
+                                Text(300, 40, "2")])])
+    live, restored = live_and_restored(tmp_path, pdf, ConvertOptions(effort="low",
+                                                                      page_markdown=True))
+    page1, page2 = live["pages"][0]["blocks"], live["pages"][1]["blocks"]
+    assert "goes on to the next where it ends" in page1[0][2]  # joined across the break
+    assert page2[0][2] == "" and "stands alone" in page2[1][2]  # its part here: empty
+    assert [b[1] for b in page2][-1] == "page_number"  # set apart, not a text block
+    assert live["pages"][1]["markdown"].startswith("where it ends")  # the page as read
+    assert restored == live
+
+
 def test_an_office_file_is_restored_as_it_was_shown(tmp_path):
     docx = tmp_path / "report.docx"
     docx.write_bytes(build_docx(p("Quarterly report") + p("Revenue grew in every region.")))
     live, restored = live_and_restored(tmp_path, docx, ConvertOptions(page_markdown=True))
     assert "Revenue grew" in live["pages"][0]["markdown"]
     assert [b[3] for b in live["pages"][0]["blocks"]] == ["office", "office"]  # its true origin
+    assert restored == live
+
+
+@pytest.mark.parametrize("name", ["docling__powerpoint_sample.pptx", "pandoc__tables.pptx",
+                                  "docling__xlsx_01.xlsx", "mineru__xlsx_01.xlsx"])
+def test_a_multi_page_office_file_is_restored_page_for_page(tmp_path, name):
+    """Its pages' Markdown is not on disk (only the whole .md): each is rendered again from
+    _middle.json's page with the renderer live used, pipe tables, HTML tables and all."""
+    src = CORPUS / name
+    live, restored = live_and_restored(tmp_path, src, ConvertOptions(page_markdown=True))
+    pages = live["pages"]
+    assert len(pages) > 1 and all(p["markdown"] for p in pages.values())
     assert restored == live

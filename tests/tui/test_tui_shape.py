@@ -30,7 +30,7 @@ def test_every_event_the_app_shows_has_its_one_handler():
     shown = {ev.Watching, ev.Notice, ev.EngineReady, ev.PauseChanged, ev.FileQueued,
              ev.FileFinished, DetailLoaded, je.FileStarted, je.PageStarted, je.EngineStage,
              je.LayoutDone, je.BlockStarted, je.BlockTokens, je.BlockDone, je.PageDone,
-             je.OutputWriting, je.PagesResumed, je.FileDone, je.FileFailed}
+             je.OutputWriting, je.PagesResumed, je.FileDone, je.FileFailed, je.PageSettled}
     assert set(HANDLERS) == shown
     for handler in HANDLERS.values():
         body = ast.parse(textwrap.dedent(inspect.getsource(handler))).body[0]

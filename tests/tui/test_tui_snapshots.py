@@ -22,7 +22,7 @@ from mineru_tui.tui.page_image import load_page_image
 from mineru_tui.tui.restore import load_detail
 from mineru_tui.watch import events as ev
 
-SIZES = {"80x24": (80, 24), "160x45": (160, 45)}
+SIZES = {"80x24": (80, 24), "120x35": (120, 35), "160x45": (160, 45)}
 BASELINE_TEXTUAL = "8.2.8"  # the SVGs were made with it; other versions draw slightly differently
 pytestmark = pytest.mark.skipif(textual.__version__ != BASELINE_TEXTUAL,
                                 reason=f"snapshot baselines are from Textual {BASELINE_TEXTUAL}, "

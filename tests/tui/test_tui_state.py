@@ -72,3 +72,23 @@ def test_pages_without_their_markdown_are_done_not_empty():
                  je.PageDone("/in/a.pdf", 0, 1, None, 1.0)])
     page = board.files["/in/a.pdf"].pages[0]
     assert page.status == "done" and not page.markdown_known
+
+
+def test_a_cancelled_file_says_cancelled_once_and_what_was_kept():
+    board = Board()
+    board.apply([ev.FileFinished("/w/long.pdf", ev.CANCELLED, "cancelled (29 pages kept: the "
+                                 "next run resumes after them)", kind="pdf")])
+    row = board.files["/w/long.pdf"]
+    assert row.outcome() == "cancelled: 29 pages kept: the next run resumes after them"
+
+
+def test_the_filter_finds_files_done_with_warnings_by_the_word():
+    from mineru_tui.tui.widgets.tables import FilesTable
+
+    board = Board()
+    board.apply([je.FileDone("/w/a.pdf", "pdf", 1, 1.0, ("page 1: nothing read",)),
+                 ev.FileFinished("/w/a.pdf", ev.DONE, output="/o/a", kind="pdf", pages=1),
+                 ev.FileFinished("/w/b.docx", ev.DONE, output="/o/b", kind="docx", pages=1)])
+    table = FilesTable()
+    table.filter = "warn"
+    assert [r.name for r in board.files.values() if table.matches(r)] == ["/w/a.pdf"]

@@ -152,3 +152,15 @@ def test_network_file_systems_are_recognised(tmp_path):
     assert network_fs_type(Path("/mnt/nas box/x"), mounts) == "cifs"
     assert network_fs_type(Path("/home/me/Scans"), mounts) is None
     assert network_fs_type(Path("/mnt/scansX"), mounts) is None
+
+
+def test_plain_leaves_the_engines_own_words_to_the_apps_log():
+    """Without a model, --plain prints the one 'model needed' line (what to do), not also
+    the engine's 330-character download error: that is the Log tab's detail."""
+    from mineru_tui.watch import events as wev
+    from mineru_tui.watch.plain import describe
+
+    assert describe(wev.Notice("scan.pdf: cannot download model … (Got: ConnectError)",
+                               "detail")) is None
+    assert describe(wev.Notice("polling: the native observer could not start")) \
+        .startswith("note: ")

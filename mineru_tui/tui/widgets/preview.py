@@ -117,6 +117,9 @@ class PagePreview(Horizontal):
                 self.query_one("#page-graphic").display = False
             side.update(Group(caption, Text(message, style="dim")))
             return
+        if not self.size.width or not self.size.height:
+            return  # not laid out yet (its tab just shown): drawn at its size on_resize,
+            # not as a 4x3-cell thumbnail of a 10x4 guess
         aspect = (self._image.height / self._image.width if self._image is not None
                   else PAGE_RATIO)
         zoomed = self.screen.maximized is not None  # z: the page takes the whole width

@@ -77,11 +77,14 @@ class FilesTable(NavTable):
         self.add_column("file", key="file")  # last: a long name or error runs off the end
 
     def matches(self, row: FileRow) -> bool:
-        """The filter is in its name or its status words ("failed", "reading", "model")."""
+        """The filter is in its name or its status words ("failed", "reading", "model";
+        "warning" for a file done with warnings or empty pages)."""
         if not self.filter:
             return True
         q = self.filter.casefold()
-        return q in row.name.casefold() or q in row.label.casefold() or q in row.status
+        words = row.label.casefold() + " " + row.status + (" warnings" if "⚠" in row.label
+                                                          or "empty" in row.label else "")
+        return q in row.name.casefold() or q in words
 
     def show(self, row: FileRow, live=None) -> None:
         """Add or update the row of ``row.path`` (a row the filter hides is left out)."""
