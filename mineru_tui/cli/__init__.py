@@ -103,7 +103,12 @@ def main() -> None:
             raise
         code = 0  # the signal's exception, wrapped on the way (see mineru_tui.__main__)
     finally:
-        interrupts.ignore()  # the run is over; a later signal changes nothing
+        while True:  # the run is over; a later signal changes nothing
+            try:
+                interrupts.ignore()
+                break
+            except (KeyboardInterrupt, interrupts.Terminated):
+                pass  # it landed as ignore() was called; received() has it
     signalled = interrupts.exit_code()
     if signalled is None:
         sys.exit(code)
