@@ -111,7 +111,8 @@ def read_scripted(path, options=None, *, detected=None, on_event=None, cancel=No
     from testkit.scripted_engine import ScriptedEngine
 
     engine = CostedEngine(ScriptedEngine({"\nLayout Detection:": [LAYOUT],
-                                          "\nText Recognition:": [WORDS]}, max_batch=4),
+                                          "\nText Recognition:": [WORDS]}, max_batch=4,
+                                         record=False),  # a recorded request holds its image
                           float(os.environ["MINERU_BENCH_VISION_MS"]) / 1000,
                           float(os.environ["MINERU_BENCH_TOKEN_MS"]) / 1000)
     options = replace(options or ConvertOptions(), engine=engine)

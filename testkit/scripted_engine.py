@@ -42,18 +42,21 @@ def tokens_of(text: str) -> list[str]:
 
 class ScriptedEngine:
     """Replays answers: ``script`` maps a prompt to a list of answers (used in order), or is a
-    function from the request to its answer. A ``str`` answer means ``Answer(text)``."""
+    function from the request to its answer. A ``str`` answer means ``Answer(text)``.
+    ``record=False`` keeps no requests (benchmarks: a request holds its page image)."""
 
     name = "scripted"
     model_id = "scripted-test-model"
 
     def __init__(self, script: dict[str, list] | Callable[[Request], Answer | str], max_batch: int = 8,
-                 fail: EngineError | None = None, on_token: Callable[[TokenEvent], None] | None = None):
+                 fail: EngineError | None = None, on_token: Callable[[TokenEvent], None] | None = None,
+                 record: bool = True):
         self.script = script
         self.max_batch = max_batch
         self.fail = fail
         self.on_token = on_token
         self.calls: list[list[Request]] = []
+        self.record = record
         self._used: dict[str, int] = {}
         self._lock = threading.Lock()
         self.closed = False
@@ -73,7 +76,8 @@ class ScriptedEngine:
     def stream(self, requests: Sequence[Request], *, cancel=None) -> Iterator[Event]:
         assert 0 < len(requests) <= self.max_batch, f"batch of {len(requests)} > max_batch {self.max_batch}"
         with self._lock:
-            self.calls.append(list(requests))
+            if self.record:
+                self.calls.append(list(requests))
             if self.fail is not None:
                 raise self.fail
             answers = [self.answer(r) for r in requests]
