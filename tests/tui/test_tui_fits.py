@@ -34,3 +34,46 @@ async def test_the_help_fits_80x24_without_scrolling():
                 for y in range(shown.height)]
         for legend in ("Files", "Live", "Page"):
             assert any(row.lstrip().startswith(legend) for row in rows), rows
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_a_long_log_line_wraps_with_its_whole_text_on_screen(size):
+    app = WatchApp(None)
+    async with app.run_test(size=size) as pilot:
+        app.feed(ev.Watching("/tmp/qa-watch/pdfs", "/tmp/qa-watch/pdfs-mineru-and-a-long-name",
+                             "native", "auto", ""))
+        app.feed(ev.Notice(LONG, "warning"))
+        await pilot.pause(0.2)
+        await pilot.press("4")
+        await pilot.pause(0.2)
+        log = app.query_one("#log")
+        assert log.region.width > 0 and log.max_scroll_x == 0
+        rows = [log.render_line(y).text for y in range(log.scrollable_content_region.height)]
+        screen = squeezed("".join(rows))
+        assert squeezed(f"warning: {LONG}") in screen, rows
+        assert squeezed("watching /tmp/qa-watch/pdfs (native events); results in "
+                        "/tmp/qa-watch/pdfs-mineru-and-a-long-name") in screen, rows
+
+
+async def test_log_lines_wrap_again_after_a_resize_and_while_another_tab_shows():
+    app = WatchApp(None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.feed(ev.Notice("first: " + LONG, "warning"))
+        await pilot.pause(0.2)
+        await pilot.press("4")
+        await pilot.pause(0.2)
+        await pilot.press("1")  # the Log tab hidden: a line arrives meanwhile
+        app.feed(ev.Notice("second: " + LONG, "warning"))
+        await pilot.pause(0.2)
+        await pilot.resize_terminal(160, 45)
+        await pilot.press("4")
+        await pilot.pause(0.3)
+        log = app.query_one("#log")
+        assert log.max_scroll_x == 0
+        rows = [log.render_line(y).text for y in range(log.scrollable_content_region.height)]
+        assert max(len(row.rstrip()) for row in rows) <= log.scrollable_content_region.width
+        log.scroll_home(animate=False)
+        await pilot.pause(0.1)
+        everything = squeezed("".join(log.render_line(y).text for y in range(log.virtual_size.height)))
+        for line in log.entries:
+            assert squeezed(line) in everything
