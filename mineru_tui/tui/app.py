@@ -27,7 +27,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
-from textual.widgets import (DataTable, Footer, Header, Input, Log, Tab, TabbedContent,
+from textual.widgets import (DataTable, Footer, Header, Input, Tab, TabbedContent,
                              TabPane, Tabs)
 
 from mineru_tui.console import shown
@@ -42,6 +42,7 @@ from mineru_tui.tui.state import READING, Board, Changes, FileRow, PageRow
 from mineru_tui.tui.toasts import SettleCount
 from mineru_tui.tui.widgets.block_view import BlockView, printable
 from mineru_tui.tui.widgets.live import LivePane
+from mineru_tui.tui.widgets.log_pane import LogPane
 from mineru_tui.tui.widgets.markdown_pane import MarkdownPane
 from mineru_tui.tui.widgets.preview import PagePreview
 from mineru_tui.tui.widgets.tables import BlocksTable, FilesTable, PagesTable
@@ -153,7 +154,7 @@ class WatchApp(App[int]):
                     with TabPane("3 Block", id="tab-block"):
                         yield BlockView(id="block")
                     with TabPane("4 Log", id="tab-log"):
-                        yield Log(id="log", max_lines=2000)
+                        yield LogPane(id="log", max_entries=2000)
                 yield LivePane(id="live")
         yield Footer()
 
@@ -236,7 +237,7 @@ class WatchApp(App[int]):
             self._draw_live()
         if ch.header:
             self._draw_header()
-        log = self.query_one(Log)
+        log = self.query_one(LogPane)
         for level, line in ch.log:
             log.write_line(printable(f"{_LEVEL.get(level, '')}{line}").replace("\n", " "))
         for level, text in ch.notices + self._settled.toasts(self.board, ch.finished):

@@ -1,7 +1,8 @@
 """Modal screens: help (``?``) and the output folder (``o``, copy with ``y``).
 
-Both fit an 80x24 terminal: lines are under 78 columns, the dialog is at most the screen's
-size, the help scrolls when the terminal is shorter, and "escape closes" is on the border.
+Both fit an 80x24 terminal: the help is 22 lines of at most 74 columns (every key in a
+few words; the README's key table says more), so it needs no scrolling there; it scrolls
+only when the terminal is shorter. "escape closes" is on the border.
 """
 
 from __future__ import annotations
@@ -16,42 +17,27 @@ from mineru_tui.console import shown
 
 KEYS = """\
 [b]Move[/b] (from anywhere)
-  ↑ ↓          the focused list     tab / shift+tab  next / previous pane
-  [ ]  PgUp PgDn  previous / next page (held down: lands on the last)
-  g G  Home End   first / last page     :  go to page N (enter)
-  j k          next / previous block (then on to the next page)
-  enter        open: file → its pages → a page's blocks → the block
-               (under 110 columns Files, Pages, Blocks are tabs on top;
-               escape or backspace goes back up a level)
-  1 2 3 4      tabs: Markdown of the page, Page image, Block, Log
-  f            follow mode: show the file, page and block being read
-               (on at start; moving yourself turns it off)
-  /            filter the files by name or status (failed, reading...);
-               in the tabs pane: find text in the file's pages (enter:
-               the next page with it; "no match" when none has it)
-  z            the tabs pane alone on the screen (z again: back)
-
-[b]Act[/b]
-  r  read the selected file again      p  pause / resume the queue
-  l  read a PDF's own text (effort low, no model) this once
-  c  cancel the file being read        o  output folder (y copies it)
-  ctrl+p  command palette (themes too) q  quit (finished files are kept)
-
+  ↑ ↓  the focused list             tab shift+tab  next / previous pane
+  [ ] PgUp PgDn  previous / next page (held down: lands on the last)
+  g G Home End  first / last page   :  go to page N (enter)
+  j k  next / previous block (then on to the next page)
+  enter  open: file → pages → blocks → block; escape, backspace: back up
+         (under 110 columns Files, Pages, Blocks are tabs on top)
+  1 2 3 4  tabs: Markdown, Page image, Block, Log   z  the tabs pane alone
+  f  follow the file, page, block being read (on at start; moving: off)
+  /  filter files by name or status; in the tabs pane: find text in the
+     file's pages (enter: next page with it; "no match" when none has)
+[b]Act[/b]  r  read again   p  pause / resume   c  cancel the file being read
+  l  read a PDF's own text this once (effort low, no model)   ?  this help
+  o  output folder (y copies)   ctrl+p  palette (themes)   q  quit
 [b]Files[/b]  queued → reading → done | done ⚠ (warnings) | done, empty |
-failed | skipped | model needed | cancelled. A page that gave no text is
-[i]empty[/i], with the reason. Progress: a bar, pages done/total, and the
-time left (~): the pages left at this file's rate, plus writing the output.
-
-[b]Live[/b]  tok/s: the blocks decoding now, each over its last 2 s; pages/min
-over the file's wall time; at effort low no model runs and no tokens count.
-
-[b]Page[/b]  boxes in MinerU's colours, numbered in reading order; pale: not
-read yet, tinted: being read, filled: selected.
-
-Results are written as [i]parse -o[/i] writes them: OUT/<stem>/<stem>.md,
-_content_list.json, _middle.json, _model.json, images/. A restart reads only
-new or changed files and rebuilds the pages of the others from OUT.
-"""
+failed | skipped | model needed | cancelled; an [i]empty[/i] page says why.
+Time left (~): pages left at this file's rate, plus writing the output.
+[b]Live[/b]  tok/s: blocks decoding now, each over its last 2 s; pages/min over
+the file's wall time (effort low: no model, no tokens).
+[b]Page[/b]  boxes in MinerU's colours, in reading order; pale: not read yet,
+tinted: being read, filled: selected.  Results as [i]parse -o[/i] writes them
+(OUT/<stem>/); a restart reads only new or changed files, keeps the rest."""  # no final newline: a 23rd line
 
 
 class HelpScreen(ModalScreen[None]):

@@ -101,7 +101,7 @@ async def test_a_corrupt_file_fails_with_its_error_and_the_app_keeps_going(tmp_p
         files = app.query_one(FilesTable)
         assert cell_text(files, bad, "status") == "failed"
         assert "corrupt" in cell_text(files, bad, "file")  # the error is on the row
-        assert any("broken.docx" in line and "corrupt" in line for line in app.query_one("#log").lines)
+        assert any("broken.docx" in line and "corrupt" in line for line in app.query_one("#log").entries)
         assert "corrupt" in app.query_one(MarkdownPane).text  # and on the selected file's pane
         (root / "good.docx").write_bytes(build_docx(p("still reading")))
         good = str(root / "good.docx")

@@ -81,7 +81,7 @@ async def test_no_control_character_from_names_or_documents_reaches_the_screen()
         blocks = app.query_one(BlocksTable)
         for key in blocks.rows:
             assert not raw_controls(blocks.get_cell(key, "type"))
-        log = "\n".join(app.query_one("#log").lines)
+        log = "\n".join(app.query_one("#log").entries)
         assert log and not raw_controls(log), repr(log)
         assert not raw_controls(app.sub_title), repr(app.sub_title)
 
