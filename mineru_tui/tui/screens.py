@@ -33,8 +33,8 @@ KEYS = """\
 [b]Files[/b]  queued → reading → done | done ⚠ (warnings) | done, empty |
 failed | skipped | model needed | cancelled; an [i]empty[/i] page says why.
 Time left (~): pages left at this file's rate, plus writing the output.
-[b]Live[/b]  tok/s: blocks decoding now, each over its last 2 s; pages/min over
-the file's wall time (effort low: no model, no tokens).
+[b]Live[/b]  tok/s: blocks decoding now, each over its last 2 s; pages/min from
+the first page to the last (effort low: no model, no tokens).
 [b]Page[/b]  boxes in MinerU's colours, in reading order; pale: not read yet,
 tinted: being read, filled: selected.  Results as [i]parse -o[/i] writes them
 (OUT/<stem>/); a restart reads only new or changed files, keeps the rest."""  # no final newline: a 23rd line
