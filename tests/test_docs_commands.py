@@ -13,6 +13,7 @@ import ast
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -34,9 +35,19 @@ def _docs() -> list[tuple[str, str]]:
     return [(where, re.sub(r"\\\n\s*", " ", text)) for where, text in out]
 
 
-# A folder of the machine a page was written on: /work/..., /root/..., a user's home other than
-# the examples' /home/me, a sibling checkout (../main).
-MACHINE_PATH = re.compile(r"(?<![\w.])(/work/|/root/|/Users/(?!me/)\w|/home/(?!me/)\w|\.\./main\b)")
+def _this_machine() -> list[str]:
+    """Folders of the machine the test runs on, where pages get written: its home directory and
+    the folder the clone sits in (unless that is ``/`` or the temp folder, which pages use for
+    scratch files)."""
+    skip = {Path("/"), Path(tempfile.gettempdir()).resolve()}
+    return [re.escape(str(p).rstrip("/") + "/") for p in (Path.home().resolve(), ROOT.parent)
+            if p not in skip]
+
+
+# A folder of the machine a page was written on (this one's, or any user's home other than the
+# examples' /home/me), or a sibling checkout (../main).
+MACHINE_PATH = re.compile(r"(?<![\w.])(" + "|".join(
+    _this_machine() + [r"/Users/(?!me/)\w", r"/home/(?!me/)\w", r"\.\./main\b"]) + ")")
 
 
 def test_docs_name_no_path_outside_the_clone():
