@@ -28,6 +28,7 @@ import numpy as np
 
 from mineru_tui.engines.bundle_files.errors import BundleError
 from mineru_tui.engines.coreml.runtime import StateCache
+from mineru_tui.engines.qwen2vl.preprocess import each_image
 from .port_build import GRIDS, PREFILL, TEXT_ONLY_START
 
 LAYOUT_PROMPT = "Layout Detection"
@@ -121,14 +122,8 @@ class PortVision:
 
     def __call__(self, pixel_values_NK, grid_thws, check=None, capture=None) -> np.ndarray:
         m = self.cfg.spatial_merge_size
-        out, start = [], 0
-        for g in grid_thws:
-            t, h, w = (int(v) for v in g)
-            n = t * h * w
-            px = np.asarray(pixel_values_NK[start:start + n], np.float32)
-            start += n
-            if check is not None:
-                check()
+        out = []
+        for (t, h, w), px in each_image(pixel_values_NK, grid_thws, check):
             grid = next((gr for gr in self.grids if (t, h // m, w // m) == (1, gr.rows, gr.cols)), None)
             if grid is None:
                 raise BundleError(f"the port's bundles read {', '.join(f'{g.cols * 28}x{g.rows * 28}' for g in self.grids)}"

@@ -28,6 +28,7 @@ import numpy as np
 
 from mineru_tui.engines.qwen2vl.config import TextConfig, VisionConfig
 from mineru_tui.engines.qwen2vl.kv_cache import LogitsWhich
+from mineru_tui.engines.qwen2vl.preprocess import each_image
 from mineru_tui.engines.qwen2vl.rope import vision_cos_sin
 from mineru_tui.engines.bundle_files.errors import BundleError
 from mineru_tui.engines.bundle_files.locations import cache_root
@@ -153,14 +154,9 @@ class BundleVision:
     def __call__(self, pixel_values_NK: np.ndarray, grid_thws, check: Callable[[], None] | None = None,
                  capture=None) -> np.ndarray:
         m2 = self.cfg.spatial_merge_size**2
-        out, start = [], 0
-        for g in grid_thws:
-            t, h, w = (int(v) for v in g)
-            n = t * h * w
-            px = np.asarray(pixel_values_NK[start:start + n], np.float32)
-            start += n
-            if check is not None:
-                check()
+        out = []
+        for (t, h, w), px in each_image(pixel_values_NK, grid_thws, check):
+            n = len(px)
             size = self.bucket_for(n)
             if size is None:
                 if self.fallback is None:

@@ -198,3 +198,17 @@ def preprocess_image(image: ImageSource, pre: PreprocessorConfig) -> Preprocesse
         original_hw=(height, width),
         resized_hw=(rh, rw),
     )
+
+
+def each_image(pixel_values_NK, grid_thws, check=None):
+    """The images of a vision batch in order, as ``((t, h, w), rows)``: each one's patch rows
+    (float32) cut from ``pixel_values_NK`` by its grid. ``check`` runs before each (cancel)."""
+    start = 0
+    for g in grid_thws:
+        t, h, w = (int(v) for v in g)
+        n = t * h * w
+        rows = np.asarray(pixel_values_NK[start:start + n], np.float32)
+        start += n
+        if check is not None:
+            check()
+        yield (t, h, w), rows
