@@ -38,7 +38,6 @@ import argparse
 import json
 import os
 import random
-import re
 import shutil
 import signal
 import subprocess
@@ -50,6 +49,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "corpus" / "pdf"
 sys.path.insert(0, str(ROOT))
+from testkit.output_sets import output_set  # noqa: E402
 from testkit.pdf_fixtures import joined_pdf  # noqa: E402  (the corpus PDFs joined to N pages)
 
 SCRIPTED = """
@@ -114,16 +114,6 @@ def measure(cmd: list[str], kill_after: float | None = None) -> dict:
             "peak_rss_mb": round(usage.ru_maxrss / 1024, 1), "exit": child.returncode,
             "load_1min": round(os.getloadavg()[0], 1),
             "stderr": err.strip().splitlines()[-1:] if err.strip() else []}
-
-
-def output_set(folder: Path) -> dict[str, bytes]:
-    def same(data: bytes) -> bytes:
-        data = re.sub(rb'"seconds": [0-9.e-]+', b'"seconds": 0', data)
-        data = re.sub(rb"/CreationDate\(D:[0-9+']+\)", b"/CreationDate()", data)
-        return re.sub(rb"/ID\[<[0-9A-F]+><[0-9A-F]+>\]", b"/ID[]", data)
-
-    return {str(p.relative_to(folder)): same(p.read_bytes())
-            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != "manifest.json"}
 
 
 def made(kind: str, path: Path, pages: int) -> Path:

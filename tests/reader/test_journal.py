@@ -3,7 +3,6 @@ them with the same outputs (reader/journal.py): after a cancel, a SIGKILL, a tor
 changed bytes or settings start over and say so."""
 
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from mineru_tui.reader import PagesInterrupted
 from mineru_tui.reader.journal import Journal
 from testkit import pdf_fixtures as pf
 from testkit.scripted_engine import ScriptedEngine, layout_line
+from testkit.output_sets import output_set
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYOUT = (layout_line(100, 40, 900, 80, "title") + layout_line(100, 100, 900, 300, "text")
@@ -41,18 +41,6 @@ def mixed_pdf(path: Path, pages: int = 6) -> Path:
              if n % 3 == 0 else pf.Page(items=[pf.Image(0, 0, 612, 792)]) if n % 3 == 1 else pf.Page()
              for n in range(pages)]
     return pf.write_pdf(path, kinds)
-
-
-def output_set(folder: Path) -> dict[str, bytes]:
-    """Every file of a set, with what differs between any two runs blanked: timings
-    (``seconds``), and the creation time and random file ID PDFium gives ``_layout.pdf``."""
-    def same(data: bytes) -> bytes:
-        data = re.sub(rb'"seconds": [0-9.e-]+', b'"seconds": 0', data)
-        data = re.sub(rb"/CreationDate\(D:[0-9+']+\)", b"/CreationDate()", data)
-        return re.sub(rb"/ID\[<[0-9A-F]+><[0-9A-F]+>\]", b"/ID[]", data)
-
-    return {str(p.relative_to(folder)): same(p.read_bytes())
-            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != "manifest.json"}
 
 
 def run(pdf: Path, out: Path, engine=None, cancel_after: int | None = None, **kw):
