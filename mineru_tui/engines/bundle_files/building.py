@@ -24,8 +24,20 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from mineru_tui.engines.errors import ModelError
+from mineru_tui.engines.qwen2vl.checkpoint import Checkpoint, load_checkpoint, resolve_model
+
 from .errors import BundleError
 from .manifest import record_files
+
+
+def source_checkpoint(model: str | Path) -> Checkpoint:
+    """The checkpoint a bundle is built from (a folder or a hub id); one that is missing or
+    broken is a :class:`BundleError`, said in the model's own words."""
+    try:
+        return load_checkpoint(resolve_model(model))
+    except ModelError as e:
+        raise BundleError(str(e)) from None
 
 
 def peak_rss_gib() -> float:

@@ -24,13 +24,12 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from mineru_tui.engines.bundle_files.building import Progress, building, checked_shapes, dir_size, peak_rss_gib, seal
+from mineru_tui.engines.bundle_files.building import (Progress, building, checked_shapes, dir_size, peak_rss_gib, seal,
+                                                   source_checkpoint)
 from mineru_tui.engines.coreml.build import DEFAULT_BUCKETS, DEFAULT_CHUNK, DEFAULT_CONTEXT
 from mineru_tui.engines.bundle_files.errors import BundleError
 from mineru_tui.engines.bundle_files.locations import default_bundle_dir
 from mineru_tui.engines.bundle_files.manifest import checkpoint_fields
-from mineru_tui.engines.errors import ModelError
-from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint, resolve_model
 from .authoring import authoring, version
 from .manifest import ASSETS, CoreAIManifest
 from .ops import COMPUTE, WEIGHTS
@@ -72,10 +71,7 @@ def build_coreai_bundle(
     buckets = checked_shapes(buckets, context, prefill_chunk)
     ca = authoring()
     step = Progress(progress)
-    try:
-        checkpoint = load_checkpoint(resolve_model(model))
-    except ModelError as e:
-        raise BundleError(str(e)) from None
+    checkpoint = source_checkpoint(model)
     tc, vc = checkpoint.config.text, checkpoint.config.vision
     step(f"checkpoint {checkpoint.path}: {tc.num_hidden_layers} decoder layers, hidden {tc.hidden_size}, "
          f"vision depth {vc.depth}; Core AI, weights {weights}, compute {compute}, context {context}, "

@@ -33,10 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mineru_tui.engines.bundle_files.building import building
-from mineru_tui.engines.bundle_files.errors import BundleError
-from mineru_tui.engines.errors import ModelError
-from mineru_tui.engines.qwen2vl.checkpoint import load_checkpoint, resolve_model
+from mineru_tui.engines.bundle_files.building import building, source_checkpoint
 from mineru_tui.engines.qwen2vl.config import TextConfig
 from .authoring import authoring
 from .ops import Ops, define_graph, i32, u32
@@ -147,10 +144,7 @@ def build_port_layout(model: str, out: str | os.PathLike[str], *, compute: str =
     ca = authoring()
     t0 = time.time()
     say = (lambda m: progress(f"[{time.time() - t0:6.1f} s] {m}")) if progress else (lambda m: None)
-    try:
-        checkpoint = load_checkpoint(resolve_model(model))
-    except ModelError as e:
-        raise BundleError(str(e)) from None
+    checkpoint = source_checkpoint(model)
     tc, vc = checkpoint.config.text, checkpoint.config.vision
     m2 = vc.spatial_merge_size ** 2
     out = Path(out).expanduser()

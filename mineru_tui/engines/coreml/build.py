@@ -31,12 +31,11 @@ from pathlib import Path
 
 import numpy as np
 
-from mineru_tui.engines.qwen2vl.checkpoint import Checkpoint, load_checkpoint, resolve_model
-from mineru_tui.engines.errors import ModelError
+from mineru_tui.engines.qwen2vl.checkpoint import Checkpoint, load_checkpoint
 from .coremltools_import import coremltools
 from mineru_tui.engines.bundle_files.errors import BundleError
 from mineru_tui.engines.bundle_files.building import (Progress, building, checked_shapes, dir_size, peak_rss_gib,
-                                                      seal)
+                                                      seal, source_checkpoint)
 from mineru_tui.engines.bundle_files.manifest import PACKAGES, Manifest, checkpoint_fields
 from .mil_text import STATE_NAMES, decoder_program, embed_program
 from .mil_vision import vision_program
@@ -173,10 +172,7 @@ def build_bundle(
         raise BundleError(f"{out}: exists (remove it or choose another --out)")
     step = Progress(progress)
     ct = coremltools()
-    try:
-        checkpoint = load_checkpoint(resolve_model(model))
-    except ModelError as e:
-        raise BundleError(str(e)) from None
+    checkpoint = source_checkpoint(model)
     tc, vc = checkpoint.config.text, checkpoint.config.vision
     step(f"checkpoint {checkpoint.path}: {tc.num_hidden_layers} decoder layers, hidden {tc.hidden_size}, "
          f"vision depth {vc.depth}; weights {weights}, context {context}, chunk {prefill_chunk}, buckets {buckets}")
