@@ -260,7 +260,7 @@ def build_lines(chars: list[Char], direction: int | None = None,
     if direction is None:
         direction = dominant_direction(chars)
     glyphs = _glyphs(chars, direction)
-    solid = [g for g in glyphs if not g.char.text.isspace()]
+    solid = [g for g in glyphs if not g.space]
     if len(solid) >= 3 and direction == 0 and _is_vertical(solid):
         return _columns(solid, direction)
     return _lines(glyphs, direction, split_gap)
@@ -282,7 +282,7 @@ def page_lines(chars: list[Char], direction: int | None = None) -> list[TextLine
     if direction is None:
         direction = dominant_direction(chars)
     glyphs = _glyphs(chars, direction)
-    solid = [g for g in glyphs if not g.char.text.isspace()]
+    solid = [g for g in glyphs if not g.space]
     if not solid:
         return []
     # vertical writing reads its columns right to left; a horizontal running head or page
@@ -290,7 +290,7 @@ def page_lines(chars: list[Char], direction: int | None = None) -> list[TextLine
     vertical = len(solid) >= 3 and direction == 0 and _is_vertical(solid)
     out: list[TextLine] = []
     for n, block in enumerate(text_blocks(glyphs, right_to_left=vertical or None)):
-        block_solid = [g for g in block.glyphs if not g.char.text.isspace()]
+        block_solid = [g for g in block.glyphs if not g.space] if vertical else []
         if vertical and block_solid and _is_vertical(block_solid):
             lines = _columns(block_solid, direction)
         else:
@@ -385,20 +385,20 @@ def _median(values) -> float:
 
 
 def _split_row(row: list[_Glyph], split_gap: float) -> list[list[_Glyph]]:
-    solid = [g for g in row if not g.char.text.isspace()]
+    solid = [g for g in row if not g.space]
     if not solid:
         return []
-    height = max(g.height for g in solid)
+    height = max(map(_HEIGHT, solid))
     pieces, prev = [[]], None
     for g in row:
-        if g.char.text.isspace():
+        if g.space:
             pieces[-1].append(g)
             continue
         if prev is not None and g.loose[0] - prev.loose[2] > split_gap * height:
             pieces.append([])
         pieces[-1].append(g)
         prev = g
-    return [p for p in pieces if any(not g.char.text.isspace() for g in p)]
+    return [p for p in pieces if any(not g.space for g in p)]
 
 
 def _overlap(lo: float, hi: float, ext: list[float]) -> float:
@@ -579,6 +579,8 @@ def _line_text(row: list[_Glyph], solid: list[_Glyph]):
     scripts = accents = False  # whether any part is a script / a spacing accent
     small, sup, sub = SCRIPT_SIZE * main, baseline - 0.2 * main, baseline + 0.1 * main
     spaced, touch = SPACE_GAP * width, SPACE_TOUCH * width
+    last = ""  # the text of the last part that is not a space ("" before the first)
+    rtl_first, accent_marks = _RTL_FIRST, SPACING_ACCENTS  # (locals: asked per glyph)
     for i, g in enumerate(row):
         c = g.char
         text = c.text
@@ -591,6 +593,7 @@ def _line_text(row: list[_Glyph], solid: list[_Glyph]):
             # a mark drawn over its letter (Arabic vowels, tanween): no space, no gap; it
             # goes with the letter it overlaps most, whichever side of it it was sorted to
             add((text, parts[-1][1], i))
+            last = text
             base_of[i] = _mark_base(row, i)
             continue
         script = ""
@@ -606,19 +609,20 @@ def _line_text(row: list[_Glyph], solid: list[_Glyph]):
             # writes one inside Arabic words with a tanween).
             # Between Chinese or Japanese characters only the file's own spaces count
             # (MinerU drops generated ones: justified CJK text is spaced out).
-            wide = gap > spaced and not (
-                parts and _is_han_kana(parts[-1][0]) and _is_han_kana(text))
+            wide = gap > spaced and not (  # (no CJK character comes before U+3000)
+                text >= "\u3000" and last and _is_han_kana(last) and _is_han_kana(text))
             if (space == "pdf" and gap > touch) or wide or (
-                    parts and (text >= _RTL_FIRST or parts[-1][0] >= _RTL_FIRST)
+                    last and (text >= rtl_first or last >= rtl_first)
                     and _direction_break(_last_letter(parts), text)):
                 add((" ", script if script and parts and parts[-1][1] == script else "", -1))
         if c.hyphen:
             text = "\x02"
-        elif text in SPACING_ACCENTS:
+        elif text in accent_marks:
             accents = True
         if script:
             scripts = True
         add((text, script, i))
+        last = text
         edge = g.loose[2]
         right = edge if right is None or edge > right else right  # max(right, edge)
         space = ""
