@@ -10,6 +10,7 @@ handled after the document is read (:mod:`.furniture`).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from mineru_tui.pdf.chars import Box, Char
@@ -35,6 +36,7 @@ class PageStructure:
     page_area: float = 0.0
     table_lines: list = field(default_factory=list)  # the lines the tables took
     _faces: dict[int, tuple] = field(default_factory=dict, repr=False)
+    _object_faces: dict | None = field(default=None, repr=False)  # text object -> its face
 
     @classmethod
     def read(cls, page, chars: list[Char]) -> PageStructure:
@@ -80,20 +82,18 @@ class PageStructure:
     def _face_counts(self, line: TextLine) -> tuple[int, int, int, int, dict[str, int]]:
         """Of ``line``'s non-space characters: how many, how many bold, italic and mono, and
         how many in each font family (first met first): ``fonts.share`` and
-        ``fonts.main_family`` counted together, in one pass."""
+        ``fonts.main_family`` counted together, by text object (a line has a few)."""
+        faces = self._object_faces
+        if faces is None:  # each text object's face, once per page
+            faces = self._object_faces = {key: (family(st.name), st.bold, st.italic, st.mono)
+                                          for key, st in self.styles.items()}
+        plain = (family(PLAIN.name), PLAIN.bold, PLAIN.italic, PLAIN.mono)
         counts: dict[str, int] = {}
         bold = italic = mono = solid = 0
-        styles = self.styles
-        for c in line.chars:
-            if c.text.isspace():
-                continue
-            style = styles.get(c.text_object, PLAIN)
-            f = family(style.name)
-            counts[f] = counts.get(f, 0) + 1
-            bold += style.bold
-            italic += style.italic
-            mono += style.mono
-            solid += 1
+        for key, n in Counter([c.text_object for c in line.chars if not c.text.isspace()]).items():
+            f, b, i, m = faces.get(key, plain)
+            counts[f] = counts.get(f, 0) + n
+            bold, italic, mono, solid = bold + b * n, italic + i * n, mono + m * n, solid + n
         return solid, bold, italic, mono, counts
 
     def _face_of(self, lines: list[TextLine], counted: dict) -> tuple[float, float, float, str]:
