@@ -48,8 +48,9 @@ beside them the engine-only page (runs 1 + 2 for the scan, 1 + 5 for the PDF)::
         [--parse-modes cross,alone,fixed] [--parse-only] [--json pages-parse.json]
 
 (``--parse-modes``: ``cross`` is what ``parse`` does, pages batched across the document;
-``alone`` page by page; ``fixed`` page by page in chunks of ``max_batch``, the reader before
-issue 30. ``--parse-only`` skips the engine-only page. Any engine on the host loop can be forced:
+``alone`` page by page; ``fixed`` the reader and the engine's cache before issue 30: page by
+page in chunks of ``max_batch``, each KV cache (and each copy when it grows or its rows move)
+in fresh memory, not kept memory (``kv_cache.CacheMemory``). ``--parse-only`` skips the engine-only page. Any engine on the host loop can be forced:
 numpy, OpenVINO, or ``auto``, which opens what ``parse`` opens.) ``--overlap-probe`` measures
 only whether a vision call in a second thread beside decode steps beats running them in turn.
 
@@ -370,7 +371,7 @@ def main() -> None:
     ap.add_argument("--parse-docs", default="scan,digital", help="--through parse: which documents")
     ap.add_argument("--parse-modes", default="cross",
                     help="--through parse: cross (pages batched across the document, as parse does), "
-                         "alone (page by page), fixed (page by page in fixed chunks of max_batch: the "
+                         "alone (page by page), fixed (page by page in fixed chunks of max_batch, caches in fresh memory: the "
                          "reader before issue 30), or several comma-separated")
     args = ap.parse_args()
     if args.parse_only and args.through != "parse":
@@ -746,6 +747,10 @@ def through_parse(args, results: dict, lazy) -> None:
             # "fixed": as before issue 30 (parse's engine did not say it refills its rows, so a
             # page's blocks went in chunks of max_batch, each running until its longest ended)
             lookahead.applies = applies if mode == "cross" else (lambda engine, settings: False)
+            # "fixed" is the engine before issue 30 too: its caches in fresh memory
+            kept_memory = getattr(text, "cache_memory", None)
+            if mode == "fixed" and kept_memory is not None:
+                text.cache_memory = None
             if mode == "fixed":
                 forced.continuous_batching = False  # an instance attribute: __getattr__ is not asked
             elif "continuous_batching" in vars(forced):
@@ -782,6 +787,8 @@ def through_parse(args, results: dict, lazy) -> None:
                    "rows_per_step": dict(sorted(hist.items())),
                    "pages_per_min": round(60 * len(doc.pages) / (t2 - t0), 3),
                    "load_average_1min": [round(load0, 2), round(os.getloadavg()[0], 2)]}
+            if kept_memory is not None:
+                text.cache_memory = kept_memory
             key = f"parse_{name}" if mode == "cross" else f"parse_{name}_{mode}"
             results[key] = one
             print(f"through parse: {name} ({mode})", json.dumps(one), flush=True)
