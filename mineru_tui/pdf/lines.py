@@ -147,7 +147,8 @@ class _Glyph:
 _TOP, _BOTTOM, _HEIGHT = attrgetter("top"), attrgetter("bottom"), attrgetter("height")
 _BOX, _LOOSE, _BASELINE = attrgetter("box"), attrgetter("loose"), attrgetter("baseline")
 _ROW_KEY, _VISUAL_KEY = attrgetter("row_key"), attrgetter("visual_key")
-_CHAR, _TEXT, _SIZE = attrgetter("char"), attrgetter("char.text"), attrgetter("char.size")
+_TEXT, _SIZE = attrgetter("char.text"), attrgetter("char.size")
+_BOLD, _ITALIC = attrgetter("bold"), attrgetter("italic")  # of a Char
 _X0, _Y0, _X1, _Y1 = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
 
 
@@ -359,8 +360,8 @@ def _make_line(row: list[_Glyph], direction: int) -> TextLine:
         sizes = sorted(map(_SIZE, body))
         line.size = sizes[len(sizes) // 2]
         letters = [g.char for g in body if g.char.text.isalnum()] or [g.char for g in body]
-        line.bold = sum(c.bold for c in letters) * 2 > len(letters)
-        line.italic = sum(c.italic for c in letters) * 2 > len(letters)
+        line.bold = sum(map(_BOLD, letters)) * 2 > len(letters)
+        line.italic = sum(map(_ITALIC, letters)) * 2 > len(letters)
     return line
 
 
@@ -439,17 +440,15 @@ def _core_groups(glyphs: list[_Glyph]) -> list[tuple[list[_Glyph], list[float]]]
     for g in glyphs:
         lo, hi = g.top, g.bottom
         best, best_score = None, LINE_OVERLAP
-        n = len(groups)
-        for k in range(n - 4 if n > 4 else 0, n):  # only recent groups can still overlap
-            ext = groups[k][1]
-            e0, e1 = ext
+        for group in groups[-4:]:  # only recent groups can still overlap
+            e0, e1 = group[1]
             if e1 <= lo or e0 >= hi:
                 continue
             shorter = hi - lo if hi - lo < e1 - e0 else e1 - e0
             score = ((hi if hi < e1 else e1) - (lo if lo > e0 else e0)) / (
                 shorter if shorter > 1e-6 else 1e-6)
             if score > best_score:
-                best, best_score = groups[k], score
+                best, best_score = group, score
         if best is None:
             groups.append(([g], [lo, hi]))
         else:
