@@ -184,14 +184,15 @@ def _glyphs(chars: list[Char], direction: int) -> list[_Glyph]:
             if near <= 2:
                 kx2 = kx + 1 if fx - kx >= 0.5 else kx - 1
                 ky2 = ky + 1 if fy - ky >= 0.5 else ky - 1
-                found = (get((text, kx, ky)), get((text, kx, ky2)), get((text, kx2, ky)),
-                         get((text, kx2, ky2)))
-                own = found[0]  # this character's own cell
+                own = get((text, kx, ky))  # this character's own cell
+                b, d, e = get((text, kx, ky2)), get((text, kx2, ky)), get((text, kx2, ky2))
+                if (own or b or d or e) and _repeats((own, b, d, e), c, x, y, near):
+                    continue
             else:
                 found = [get((text, i, j)) for i in (kx - 1, kx, kx + 1) for j in (ky - 1, ky, ky + 1)]
                 own = found[4]
-            if any(found) and _repeats(found, c, x, y, near):
-                continue
+                if any(found) and _repeats(found, c, x, y, near):
+                    continue
             if own is None:
                 seen[(text, kx, ky)] = [c]
             else:
