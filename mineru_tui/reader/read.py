@@ -45,6 +45,8 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
         raise
     # after opening: a broken file loads no document model (tests/cli checks it)
     from mineru_tui.document import Document
+    from mineru_tui.document.page_store import PageStore, dump_page
+    from mineru_tui.pdf.furniture import page_marks
     from mineru_tui.reader import assemble, lookahead, outcomes
     from mineru_tui.reader.spool import PictureSpool
 
@@ -53,12 +55,14 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
         engine = lookahead.CrossPage(engine, settings)
         pages = lookahead.ahead(pages, engine)
     reading = outcomes.Reading(settings, engine, str(path), emit or outcomes.no_events, cancel)
-    doc = Document(backend="vlm", images=PictureSpool())  # pictures on disk, not in memory
+    spool = PictureSpool()  # pictures and finished pages on disk, not in memory
+    doc = Document(backend="vlm", images=spool, pages=PageStore(spool.folder))
     doc.meta["page_selection"] = str(options.pages or "").strip().lower() not in ("", "all")
     records: list[dict] = []
+    marks: dict[int, list] = {}  # a text-layer page's furniture candidates (pdf/furniture.py)
 
     def interrupted() -> PagesInterrupted:
-        return PagesInterrupted(assemble.finish(doc, records, path, detected.kind, reading))
+        return PagesInterrupted(assemble.finish(doc, records, path, detected.kind, reading, marks))
 
     if journal is not None:
         _say_resumed(journal, total, reading)
@@ -85,8 +89,11 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
                         reading.emit(event)  # its blocks as _middle.json keeps them (no model)
             if journal is not None and not kept and "error" not in record:
                 journal.keep(item.ordinal, record)  # on disk before the page counts as done
+            if record.get("mode") == "text-layer":
+                marks[len(records)] = page_marks(page)
             records.append(record)
-            doc.pages.append(page)
+            doc.pages.append(page, dump_page(page))  # the page leaves memory
+            del page
             reading.emit(PageDone(str(path), item.ordinal, total, markdown, time.perf_counter() - t0))
     finally:
         close()
@@ -96,7 +103,7 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
     if failed and len(failed) == len(doc.pages):
         raise ConvertError(failed[0] if len(failed) == 1 else f"no page could be read ({failed[0]})")
     assemble.warn_nothing_read(doc, records)
-    doc = assemble.finish(doc, records, path, detected.kind, reading)
+    doc = assemble.finish(doc, records, path, detected.kind, reading, marks)
     doc.journal = journal  # the output writer removes it once the whole set is written
     return doc
 
