@@ -38,14 +38,14 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
         total, pages, close = sources.open_source(
             path, detected.kind, options.pages, settings,
             classify=detected.kind == "pdf" and settings.mode != "text",
-            kept=journal.done if journal else None)
+            kept=journal.done if journal else None, replayed=journal.replayed() if journal else ())
     except BaseException:
         if journal is not None:
             journal.close()
         raise
     # after opening: a broken file loads no document model (tests/cli checks it)
     from mineru_tui.document import Document
-    from mineru_tui.document.page_store import PageStore, dump_page
+    from mineru_tui.document.page_store import PageStore, dump_page, load_page
     from mineru_tui.pdf.furniture import page_marks
     from mineru_tui.reader import assemble, lookahead, outcomes
     from mineru_tui.reader.spool import PictureSpool
@@ -73,10 +73,18 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
             reading.emit(PageStarted(str(path), item.ordinal, total))
             t0 = time.perf_counter()
             kept = getattr(item, "record", None) is not None
-            try:
-                page, record = outcomes.read(item, doc, reading)
-            except pipeline.PageCancelled:
-                raise interrupted() from None
+            warned, pictured = len(doc.warnings), len(doc.images)
+            form = journal.kept_page(item.ordinal) if kept and journal is not None else None
+            if form is not None:  # the page as an earlier run finished it: not read again
+                blob, record = form[0], item.record
+                page = load_page(blob)
+                doc.warnings.extend(form[1])
+            else:
+                try:
+                    page, record = outcomes.read(item, doc, reading)
+                except pipeline.PageCancelled:
+                    raise interrupted() from None
+                blob = dump_page(page)
             markdown = None
             if options.page_markdown:  # kept in the record: a restored file shows it at once
                 markdown = record.get("markdown") if kept and "markdown" in record \
@@ -88,11 +96,13 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
                     for event in block_events(str(path), assemble.one_page(doc, page), "text_layer"):
                         reading.emit(event)  # its blocks as _middle.json keeps them (no model)
             if journal is not None and not kept and "error" not in record:
-                journal.keep(item.ordinal, record)  # on disk before the page counts as done
+                # on disk before the page counts as done
+                journal.keep(item.ordinal, record, blob, doc.warnings[warned:],
+                             len(doc.images) - pictured)
             if record.get("mode") == "text-layer":
                 marks[len(records)] = page_marks(page)
             records.append(record)
-            doc.pages.append(page, dump_page(page))  # the page leaves memory
+            doc.pages.append(page, blob)  # the page leaves memory
             del page
             reading.emit(PageDone(str(path), item.ordinal, total, markdown, time.perf_counter() - t0))
     finally:

@@ -15,7 +15,7 @@ from mineru_tui.convert import ConvertOptions, convert
 from mineru_tui.events import PageDone, PagesResumed
 from mineru_tui.output import journal_path, write_outputs
 from mineru_tui.reader import PagesInterrupted
-from mineru_tui.reader.journal import Journal
+from mineru_tui.reader.journal import Journal, read_records
 from testkit import pdf_fixtures as pf
 from testkit.scripted_engine import ScriptedEngine, layout_line
 from testkit.output_sets import output_set
@@ -200,3 +200,30 @@ def test_restore_shows_pages_from_disk_without_the_source(tmp_path):
     run(pdf, out, ScriptedEngine(answer), cancel_after=2, page_markdown=True)
     detail = load_detail(str(pdf), str(out / "doc2"))
     assert len(detail.pages) == 2 and "words" in detail.pages[0].markdown
+
+
+def test_a_resumed_effort_low_run_takes_its_kept_pages_back_unread(tmp_path, monkeypatch):
+    """The journal keeps each finished page itself: a resumed run at effort low reads only
+    the pages not kept from the text layer, and writes what an uninterrupted run writes."""
+    from mineru_tui.reader import outcomes
+
+    pdf = pf.joined_pdf(tmp_path / "long.pdf", 12)  # the corpus's born-digital pages
+    run(pdf, tmp_path / "whole", effort="low")
+    out = tmp_path / "resumed"
+    doc, _ = run(pdf, out, cancel_after=7, effort="low")
+    assert doc is None
+    kept = read_records(journal_path(out, "long"))
+    assert len(kept) >= 5
+    read = set()
+    real = outcomes.text_layer_blocks
+
+    def counted(pdf_page, **kw):
+        read.add(pdf_page.number)
+        return real(pdf_page, **kw)
+
+    monkeypatch.setattr(outcomes, "text_layer_blocks", counted)
+    doc, events = run(pdf, out, effort="low")
+    [note] = [e for e in events if isinstance(e, PagesResumed)]
+    assert note.kept == len(kept)
+    assert read == {n + 1 for n in range(12) if n not in kept}  # none of the kept pages
+    assert output_set(out / "long") == output_set(tmp_path / "whole" / "long")
