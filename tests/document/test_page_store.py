@@ -72,7 +72,7 @@ def test_only_a_few_pages_are_in_memory(tmp_path):
     store = PageStore(tmp_path)
     for i in range(50):
         store.append(page(i))
-    for p in store:
+    for _ in store:  # every page loaded in turn
         pass
     assert pages_alive() - before <= CACHED
     del store
