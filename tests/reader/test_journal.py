@@ -227,3 +227,21 @@ def test_a_resumed_effort_low_run_takes_its_kept_pages_back_unread(tmp_path, mon
     assert note.kept == len(kept)
     assert read == {n + 1 for n in range(12) if n not in kept}  # none of the kept pages
     assert output_set(out / "long") == output_set(tmp_path / "whole" / "long")
+
+
+def test_finished_pages_leave_memory(tmp_path):
+    """At effort low a finished page goes to disk: after a 30-page file only the few pages the
+    store keeps are alive, and the document still gives every page."""
+    import gc
+
+    from mineru_tui.document import Page
+    from mineru_tui.document.page_store import CACHED, PageStore
+
+    pdf = pf.joined_pdf(tmp_path / "long.pdf", 30)
+    gc.collect()
+    before = sum(1 for o in gc.get_objects() if type(o) is Page)
+    doc = convert(pdf, ConvertOptions(effort="low"))
+    gc.collect()
+    assert isinstance(doc.pages, PageStore) and len(doc.pages) == 30
+    assert sum(1 for o in gc.get_objects() if type(o) is Page) - before <= CACHED + 2
+    assert [p.page_idx for p in doc.pages] == list(range(30))
