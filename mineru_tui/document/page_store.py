@@ -8,9 +8,10 @@ journal keeps) and read back (:func:`load_page`) when asked for; only the last f
 asked for stay in memory. A page taken from the store is a copy: change it and put it back
 (``store[i] = page``) for the change to stay.
 
-The form is Python's pickle, read with an unpickler that makes nothing but the document
-model's own classes (and plain containers): a store or journal file someone else wrote
-cannot run code.
+The form is Python's pickle. The store's own file (in a private folder this process made) is
+read back as it was written; anything else (the journal, in the output folder) is read with an
+unpickler that makes nothing but the document model's own classes and plain containers, so a
+file someone else wrote cannot run code.
 """
 
 from __future__ import annotations
@@ -50,10 +51,11 @@ def dump_page(page: model.Page) -> bytes:
     return pickle.dumps(page, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def load_page(data: bytes) -> model.Page:
+def load_page(data: bytes, *, ours: bool = False) -> model.Page:
     """The page :func:`dump_page` gave ``data`` for (raises ``pickle.UnpicklingError`` on
-    anything that is not a page of the document model)."""
-    page = _ModelUnpickler(io.BytesIO(data)).load()
+    anything that is not a page of the document model). ``ours``: the bytes come from a
+    file only this process wrote (any value a page holds comes back)."""
+    page = pickle.loads(data) if ours else _ModelUnpickler(io.BytesIO(data)).load()
     if not isinstance(page, model.Page):
         raise pickle.UnpicklingError("not a page")
     return page
@@ -113,7 +115,7 @@ class PageStore(Sequence):
             return page
         offset, length = self._where[index]
         self._file.seek(offset)
-        page = load_page(self._file.read(length))
+        page = load_page(self._file.read(length), ours=True)
         for position, block in self._amends.get(index, ()):
             page.para_blocks[position] = block
         self._cache[index] = page

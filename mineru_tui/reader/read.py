@@ -45,7 +45,7 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
         raise
     # after opening: a broken file loads no document model (tests/cli checks it)
     from mineru_tui.document import Document
-    from mineru_tui.document.page_store import PageStore, dump_page, load_page
+    from mineru_tui.document.page_store import PageStore, dump_page
     from mineru_tui.pdf.furniture import page_marks
     from mineru_tui.reader import assemble, lookahead, outcomes
     from mineru_tui.reader.spool import PictureSpool
@@ -75,9 +75,9 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
             kept = getattr(item, "record", None) is not None
             warned, pictured = len(doc.warnings), len(doc.images)
             form = journal.kept_page(item.ordinal) if kept and journal is not None else None
-            if form is not None:  # the page as an earlier run finished it: not read again
+            page = _taken_back(form[0]) if form is not None else None
+            if page is not None:  # the page as an earlier run finished it: not read again
                 blob, record = form[0], item.record
-                page = load_page(blob)
                 doc.warnings.extend(form[1])
             else:
                 try:
@@ -116,6 +116,17 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
     doc = assemble.finish(doc, records, path, detected.kind, reading, marks)
     doc.journal = journal  # the output writer removes it once the whole set is written
     return doc
+
+
+def _taken_back(form: bytes):
+    """The page a journal kept, or None when its bytes hold more than the document model's
+    classes (the journal is read as untrusted: such a page is read again)."""
+    from mineru_tui.document.page_store import load_page
+
+    try:
+        return load_page(form)
+    except Exception:  # noqa: BLE001 - whatever the bytes hold: read the page again
+        return None
 
 
 def _say_resumed(journal: Journal, total: int, reading) -> None:

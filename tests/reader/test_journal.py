@@ -245,3 +245,35 @@ def test_finished_pages_leave_memory(tmp_path):
     assert isinstance(doc.pages, PageStore) and len(doc.pages) == 30
     assert sum(1 for o in gc.get_objects() if type(o) is Page) - before <= CACHED + 2
     assert [p.page_idx for p in doc.pages] == list(range(30))
+
+
+def test_a_kept_page_holding_anything_else_is_read_again(tmp_path, monkeypatch):
+    """The journal is read as untrusted: a page form that would make another class (here a
+    journal line rewritten with a valid CRC) is not loaded; that page is read again."""
+    import base64
+    import json
+    import pickle
+
+    from mineru_tui.reader import journal as journal_module, outcomes
+
+    pdf = pf.joined_pdf(tmp_path / "long.pdf", 6)
+    run(pdf, tmp_path / "whole", effort="low")
+    out = tmp_path / "resumed"
+    run(pdf, out, cancel_after=3, effort="low")
+    path = journal_path(out, "long")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    entry = json.loads(lines[1])
+    from mineru_tui.document import Page
+
+    other = Page(entry["page"], extra={"where": Path("elsewhere")})  # a class not of the model
+    entry["form"] = base64.b64encode(pickle.dumps(other)).decode("ascii")
+    entry["form_crc"] = journal_module._form_crc(entry["form"], entry["warnings"])
+    lines[1] = json.dumps(entry, ensure_ascii=False)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    read = set()
+    real = outcomes.text_layer_blocks
+    monkeypatch.setattr(outcomes, "text_layer_blocks",
+                        lambda pdf_page, **kw: read.add(pdf_page.number) or real(pdf_page, **kw))
+    run(pdf, out, effort="low")
+    assert entry["page"] + 1 in read
+    assert output_set(out / "long") == output_set(tmp_path / "whole" / "long")
