@@ -31,6 +31,11 @@ _SIZED = (list, dict, str)
 _DEEP = 100  # past this many nested calls the walk moves to its own stack
 
 
+def _all_plain(values: list) -> bool:
+    """Whether a list holds plain values only (a bbox's numbers): nothing to walk."""
+    return all(map(_PLAIN.__contains__, map(type, values)))
+
+
 def _clean(value, depth: int = 0):
     """``value`` without control characters; the very object when it holds none (a big
     sheet's ten thousand cells are walked, not copied). Plain recursion (fast) down to
@@ -50,7 +55,8 @@ def _clean(value, depth: int = 0):
         changes = {}
         for name in names:
             old = getattr(value, name)
-            if type(old) in _PLAIN or (type(old) in _SIZED and not old):
+            if type(old) in _PLAIN or (type(old) in _SIZED and not old) or \
+                    (type(old) is list and _all_plain(old)):
                 continue
             new = _clean(old, depth + 1)
             # a walked object comes back as itself when unchanged; only strings are compared
@@ -64,6 +70,8 @@ def _clean(value, depth: int = 0):
     if isinstance(value, str):
         return document_text(value)
     if isinstance(value, list):
+        if _all_plain(value):
+            return value
         out = [_clean(v, depth + 1) for v in value]
         return value if all(a is b for a, b in zip(out, value)) else out
     if isinstance(value, dict):  # a block's or page's extra keys (a code block's language)

@@ -305,7 +305,12 @@ ITALIC = 1 << 6  # ... and its Italic flag
 
 
 def _object_facts(obj, pdfium_c, ctypes) -> tuple[bool, float, bool, bool]:
-    """(visible, font size as drawn, bold, italic) of one text object, read once per object."""
+    """(visible, font size as drawn, bold, italic) of one text object, read once per object
+    (the caller holds PDFium: its functions are called bare)."""
+    global _bare_raw
+    if _bare_raw is None:
+        _bare_raw = _BareFunctions(pdfium_c)
+    pdfium_c = _bare_raw
     mode = pdfium_c.FPDFTextObj_GetTextRenderMode(obj)
     visible = mode not in (pdfium_c.FPDF_TEXTRENDERMODE_INVISIBLE,
                            pdfium_c.FPDF_TEXTRENDERMODE_CLIP)
@@ -328,3 +333,19 @@ def _object_facts(obj, pdfium_c, ctypes) -> tuple[bool, float, bool, bool]:
                 or bool(_BOLD_NAME.search(name)))
         italic = (flags > 0 and bool(flags & ITALIC)) or bool(_ITALIC_NAME.search(name))
     return visible, font_size, bold, italic
+
+
+_bare_raw = None  # the _BareFunctions of pypdfium2.raw, made on first use
+
+
+class _BareFunctions:
+    """``pypdfium2.raw`` with its functions bare (:func:`_bare`), its constants and types
+    as they are: for code that holds PDFium's lock already."""
+
+    def __init__(self, module):
+        self._module = module
+
+    def __getattr__(self, name):
+        value = _bare(getattr(self._module, name))
+        setattr(self, name, value)  # looked up once
+        return value
