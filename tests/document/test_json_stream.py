@@ -71,7 +71,7 @@ class _Int(int):
 
 ODD = [None, True, False, 0, -7, 2**70, 1.5, -0.0, 1e16, 1e-7, float("nan"), float("inf"), -float("inf"),
        "", "é\u202e\x00\x1f\x7f\"\\/\n\t\ud800", _Str("sub"), _Int(5), (1, (2, [])), [[[]], {}],
-       {"a": {}, 1: [], 2.5: None, True: 1, False: 2, None: 3, "é": {"x": [1, {"y": "z"}]}},
+       {"a": {}, 7: [], 2.5: None, True: 1, False: 2, None: 3, "é": {"x": [1, {"y": "z"}]}},
        {_Str("k"): _Int(1)}, [float("nan"), {"n": -float("inf")}]]
 
 
