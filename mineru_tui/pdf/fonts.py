@@ -92,36 +92,16 @@ def family(name: str) -> str:
 def main_family(chars: list[Char], styles: dict[int, FontStyle]) -> str:
     """The family most of the non-space ``chars`` are drawn in ("" when unknown)."""
     counts: dict[str, int] = {}
-    for key, n in _solid_objects(chars).items():
-        f = family(styles.get(key, PLAIN).name)
-        counts[f] = counts.get(f, 0) + n
+    for c in chars:
+        if not c.text.isspace():
+            f = family(styles.get(c.text_object, PLAIN).name)
+            counts[f] = counts.get(f, 0) + 1
     return max(counts, key=counts.get) if counts else ""
 
 
 def share(chars: list[Char], styles: dict[int, FontStyle], attr: str) -> float:
     """The share of the non-space ``chars`` whose face has ``attr`` (bold, italic, mono)."""
-    objects = _solid_objects(chars)
-    solid = sum(objects.values())
+    solid = [c for c in chars if not c.text.isspace()]
     if not solid:
         return 0.0
-    return sum(getattr(styles.get(key, PLAIN), attr) * n for key, n in objects.items()) / solid
-
-
-_last_counted: tuple = (None, -1, {})  # (chars, len(chars), its counts): see _solid_objects
-
-
-def _solid_objects(chars: list[Char]) -> dict[int, int]:
-    """``{text object: how many of the non-space chars it draws}``, in the order the objects
-    first draw one. The last list's counts are kept: a paragraph's faces are asked for
-    three shares and a family in a row (one pass over its characters instead of four)."""
-    global _last_counted
-    last, n, counts = _last_counted
-    if last is chars and n == len(chars):
-        return counts
-    counts = {}
-    for c in chars:
-        if not c.text.isspace():
-            key = c.text_object
-            counts[key] = counts.get(key, 0) + 1
-    _last_counted = (chars, len(chars), counts)
-    return counts
+    return sum(getattr(styles.get(c.text_object, PLAIN), attr) for c in solid) / len(solid)
