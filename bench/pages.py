@@ -48,8 +48,9 @@ beside them the engine-only page (runs 1 + 2 for the scan, 1 + 5 for the PDF)::
         [--parse-modes cross,alone,fixed] [--parse-only] [--json pages-parse.json]
 
 (``--parse-modes``: ``cross`` is what ``parse`` does, pages batched across the document;
-``alone`` page by page; ``fixed`` page by page in chunks of ``max_batch``, the reader before
-issue 30. ``--parse-only`` skips the engine-only page. Any engine on the host loop can be forced:
+``alone`` page by page; ``fixed`` the reader and the engine's cache before issue 30: page by
+page in chunks of ``max_batch``, each KV cache (and each copy when it grows or its rows move)
+in fresh memory, not kept memory (``kv_cache.CacheMemory``). ``--parse-only`` skips the engine-only page. Any engine on the host loop can be forced:
 numpy, OpenVINO, or ``auto``, which opens what ``parse`` opens.) ``--overlap-probe`` measures
 only whether a vision call in a second thread beside decode steps beats running them in turn.
 
@@ -370,7 +371,7 @@ def main() -> None:
     ap.add_argument("--parse-docs", default="scan,digital", help="--through parse: which documents")
     ap.add_argument("--parse-modes", default="cross",
                     help="--through parse: cross (pages batched across the document, as parse does), "
-                         "alone (page by page), fixed (page by page in fixed chunks of max_batch: the "
+                         "alone (page by page), fixed (page by page in fixed chunks of max_batch, caches in fresh memory: the "
                          "reader before issue 30), or several comma-separated")
     args = ap.parse_args()
     if args.parse_only and args.through != "parse":
@@ -722,12 +723,20 @@ def through_parse(args, results: dict, lazy) -> None:
     step_fn = text.step
     hist: dict[int, int] = {}
 
-    def counting_step(inputs_embeds, *a, **kw):  # rows of each decode step
+    calls: dict[str, float] = {}  # where the host loop's seconds go (see call_times)
+
+    def counting_step(inputs_embeds, *a, **kw):  # rows of each decode step, and its seconds
+        t = time.perf_counter()
+        out = step_fn(inputs_embeds, *a, **kw)
+        kind = "decode_forward" if inputs_embeds.shape[1] == 1 else "prefill_forward"
+        calls[kind + "_s"] = calls.get(kind + "_s", 0.0) + time.perf_counter() - t
+        calls[kind + "_calls"] = calls.get(kind + "_calls", 0) + 1
         if inputs_embeds.shape[1] == 1:
             hist[inputs_embeds.shape[0]] = hist.get(inputs_embeds.shape[0], 0) + 1
-        return step_fn(inputs_embeds, *a, **kw)
+        return out
 
     text.step = counting_step
+    undo_timers = call_timers(calls)
     results["continuous_batching_seen"] = bool(getattr(forced, "continuous_batching", False))
     from mineru_tui.reader import lookahead
 
@@ -746,6 +755,10 @@ def through_parse(args, results: dict, lazy) -> None:
             # "fixed": as before issue 30 (parse's engine did not say it refills its rows, so a
             # page's blocks went in chunks of max_batch, each running until its longest ended)
             lookahead.applies = applies if mode == "cross" else (lambda engine, settings: False)
+            # "fixed" is the engine before issue 30 too: its caches in fresh memory
+            kept_memory = getattr(text, "cache_memory", None)
+            if mode == "fixed" and kept_memory is not None:
+                text.cache_memory = None
             if mode == "fixed":
                 forced.continuous_batching = False  # an instance attribute: __getattr__ is not asked
             elif "continuous_batching" in vars(forced):
@@ -760,6 +773,7 @@ def through_parse(args, results: dict, lazy) -> None:
                     page_s.append(ev.seconds)
 
             hist.clear()
+            calls.clear()
             forced.calls.clear()
             forced.timings.clear()
             load0 = os.getloadavg()[0]
@@ -781,7 +795,10 @@ def through_parse(args, results: dict, lazy) -> None:
                    "decode_steps": steps, "live_rows_per_step": round(tokens / steps, 2) if steps else 0.0,
                    "rows_per_step": dict(sorted(hist.items())),
                    "pages_per_min": round(60 * len(doc.pages) / (t2 - t0), 3),
+                   "call_times": call_times(calls),
                    "load_average_1min": [round(load0, 2), round(os.getloadavg()[0], 2)]}
+            if kept_memory is not None:
+                text.cache_memory = kept_memory
             key = f"parse_{name}" if mode == "cross" else f"parse_{name}_{mode}"
             results[key] = one
             print(f"through parse: {name} ({mode})", json.dumps(one), flush=True)
@@ -794,6 +811,54 @@ def through_parse(args, results: dict, lazy) -> None:
     if "continuous_batching" in vars(forced):
         del forced.continuous_batching
     del text.step
+    undo_timers()
+
+
+def call_timers(calls: dict):
+    """Time the host loop's parts into ``calls`` (seconds and counts): each vision call
+    (``run_vision``), each decode step whole (``_decode_step``: its forward pass is timed by the
+    caller's step wrapper; the rest is host work) and each time the cache is made room in
+    (``_make_room``: growing it, moving its rows). Returns a function that undoes it."""
+    from mineru_tui.engines.qwen2vl import generate
+
+    saved = {"run_vision": generate.run_vision, "_decode_step": generate._Generation._decode_step,
+             "_make_room": generate._Generation._make_room}
+
+    def timed(name, fn):
+        def wrapper(*a, **kw):
+            t = time.perf_counter()
+            try:
+                return fn(*a, **kw)
+            finally:
+                calls[name + "_s"] = calls.get(name + "_s", 0.0) + time.perf_counter() - t
+                calls[name + "_calls"] = calls.get(name + "_calls", 0) + 1
+        return wrapper
+
+    generate.run_vision = timed("vision", saved["run_vision"])
+    generate._Generation._decode_step = timed("decode_step", saved["_decode_step"])
+    generate._Generation._make_room = timed("cache_room", saved["_make_room"])
+
+    def undo():
+        generate.run_vision = saved["run_vision"]
+        generate._Generation._decode_step = saved["_decode_step"]
+        generate._Generation._make_room = saved["_make_room"]
+    return undo
+
+
+def call_times(calls: dict) -> dict:
+    """``calls`` summed per part: vision calls; prefill chunks' forward passes; decode steps'
+    forward passes, and each step whole (outside its forward pass: the host's positions, masks,
+    token choice and events, and the cache made room in); the cache made room in (growing it,
+    moving rows), before prefills and decode steps."""
+    def s(key):
+        return round(calls.get(key, 0.0), 2)
+
+    return {"vision_calls": calls.get("vision_calls", 0), "vision_s": s("vision_s"),
+            "prefill_chunks": calls.get("prefill_forward_calls", 0), "prefill_forward_s": s("prefill_forward_s"),
+            "decode_steps": calls.get("decode_step_calls", 0), "decode_forward_s": s("decode_forward_s"),
+            "cache_room_s": s("cache_room_s"), "cache_room_calls": calls.get("cache_room_calls", 0),
+            "decode_step_s": s("decode_step_s"),
+            "decode_outside_forward_s": round(calls.get("decode_step_s", 0.0) - calls.get("decode_forward_s", 0.0), 2)}
 
 
 def finish(args, results: dict) -> None:

@@ -12,7 +12,7 @@ from PIL import Image
 from mineru_tui.engines.numpy import Done, SequenceDone, StageEvent, TokenEvent, load_model
 from mineru_tui.engines.qwen2vl import generate
 from mineru_tui.engines.numpy.decoder import NumpyTextForward
-from mineru_tui.engines.qwen2vl.kv_cache import KVCache
+from mineru_tui.engines.qwen2vl.kv_cache import CacheMemory, KVCache
 from mineru_tui.engines.numpy.model import Model
 from mineru_tui.engines.qwen2vl.sampling import LogitsProcessor, SamplingParams
 from tests import tiny_checkpoint as tc
@@ -209,6 +209,58 @@ def test_cache_growth_keeps_the_cache_close_to_what_is_filled(model, image):
     assert _per_sequence(events) == alone
     assert growing.empty and max(growing.empty) < GrowingForward.cache_growth  # never more room than that
     assert len(growing.sizes) > 3  # it really grew, several times
+
+
+class CountingMemory(CacheMemory):
+    """A ``CacheMemory`` counting the buffer pairs it had to make (not the kept pair)."""
+
+    made = 0
+
+    def take(self, count, dtype):
+        kept = self._free
+        pair = super().take(count, dtype)
+        self.made += pair is not kept
+        return pair
+
+
+class KeptMemoryForward(GrowingForward):
+    """``GrowingForward`` whose caches live in a ``CacheMemory`` (as OpenVINO's do): grown and
+    moved inside kept buffers, each ``stream`` call's cache in the last one's buffers."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.memory = CountingMemory()
+
+    def new_cache(self, batch, ctx):
+        c = self.config
+        return KVCache(c.num_hidden_layers, batch, self.n_kv, ctx, self.head_dim, self.cache_dtype, memory=self.memory)
+
+
+def test_caches_in_kept_memory_keep_every_answer(model, image, monkeypatch):
+    """Rows moving right and left and the cache growing, all inside kept buffers, and a second
+    call in the first one's buffers: every answer and event is what it is alone."""
+    its = _items(image)
+    items = [(None, "Hi"), (None, "\nText Recognition:"), its[0], its[1], its[3], its[2]]
+    caps = [10, 2, 3, 30, 8, 12]
+    alone = {i: _per_sequence(model.stream_batch([it], max_new_tokens=n, stop_ids=[]))[0]
+             for i, (it, n) in enumerate(zip(items, caps))}
+    kept = KeptMemoryForward(model.checkpoint.weights, model.config.text)
+    m = Model(model.checkpoint, model.tokenizer, vision=model.vision, text=kept)
+    moves = []
+    original = KVCache._moved_in_place
+
+    def in_place(self, shift, ctx):
+        moves.append((shift, self.ctx, ctx))
+        return original(self, shift, ctx)
+
+    monkeypatch.setattr(KVCache, "_moved_in_place", in_place)
+    made = []
+    for _ in range(2):
+        assert _per_sequence(list(m.stream_batch(items, max_new_tokens=caps, stop_ids=[], max_batch=2))) == alone
+        made.append(kept.memory.made)
+    assert any(s > 0 for s, _, _ in moves) and any(s < 0 for s, _, _ in moves)  # moved both ways in place
+    assert any(new > old for _, old, new in moves)  # and grown in place
+    assert made[0] >= 1 and made[1] == made[0]  # the second call ran in the first one's buffers
 
 
 def test_fixed_shape_engine_rows_join_only_where_they_fit(model, image):

@@ -111,6 +111,47 @@ def test_kv_cache_row_select_grow():
     assert g.ctx == 16 and g.k[:, 0, :, :8].min() == 1.0 and g.k[:, :, :, 8:].max() == 0.0
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_kv_cache_in_kept_memory_moves_as_a_copy_does(seed):
+    """A cache in a CacheMemory grows, shrinks and moves its slots inside its own buffers while
+    they have room, each time equal to the plain cache's copy; past the room it takes new ones."""
+    from mineru_tui.engines.qwen2vl.kv_cache import CacheMemory
+
+    rng = np.random.default_rng(seed)
+    plain, kept = KVCache(3, 2, 2, 6, 4), KVCache(3, 2, 2, 6, 4, memory=CacheMemory())
+    for c in (plain, kept):  # the same values
+        c.k[...] = np.arange(c.k.size).reshape(c.k.shape)
+        c.v[...] = -np.arange(c.v.size).reshape(c.v.shape)
+    in_place = 0
+    for _ in range(30):
+        ctx = int(rng.integers(2, 12))
+        shift = int(rng.integers(-ctx, ctx + 1))
+        buffer = kept._buffers[0]
+        plain, kept = plain.moved(shift, ctx), kept.moved(shift, ctx)
+        assert np.array_equal(plain.k, kept.k) and np.array_equal(plain.v, kept.v), (shift, ctx)
+        in_place += kept._buffers[0] is buffer
+    assert in_place > 10  # most moves stayed in the buffers
+    assert np.array_equal(plain.grown(40).k, kept.grown(40).k)  # beyond the room: new buffers, same values
+
+
+def test_cache_memory_is_used_again_and_never_shared():
+    """A dropped cache's buffers go to the next cache (zeroed); a cache still alive keeps its own."""
+    from mineru_tui.engines.qwen2vl.kv_cache import CacheMemory
+
+    memory = CacheMemory()
+    first = KVCache(2, 2, 1, 8, 4, memory=memory)
+    first.k[...] = 7.0
+    buffer = first._buffers[0]
+    second = KVCache(2, 2, 1, 8, 4, memory=memory)  # first is alive: new buffers
+    assert second._buffers[0] is not buffer
+    del first
+    third = KVCache(2, 1, 1, 8, 4, memory=memory)  # smaller: fits the kept buffers
+    assert third._buffers[0] is buffer and third.k.max() == 0.0 and third.v.max() == 0.0
+    moved = third.moved(1, 10)  # in place: `third` is used up, `moved` holds the buffers
+    del third
+    assert KVCache(2, 1, 1, 8, 4, memory=memory)._buffers[0] is not moved._buffers[0]
+
+
 def test_bad_mask_shape_is_rejected(ref, text):
     with pytest.raises(ValueError):
         text.step(ref["txt.inputs_embeds"], ref["txt.rope_cos"], ref["txt.rope_sin"], np.zeros((1, 53, 53), np.float32), 0, text.new_cache(1, 10))

@@ -36,6 +36,10 @@ def test_the_real_path_bench_reads_both_documents_through_convert(tmp_path):
         assert all(run["engine_stage_s"][s] > 0 for s in ("vision", "prefill", "decode"))
         assert run["pages_per_min"] > 0 and run["decode_steps"] > 0
         assert 0 < run["real_over_engine_only"]
+        # the host loop's parts, timed: every decode step and its forward pass, the vision calls
+        times = run["call_times"]
+        assert times["decode_steps"] == run["decode_steps"] and times["vision_calls"] >= 1
+        assert times["prefill_chunks"] >= 1 and 0 < times["decode_forward_s"] <= times["decode_step_s"]
     # every layout pass decodes its 360 forced tokens: at least that many steps a page
     assert scan["decode_steps"] >= 2 * 360
 

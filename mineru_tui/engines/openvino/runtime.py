@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from mineru_tui.engines.qwen2vl.config import TextConfig, VisionConfig
-from mineru_tui.engines.qwen2vl.kv_cache import KVCache, LogitsWhich
+from mineru_tui.engines.qwen2vl.kv_cache import CacheMemory, KVCache, LogitsWhich
 from mineru_tui.engines.qwen2vl.rope import vision_cos_sin
 from .vision import batch_layout
 
@@ -237,10 +237,13 @@ class OVTextForward:
         self.embed_VH = embed_VH
         self._lock = threading.Lock()
         self._bound: dict[int, dict[str, tuple]] = {}  # per request: input -> (address, shape) bound
+        # caches grow, move and follow each other in kept memory, not fresh memory (CacheMemory)
+        self.cache_memory = CacheMemory()
 
     def new_cache(self, batch: int, ctx: int) -> KVCache:
         c = self.config
-        return KVCache(c.num_hidden_layers, batch, c.num_key_value_heads, ctx, c.head_dim, np.float32)
+        return KVCache(c.num_hidden_layers, batch, c.num_key_value_heads, ctx, c.head_dim, np.float32,
+                       memory=self.cache_memory)
 
     def embed(self, input_ids_BS: np.ndarray) -> np.ndarray:
         """Token embeddings [B, S, H] from the checkpoint (exact; a copy the host may modify)."""

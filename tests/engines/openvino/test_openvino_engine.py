@@ -68,12 +68,13 @@ def test_f32_batches_give_each_rows_tokens():
 
 
 def test_f32_tokens_through_cache_growth_and_rebinding(monkeypatch):
-    """A cache grown two slots at a time (new memory every other step: the decode step's inputs
-    are bound anew) and rows leaving a batch (fewer rows: other views) keep numpy's tokens; while
+    """A cache grown two slots at a time (other views every other step, in kept memory: the
+    decode step's inputs are bound anew) and rows leaving a batch (fewer rows: other views) keep numpy's tokens; while
     the cache stays where it is, its views are not bound again."""
     from mineru_tui.engines.openvino.runtime import OVTextForward
 
-    text = ov_model("f32").text
+    model = ov_model("f32")  # one model: its decoder grows the cache two slots at a time
+    text = model.text
     monkeypatch.setattr(text, "cache_growth", 2)
     calls = []
     original = OVTextForward._bind
@@ -87,10 +88,14 @@ def test_f32_tokens_through_cache_growth_and_rebinding(monkeypatch):
     monkeypatch.setattr(OVTextForward, "_bind", spy)
     items = [(IMG, "\nText Recognition:"), (None, "Hello there, how are you"), (IMG, "\nTable Recognition:")]
     ref = numpy_model().generate_batch(items, max_new_tokens=[12, 5, 9])
-    got = ov_model("f32").generate_batch(items, max_new_tokens=[12, 5, 9])
+    got = model.generate_batch(items, max_new_tokens=[12, 5, 9])
     assert [r.token_ids for r in got] == [r.token_ids for r in ref]
     cache_binds = [set_ for name, set_ in calls if name.startswith("past_")]
     assert any(cache_binds) and not all(cache_binds)  # bound anew after growth, kept in between
+    # the caches grew in kept memory, and the next call's cache runs in the buffers kept
+    assert text.cache_memory._free is not None
+    again = model.generate_batch(items, max_new_tokens=[12, 5, 9])
+    assert [r.token_ids for r in again] == [r.token_ids for r in ref]
 
 
 def test_vision_several_images_per_call_is_block_diagonal():
