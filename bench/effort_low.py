@@ -2,7 +2,8 @@
 MinerU 4's output set for the same file (issue 30).
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/effort_low.py \\
-        --peer-python PEER/bin/python [--pages 300] [--rounds 2] [--json out.json]
+        --peer-python PEER/bin/python [--pages 300] [--rounds 2] [--json out.json] \\
+        [--baseline OTHER_CHECKOUT]
 
 The PDF is made at run time: the repository's public PDFs (``tests/corpus/pdf``) joined
 with pypdfium2, over and over in name order, until it has ``--pages`` pages. Each tool runs
@@ -14,6 +15,9 @@ alike:
 * **docling-rs**: ``docling_rs.mineru.parse(FILE, tier="flash").save(writer)`` in
   ``--peer-python`` (a venv with ``docling-rs==2.52.7``: MinerU 4's output set from the
   text layer, no model).
+
+* **baseline** (with ``--baseline``): the same command from another checkout's ``.venv``
+  (e.g. ``main`` beside a branch), to give a change's before and after in one run.
 
 Per run: CPU seconds (user + system of the child, from ``wait4``), wall seconds and the
 child's peak RSS. The best of ``--rounds`` is reported, and every run in ``--json``.
@@ -64,12 +68,16 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--peer-python", help="a Python with docling-rs 2.52.7 installed")
     ap.add_argument("--json", type=Path, help="write every run here")
+    ap.add_argument("--baseline", type=Path, help="another checkout (with its .venv) to run beside this one")
     args = ap.parse_args(argv)
 
     ours = str(Path(sys.executable).with_name("mineru-tui"))
     with tempfile.TemporaryDirectory(prefix="effort-low-") as tmp:
         pdf = joined_pdf(Path(tmp) / "joined.pdf", args.pages)
         tools = {"ours": lambda out: [ours, "parse", str(pdf), "--effort", "low", "-q", "-o", out]}
+        if args.baseline:
+            other = str(args.baseline.resolve() / ".venv" / "bin" / "mineru-tui")
+            tools["baseline"] = lambda out: [other, "parse", str(pdf), "--effort", "low", "-q", "-o", out]
         if args.peer_python:
             tools["docling-rs"] = lambda out: [args.peer_python, "-c", PEER, str(pdf), out]
         runs: dict[str, list[dict]] = {name: [] for name in tools}

@@ -79,6 +79,29 @@ write_outputs(doc, out, pdf.stem, source=pdf)
 """
 
 
+CANCELLED = """
+import sys, threading
+from pathlib import Path
+sys.path.insert(0, {root!r})
+from mineru_tui.convert import ConvertOptions, convert
+from mineru_tui.events import PageDone
+from mineru_tui.output import journal_path
+from mineru_tui.reader import PagesInterrupted
+
+pdf, out, after = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+cancel = threading.Event()
+
+def on_event(e):
+    if isinstance(e, PageDone) and e.page + 1 == after:
+        cancel.set()
+
+try:
+    convert(pdf, ConvertOptions(effort="low", journal=journal_path(out, pdf.stem)), on_event=on_event, cancel=cancel)
+except PagesInterrupted:
+    pass
+"""
+
+
 def scan_pdf(path: Path, pages: int) -> Path:
     """``pages`` corpus pages rendered at 100 dpi, saved as an image-only PDF (a scan)."""
     import pypdfium2 as pdfium
@@ -132,6 +155,24 @@ def text_runs(work: Path, counts: list[int], rows: list | None = None, save=lamb
         rows.append({"case": "born-digital, --effort low", "pages": n, **r})
         print(rows[-1], flush=True)
         save()
+    return rows
+
+
+def resume_runs(work: Path, pages: int) -> list[dict]:
+    """``parse -o --effort low`` of a born-digital PDF fresh, then cancelled at half its
+    pages (its journal kept) and resumed: the resumed run's CPU against the fresh one's."""
+    pdf = made("text", work / f"text{pages}.pdf", pages)
+    cmd = [sys.executable, "-m", "mineru_tui", "parse", str(pdf), "-o", str(work / "resume"), "--effort", "low"]
+    fresh = measure(cmd)
+    shutil.rmtree(work / "resume")
+    subprocess.run([sys.executable, "-c", CANCELLED.format(root=str(ROOT)), str(pdf), str(work / "resume"),
+                    str(pages // 2)], check=True)
+    kept = len((work / "resume" / f".{pdf.stem}.journal").read_text().splitlines()) - 1
+    resumed = measure(cmd)
+    rows = [{"case": "born-digital, --effort low, fresh", "pages": pages, **fresh},
+            {"case": f"born-digital, --effort low, resumed ({kept} pages kept)", "pages": pages, **resumed}]
+    for row in rows:
+        print(row, flush=True)
     return rows
 
 
@@ -198,6 +239,8 @@ def main() -> None:
     ap.add_argument("--scan-pages", default="50,100,200")
     ap.add_argument("--tiny-pages", default="1,50,100,200")
     ap.add_argument("--tiny-tokens", type=int, default=16)
+    ap.add_argument("--resume-pages", type=int, default=0,
+                    help="fresh against resumed (cancelled at half) --effort low runs of this many pages")
     ap.add_argument("--kill-pages", type=int, default=60)
     ap.add_argument("--kills", type=int, default=10)
     ap.add_argument("--seed", type=int, default=29)
@@ -216,6 +259,9 @@ def main() -> None:
         text_runs(work, counts(args.text_pages), result.setdefault("text", []), save)
         scan_runs(work, counts(args.scan_pages), result.setdefault("scan", []), save)
         tiny_runs(work, counts(args.tiny_pages), args.tiny_tokens, result.setdefault("tiny", []), save)
+        if args.resume_pages:
+            result["resume"] = resume_runs(work, args.resume_pages)
+            save()
         if args.kills:
             result["kill"] = kill_runs(work, args.kill_pages, args.kills, args.seed)
             save()

@@ -190,6 +190,23 @@ def _pieces(doc, stem: str, mineru_format: str = "both",
     prefix = IMAGES_DIR + "/"
     for image, data in doc.images.items():
         yield f"{IMAGES_DIR}/{_image_name(image)}", data
+    yield from _side_by_side(doc, [
+        lambda d: _markdown_pieces(d, stem, mineru_format, prefix),
+        lambda d: _mineru4_pieces(d, mineru_format, prefix, source),
+        lambda d: _middle_pieces(d, stem, mineru_format, prefix),
+        lambda d: _content_list_pieces(d, stem, mineru_format, prefix)])
+    # files a reader adds (the page reader: <stem>_model.json, <stem>_layout.pdf): bytes, or
+    # pieces of text, or functions writing to the open file
+    for suffix, make in doc.extra_outputs.items():
+        data = make()
+        if isinstance(data, bytes):
+            yield f"{stem}{suffix}", data
+        elif data is not None:
+            for piece in data:
+                yield f"{stem}{suffix}", piece
+
+
+def _markdown_pieces(doc, stem: str, mineru_format: str, prefix: str):
     markdowns = [f"{stem}.md"] if mineru_format != "4" else []
     if mineru_format != "3":
         from mineru_tui.document import mineru4
@@ -201,26 +218,76 @@ def _pieces(doc, stem: str, mineru_format: str = "both",
         piece = _no_surrogates(piece)
         for md in markdowns:
             yield md, piece
+
+
+def _mineru4_pieces(doc, mineru_format: str, prefix: str, source: Path | None):
     if mineru_format != "3":
+        from mineru_tui.document import mineru4
+
         for rel, piece in mineru4.set_chunks(doc, prefix, str(source) if source else None):
             yield rel, _json_escaped(piece)
-    if mineru_format == "4":
-        return
-    for piece in middle_json_chunks(doc, image_prefix=prefix):
-        yield f"{stem}_middle.json", _json_escaped(piece)
-    yield f"{stem}_middle.json", "\n"
-    for piece in json_chunks(content_list_entries(doc, image_prefix=prefix)):
-        yield f"{stem}_content_list.json", _json_escaped(piece)
-    yield f"{stem}_content_list.json", "\n"
-    # files a reader adds (the page reader: <stem>_model.json, <stem>_layout.pdf): bytes, or
-    # pieces of text, or functions writing to the open file
-    for suffix, make in doc.extra_outputs.items():
-        data = make()
-        if isinstance(data, bytes):
-            yield f"{stem}{suffix}", data
-        elif data is not None:
-            for piece in data:
-                yield f"{stem}{suffix}", piece
+
+
+def _middle_pieces(doc, stem: str, mineru_format: str, prefix: str):
+    if mineru_format != "4":
+        for piece in middle_json_chunks(doc, image_prefix=prefix):
+            yield f"{stem}_middle.json", _json_escaped(piece)
+        yield f"{stem}_middle.json", "\n"
+
+
+def _content_list_pieces(doc, stem: str, mineru_format: str, prefix: str):
+    if mineru_format != "4":
+        for piece in json_chunks(content_list_entries(doc, image_prefix=prefix)):
+            yield f"{stem}_content_list.json", _json_escaped(piece)
+        yield f"{stem}_content_list.json", "\n"
+
+
+class _Following:
+    """``doc.pages`` for one writer of :func:`_side_by_side`, noting which page it is on."""
+
+    def __init__(self, pages):
+        self.pages = pages
+        self.at = -1
+        heads = getattr(pages, "heads", None)
+        if heads is not None:
+            self.heads = heads
+
+    def __iter__(self):
+        for i in range(len(self.pages)):
+            self.at = i
+            yield self.pages[i]
+        self.at = len(self.pages)
+
+    def __len__(self) -> int:
+        return len(self.pages)
+
+    def __getitem__(self, index):
+        return self.pages[index]
+
+
+def _side_by_side(doc, writers: list[Callable]) -> Iterator:
+    """The pieces of every writer (a function of a document giving pieces), taken side by
+    side: the writer furthest behind in the pages goes next, so each page is read once
+    for all of them (a page on disk is loaded while the others still hold it: see
+    ``document/page_store.py``). Each file's pieces keep their order."""
+    running = []
+    for make in writers:
+        follow = _Following(doc.pages)
+        running.append((follow, iter(make(_with_pages(doc, follow)))))
+    while running:
+        entry = min(running, key=lambda r: r[0].at)
+        try:
+            yield next(entry[1])
+        except StopIteration:
+            running.remove(entry)
+
+
+def _with_pages(doc, pages):
+    import copy
+
+    view = copy.copy(doc)
+    view.pages = pages
+    return view
 
 
 def _write_files(folder: Path, pieces: Iterable[tuple[str, str | bytes | Callable]]) -> list[str]:

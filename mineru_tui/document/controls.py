@@ -13,6 +13,7 @@ JSON keeps the text as the document has it; its writer escapes these characters.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from enum import Enum
 
 from mineru_tui.console import document_text
@@ -31,6 +32,27 @@ _SIZED = (list, dict, str)
 _DEEP = 100  # past this many nested calls the walk moves to its own stack
 
 
+def _reader(kind: type, names: tuple[str, ...]):
+    """(field names, a function giving all of an object's field values at once): one C call
+    (operator.attrgetter) instead of a getattr per field; kept per class in _READERS."""
+    if len(names) == 1:
+        one = operator.attrgetter(names[0])
+        read = _READERS[kind] = (names, lambda value: (one(value),))
+    else:
+        read = _READERS[kind] = (names, operator.attrgetter(*names))
+    return read
+
+
+_READERS: dict[type, tuple] = {}
+for _kind, _names in _FIELDS.items():
+    _reader(_kind, _names)
+
+
+def _all_plain(values: list) -> bool:
+    """Whether a list holds plain values only (a bbox's numbers): nothing to walk."""
+    return all(map(_PLAIN.__contains__, map(type, values)))
+
+
 def _clean(value, depth: int = 0):
     """``value`` without control characters; the very object when it holds none (a big
     sheet's ten thousand cells are walked, not copied). Plain recursion (fast) down to
@@ -43,14 +65,21 @@ def _clean(value, depth: int = 0):
         return value
     if depth > _DEEP:
         return drive(_cleaned(value))
-    names = _FIELDS.get(kind)
-    if names is None and isinstance(value, _MODEL):  # a subclass of a model class
-        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value))
-    if names is not None:
+    read = _READERS.get(kind)
+    if read is None and isinstance(value, _MODEL):  # a subclass of a model class
+        read = _reader(kind, tuple(f.name for f in dataclasses.fields(value)))
+    if read is not None:
+        names, fields = read
         changes = {}
-        for name in names:
-            old = getattr(value, name)
-            if type(old) in _PLAIN or (type(old) in _SIZED and not old):
+        for name, old in zip(names, fields(value)):
+            kind = type(old)
+            if kind is str:  # the most common field: cleaned here, not through a call
+                if old:
+                    new = document_text(old)
+                    if new != old:
+                        changes[name] = new
+                continue
+            if kind in _PLAIN or (kind in _SIZED and not old) or (kind is list and _all_plain(old)):
                 continue
             new = _clean(old, depth + 1)
             # a walked object comes back as itself when unchanged; only strings are compared
@@ -64,6 +93,8 @@ def _clean(value, depth: int = 0):
     if isinstance(value, str):
         return document_text(value)
     if isinstance(value, list):
+        if _all_plain(value):
+            return value
         out = [_clean(v, depth + 1) for v in value]
         return value if all(a is b for a, b in zip(out, value)) else out
     if isinstance(value, dict):  # a block's or page's extra keys (a code block's language)

@@ -278,3 +278,21 @@ def level_headings(doc: Document, outline: list[OutlineEntry] | None = None) -> 
     for t in titles:
         t.block.level = t.level
     return len(titles)
+
+
+def heading_candidates(page, outline: bool) -> list[tuple[int, Block]]:
+    """(position, block) of the para blocks of ``page`` that :func:`level_headings` may look
+    at or change: its titles, its numbered text blocks (a missing section of a numbered
+    sequence) and, when the PDF has an ``outline``, its short text blocks (an entry may
+    make one a title). Its other blocks change nothing there, so a document of only these
+    blocks, one page per page, gets the same levels (a document not in memory)."""
+    out = []
+    for i, block in enumerate(page.para_blocks):
+        if block.type == BlockType.TITLE:
+            out.append((i, block))
+        elif block.type == BlockType.TEXT:
+            text = plain_text(block).replace("\n", " ").strip()
+            if _number_of(text) is not None or (
+                    outline and text and not block.blocks and len(text.split()) <= MAX_PROMOTED_WORDS):
+                out.append((i, block))
+    return out

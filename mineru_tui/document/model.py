@@ -186,6 +186,9 @@ class Document:
     ``extra_outputs`` maps a file-name suffix to a function giving a file to write beside
     the output set with ``-o`` (the page reader: ``_model.json``, ``_layout.pdf``): its bytes,
     or pieces in order (text, or a function writing to the open file), or None.
+    The page reader's ``pages`` is a :class:`~mineru_tui.document.page_store.PageStore`: a
+    sequence that keeps the pages on disk and loads one when it is asked for (index it,
+    iterate it, ``len`` it; a page taken from it is a copy, put back with ``pages[i] = page``).
     ``meta`` holds facts about the reading the MinerU 4 set records (the page reader:
     ``kind``, ``effort``, ``engine``, ``model``, ``page_selection``; ``model_output``, a
     function giving MinerU 4's ``model_output.json``).

@@ -90,7 +90,11 @@ def _bare(function):
     return getattr(function, "__wrapped__", function)
 
 
-def _read_chars_owned(page, limit: int) -> list[Char] | None:
+def _read_chars_owned(page, limit: int, compiled: bool | None = None) -> list[Char] | None:
+    """The characters of ``page`` (the caller holds PDFium). ``compiled`` picks the loop:
+    the C one (:mod:`._charloop`, built by ``pip install``) or this module's own; by
+    default the C one when it was built and ``MINERU_TUI_PURE_CHARS`` is not ``1``. Both
+    give equal characters (``tests/pdf/test_char_loop.py``)."""
     import ctypes
 
     import pypdfium2.raw as pdfium_c
@@ -105,7 +109,40 @@ def _read_chars_owned(page, limit: int) -> list[Char] | None:
     # user -> display, inlined (this loop runs once per character): the page's display
     # matrix is a quarter turn and/or flip, so two opposite corners give a box exactly
     ua, ub, va, vb = by / det, -bx / det, -ay / det, ax / det
+    codes = _code_points(textpage.raw, n, pdfium_c, ctypes)
+    loop = compiled_loop() if compiled is None else (_compiled() if compiled else None)
+    if loop is not None:
+        f = _address_typed()
+        return loop.read_chars(
+            tp, n, codes, f.addresses, (x0, y0, ua, ub, va, vb),
+            lambda raw_angle: _turn(raw_angle, ua, ub, va, vb),
+            lambda key: _object_facts(ctypes.cast(key, pdfium_c.FPDF_PAGEOBJECT), pdfium_c, ctypes),
+            Char)
+    return _python_loop(tp, n, codes, (x0, y0, ua, ub, va, vb), pdfium_c, ctypes)
 
+
+def compiled_loop():
+    """The C character loop (:mod:`._charloop`), or None when it was not built or
+    ``MINERU_TUI_PURE_CHARS=1`` asks for this module's own loop."""
+    import os
+
+    if os.environ.get("MINERU_TUI_PURE_CHARS") == "1":
+        return None
+    return _compiled()
+
+
+def _compiled():
+    import importlib
+
+    try:
+        return importlib.import_module("mineru_tui.pdf._charloop")
+    except ImportError:  # built where a C compiler was found (setup.py): optional
+        return None
+
+
+def _python_loop(tp: int, n: int, codes, matrix, pdfium_c, ctypes) -> list[Char]:
+    """The character loop in Python (the C loop in ``_charloop.c`` does the same)."""
+    x0, y0, ua, ub, va, vb = matrix
     # this loop is the text path's hottest: PDFium's functions take plain addresses
     # (_address_typed), the code points come in one call, and the angle's trigonometry is
     # done once per angle
@@ -115,7 +152,6 @@ def _read_chars_owned(page, limit: int) -> list[Char] | None:
     get_origin, get_angle = f.FPDFText_GetCharOrigin, f.FPDFText_GetCharAngle
     is_hyphen, get_object = f.FPDFText_IsHyphen, f.FPDFText_GetTextObject
     map_error_at, font_size_at = f.FPDFText_HasUnicodeMapError, f.FPDFText_GetFontSize
-    codes = _code_points(textpage.raw, n, pdfium_c, ctypes)
     objects: dict[int, tuple[bool, float, bool, bool]] = {}  # text object -> its facts
     turns: dict[float, tuple[int, float]] = {}  # PDFium's angle -> (direction, tilt)
     angles: dict[int, float] = {}  # text object -> PDFium's angle of its characters
@@ -220,6 +256,9 @@ class _AddressTyped:
             prototype = ctypes.CFUNCTYPE(plain(function.restype),
                                          *(plain(t) for t in function.argtypes))
             setattr(self, name, prototype(address))
+        # the functions' addresses, in NAMES' order, for the C loop (_charloop.c)
+        self.addresses = tuple(ctypes.cast(_bare(getattr(pdfium_c, name)), ctypes.c_void_p).value
+                               for name in self.NAMES)
 
 
 _typed: _AddressTyped | None = None
@@ -266,7 +305,12 @@ ITALIC = 1 << 6  # ... and its Italic flag
 
 
 def _object_facts(obj, pdfium_c, ctypes) -> tuple[bool, float, bool, bool]:
-    """(visible, font size as drawn, bold, italic) of one text object, read once per object."""
+    """(visible, font size as drawn, bold, italic) of one text object, read once per object
+    (the caller holds PDFium: its functions are called bare)."""
+    global _bare_raw
+    if _bare_raw is None:
+        _bare_raw = _BareFunctions(pdfium_c)
+    pdfium_c = _bare_raw
     mode = pdfium_c.FPDFTextObj_GetTextRenderMode(obj)
     visible = mode not in (pdfium_c.FPDF_TEXTRENDERMODE_INVISIBLE,
                            pdfium_c.FPDF_TEXTRENDERMODE_CLIP)
@@ -289,3 +333,19 @@ def _object_facts(obj, pdfium_c, ctypes) -> tuple[bool, float, bool, bool]:
                 or bool(_BOLD_NAME.search(name)))
         italic = (flags > 0 and bool(flags & ITALIC)) or bool(_ITALIC_NAME.search(name))
     return visible, font_size, bold, italic
+
+
+_bare_raw = None  # the _BareFunctions of pypdfium2.raw, made on first use
+
+
+class _BareFunctions:
+    """``pypdfium2.raw`` with its functions bare (:func:`_bare`), its constants and types
+    as they are: for code that holds PDFium's lock already."""
+
+    def __init__(self, module):
+        self._module = module
+
+    def __getattr__(self, name):
+        value = _bare(getattr(self._module, name))
+        setattr(self, name, value)  # looked up once
+        return value

@@ -180,14 +180,15 @@ def _images_in_paint_order(page):
 
     import pypdfium2.raw as pdfium_c
 
+    from mineru_tui.pdf.pdfium import object_bounds, page_objects
+
     images, texts = [], {}
-    for pos, obj in enumerate(page.raw.get_objects(max_depth=4)):
-        kind = obj.type
+    for pos, (kind, obj) in enumerate(page_objects(page.raw, max_depth=4)):
         if kind == pdfium_c.FPDF_PAGEOBJ_IMAGE:
-            left, bottom, right, top = obj.get_bounds()
+            left, bottom, right, top = object_bounds(obj)
             images.append((page.rect_to_display(left, bottom, right, top), pos))
         elif kind == pdfium_c.FPDF_PAGEOBJ_TEXT:
-            texts[ctypes.cast(obj.raw, ctypes.c_void_p).value or 0] = pos
+            texts[ctypes.cast(obj, ctypes.c_void_p).value or 0] = pos
     return images, texts
 
 

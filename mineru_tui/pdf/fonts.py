@@ -54,18 +54,27 @@ def font_styles(page, chars: list[Char]) -> dict[int, FontStyle]:
             todo[c.text_object] = c.index
     if not todo:
         return cache
+    from mineru_tui.pdf.pdfium import owned
+
     tp = page.textpage()
     buf = ctypes.create_string_buffer(256)
     flags = ctypes.c_int()
-    for key, index in todo.items():
-        n = pdfium_c.FPDFText_GetFontInfo(tp, index, buf, len(buf), ctypes.byref(flags))
-        name = buf.value.decode("utf-8", "replace") if n else ""
-        name = name.split("+", 1)[-1]  # a subset's six-letter tag
-        weight = pdfium_c.FPDFText_GetFontWeight(tp, index)
-        bold = bool(_BOLD_NAME.search(name)) or weight >= 600 or bool(flags.value & _FORCE_BOLD)
-        italic = bool(_ITALIC_NAME.search(name)) or bool(flags.value & _ITALIC_FLAG)
-        cache[key] = FontStyle(name, bold, italic, bool(_MONO_NAME.search(name)))
+    # PDFium held once for the page's text objects, its functions called bare
+    font_info = getattr(pdfium_c.FPDFText_GetFontInfo, "__wrapped__", pdfium_c.FPDFText_GetFontInfo)
+    font_weight = getattr(pdfium_c.FPDFText_GetFontWeight, "__wrapped__", pdfium_c.FPDFText_GetFontWeight)
+    with owned():
+        for key, index in todo.items():
+            n = font_info(tp, index, buf, len(buf), ctypes.byref(flags))
+            cache[key] = _style(buf.value if n else b"", font_weight(tp, index), flags.value)
     return cache
+
+
+@functools.lru_cache(maxsize=1024)  # a page's hundreds of text objects share a few fonts
+def _style(raw_name: bytes, weight: int, flags: int) -> FontStyle:
+    name = raw_name.decode("utf-8", "replace").split("+", 1)[-1]  # a subset's six-letter tag
+    bold = bool(_BOLD_NAME.search(name)) or weight >= 600 or bool(flags & _FORCE_BOLD)
+    italic = bool(_ITALIC_NAME.search(name)) or bool(flags & _ITALIC_FLAG)
+    return FontStyle(name, bold, italic, bool(_MONO_NAME.search(name)))
 
 
 _STYLE_WORDS = re.compile(r"[-,]?(?:bold|black|heavy|semi|demi|extra|ultra|light|thin|medium|regular|book|"

@@ -66,56 +66,80 @@ def _same_row(a, b) -> bool:
 def drop_furniture(pages: list) -> int:
     """Move furniture blocks of ``pages`` (``mineru_tui.document.Page`` read from the text
     layer, boxes in points of the displayed page) to their ``discarded_blocks`` as
-    ``header``, ``footer`` or ``page_number``. Returns how many blocks moved."""
+    ``header``, ``footer`` or ``page_number``. Returns how many blocks moved.
+
+    The same in two steps for pages that are not all in memory: :func:`page_marks` of each
+    page as it is read, then :func:`drop_marked` on each page with every page's marks."""
+    marks = [page_marks(page) for page in pages]
+    repeats = repeated(marks)
+    return sum(drop_marked(page, m, repeats, len(pages)) for page, m in zip(pages, marks))
+
+
+Marks = list  # per para block: (band, text key) or None, and whether it is beside a page number
+
+
+def page_marks(page) -> Marks:
+    """What :func:`drop_furniture` needs to know of one page: for each of its para blocks,
+    its band and text key (None: not in a band), and whether it shares a page number's row."""
+    from mineru_tui.document.model import plain_text
+
+    height = (page.page_size or (0, 0))[1]
+    # a page number a little further in (LaTeX's running heads sit lower than a
+    # tenth of the page), and whatever shares its row: the running title beside it
+    numbers = [b for b in page.para_blocks if _band(b.bbox, height, WIDE_BAND)
+               and _PAGE_NUMBER.match(plain_text(b).strip())]
+    beside = {id(b) for b in page.para_blocks if _band(b.bbox, height, WIDE_BAND)
+              and any(n is not b and _same_row(b.bbox, n.bbox) for n in numbers)}
+    row = []
+    for b in page.para_blocks:
+        band = _band(b.bbox, height)
+        text = plain_text(b)
+        if band is None and (b in numbers or id(b) in beside or _running_head(b)):
+            band = _band(b.bbox, height, WIDE_BAND)
+        if band is None or not text or len(text) > 200:
+            row.append(None)
+            continue
+        row.append(((band, _key(text)), id(b) in beside))
+    return row
+
+
+def repeated(marks: list[Marks]) -> dict[tuple[str, str], int]:
+    """On how many pages each (band, text key) of ``marks`` (one per page) comes."""
+    seen: dict[tuple[str, str], set[int]] = {}
+    for i, row in enumerate(marks):
+        for mark in row:
+            if mark is not None:
+                seen.setdefault(mark[0], set()).add(i)
+    return {key: len(pages) for key, pages in seen.items()}
+
+
+def drop_marked(page, marks: Marks, repeats: dict[tuple[str, str], int], pages: int) -> int:
+    """:func:`drop_furniture`'s move for one ``page`` of ``pages``, given its
+    :func:`page_marks` and every page's :func:`repeated` keys."""
     from mineru_tui.document import BlockType
     from mineru_tui.document.model import plain_text
 
-    seen: dict[tuple[str, str], set[int]] = {}
-    marks: list[list[tuple[str, str] | None]] = []
-    beside: list[set[int]] = []  # per page: ids of blocks on a page number's row
-    for i, page in enumerate(pages):
-        height = (page.page_size or (0, 0))[1]
-        # a page number a little further in (LaTeX's running heads sit lower than a
-        # tenth of the page), and whatever shares its row: the running title beside it
-        numbers = [b for b in page.para_blocks if _band(b.bbox, height, WIDE_BAND)
-                   and _PAGE_NUMBER.match(plain_text(b).strip())]
-        row = []
-        beside.append({id(b) for b in page.para_blocks if _band(b.bbox, height, WIDE_BAND)
-                       and any(n is not b and _same_row(b.bbox, n.bbox) for n in numbers)})
-        for b in page.para_blocks:
-            band = _band(b.bbox, height)
-            text = plain_text(b)
-            if band is None and (b in numbers or id(b) in beside[-1] or _running_head(b)):
-                band = _band(b.bbox, height, WIDE_BAND)
-            if band is None or not text or len(text) > 200:
-                row.append(None)
-                continue
-            key = (band, _key(text))
-            seen.setdefault(key, set()).add(i)
-            row.append(key)
-        marks.append(row)
-    need = max(2, round(MIN_SHARE * len(pages)))
+    need = max(2, round(MIN_SHARE * pages))
     moved = 0
-    for page, row, near in zip(pages, marks, beside):
-        keep = []
-        for b, key in zip(page.para_blocks, row):
-            if key is None:
-                keep.append(b)
-                continue
-            band = key[0]
-            height = (page.page_size or (0, 0))[1]
-            if _PAGE_NUMBER.match(plain_text(b).strip()):
-                b.type = BlockType.PAGE_NUMBER
-            elif _running_head(b):
-                b.type = BlockType.HEADER if band == "top" else BlockType.FOOTER
-            elif (len(pages) > 1 and len(seen[key]) >= need) or id(b) in near:
-                # repeated, or on the page number's row ("Chapter 3. Access Control   27")
-                b.type = BlockType.HEADER if band == "top" else BlockType.FOOTER
-            else:
-                keep.append(b)
-                continue
-            b.level = None
-            page.discarded_blocks.append(b)
-            moved += 1
-        page.para_blocks = keep
+    keep = []
+    for b, mark in zip(page.para_blocks, marks):
+        if mark is None:
+            keep.append(b)
+            continue
+        key, near = mark
+        band = key[0]
+        if _PAGE_NUMBER.match(plain_text(b).strip()):
+            b.type = BlockType.PAGE_NUMBER
+        elif _running_head(b):
+            b.type = BlockType.HEADER if band == "top" else BlockType.FOOTER
+        elif (pages > 1 and repeats[key] >= need) or near:
+            # repeated, or on the page number's row ("Chapter 3. Access Control   27")
+            b.type = BlockType.HEADER if band == "top" else BlockType.FOOTER
+        else:
+            keep.append(b)
+            continue
+        b.level = None
+        page.discarded_blocks.append(b)
+        moved += 1
+    page.para_blocks = keep
     return moved

@@ -58,3 +58,50 @@ def owned() -> Iterator[None]:
     """Hold PDFium for a whole call chain (re-entrant: nested chains are fine)."""
     with LOCK:
         yield
+
+
+def page_objects(page, max_depth: int = 15) -> list[tuple[int, object]]:
+    """``(type, FPDF_PAGEOBJECT)`` of every object ``page`` (a ``pypdfium2.PdfPage``) paints,
+    in paint order, form XObjects entered depth first down to ``max_depth`` levels: the
+    objects and order of pypdfium2's ``PdfPage.get_objects(max_depth=...)``, without a
+    Python wrapper per object and with PDFium held once for the whole walk (a page of a
+    long report has a few hundred objects, each asked its type). Raises pypdfium2's
+    ``PdfiumError`` where ``get_objects`` does, with its words."""
+    import pypdfium2.raw as raw
+    from pypdfium2 import PdfiumError
+
+    bare = [getattr(f, "__wrapped__", f) for f in (
+        raw.FPDFPage_CountObjects, raw.FPDFPage_GetObject, raw.FPDFFormObj_CountObjects,
+        raw.FPDFFormObj_GetObject, raw.FPDFPageObj_GetType)]
+    page_count, page_get, form_count, form_get, get_type = bare
+    form_kind = raw.FPDF_PAGEOBJ_FORM
+    out: list[tuple[int, object]] = []
+
+    def walk(parent, count, get, level):
+        n = count(parent)
+        if n < 0:
+            raise PdfiumError("Failed to get number of pageobjects.")
+        for i in range(n):
+            obj = get(parent, i)
+            if not obj:
+                raise PdfiumError("Failed to get pageobject.")
+            kind = get_type(obj)
+            out.append((kind, obj))
+            if kind == form_kind and level < max_depth - 1:
+                walk(obj, form_count, form_get, level + 1)
+
+    with LOCK:
+        walk(page.raw, page_count, page_get, 0)
+    return out
+
+
+def object_bounds(obj) -> tuple[float, float, float, float]:
+    """Left, bottom, right, top of a page object (an ``FPDF_PAGEOBJECT`` from
+    :func:`page_objects`) in PDF page coordinates, as pypdfium2's ``PdfObject.get_bounds``."""
+    import pypdfium2.raw as raw
+    from pypdfium2 import PdfiumError
+
+    left, bottom, right, top = ctypes.c_float(), ctypes.c_float(), ctypes.c_float(), ctypes.c_float()
+    if not raw.FPDFPageObj_GetBounds(obj, left, bottom, right, top):
+        raise PdfiumError("Failed to locate pageobject.")
+    return left.value, bottom.value, right.value, top.value

@@ -41,6 +41,7 @@ import time
 DEFAULT_MEMORY_MB = 1024
 DEFAULT_OBJECTS = 1_000_000
 DEFAULT_SECONDS = 120.0
+REOPEN_EVERY = 50  # pages checked before the child opens the file afresh (as pdf/reader.py)
 
 
 def _env_number(name: str, default: float) -> float:
@@ -175,8 +176,11 @@ def _child() -> None:
     doc = pdfium.PdfDocument(setup["path"], password=setup.get("password"))
     _limit_memory(setup["memory_mb"])
     out = sys.stdout
-    for line in sys.stdin:
+    for n, line in enumerate(sys.stdin):
         index = int(line)
+        if n and n % REOPEN_EVERY == 0:  # PDFium keeps what it parsed until the file closes
+            doc.close()
+            doc = pdfium.PdfDocument(setup["path"], password=setup.get("password"))
         try:
             page = doc[index]
         except MemoryError:

@@ -10,14 +10,14 @@ from pathlib import Path
 
 from mineru_tui import __version__
 from mineru_tui.console import JSON_ESCAPED
-from mineru_tui.document import to_markdown
-from mineru_tui.document.headings import level_headings
+from mineru_tui.document import Document, Page, to_markdown
+from mineru_tui.document.headings import heading_candidates, level_headings
 from mineru_tui.document.json_stream import json_chunks
 from mineru_tui.document.mineru4.model_output import model_output_chunks
 from mineru_tui.errors import cut_warning
 from mineru_tui.pdf import LayoutPage
 from mineru_tui.pdf.layout_pdf import save_layout_pdf
-from mineru_tui.pdf.furniture import drop_furniture
+from mineru_tui.pdf.furniture import drop_furniture, drop_marked, page_marks, repeated
 from mineru_tui.pdf.headings import pdf_outline
 from mineru_tui.pdf.page_range import format_pages
 from mineru_tui.reader import merge
@@ -68,13 +68,12 @@ def drop_text_layer_furniture(doc, records) -> None:
         drop_furniture(text_layer)
 
 
-def finish(doc, records, path, kind: str, reading):
-    """What needs every page, and the extra outputs; returns ``doc``."""
+def finish(doc, records, path, kind: str, reading, marks: dict[int, list] | None = None):
+    """What needs every page, and the extra outputs; returns ``doc``. ``marks`` are the
+    text-layer pages' furniture marks by position (:func:`~mineru_tui.pdf.furniture.page_marks`),
+    taken as each page was read."""
     _warn_failed_pages(doc, records)
-    drop_text_layer_furniture(doc, records)
-    merge.merge_across_pages(doc)
-    # heading levels over the whole document, with the PDF's outline (document/headings.py)
-    level_headings(doc, pdf_outline(path) if kind == "pdf" else None)
+    across_pages(doc, records, pdf_outline(path) if kind == "pdf" else None, marks)
     settings, engine = reading.settings, reading.engine
     if settings.effort == "low":  # no model runs: name no engine (the auto pick never ran)
         engine = None
@@ -89,6 +88,70 @@ def finish(doc, records, path, kind: str, reading):
                     model_output=None if settings.effort == "low"
                     else lambda middle: model_output_chunks(meta, middle))
     return doc
+
+
+def across_pages(doc, records, outline, marks: dict[int, list] | None = None) -> None:
+    """The passes that need more than one page, in one walk over ``doc.pages`` that holds a
+    few pages at a time (the pages may be on disk: ``document/page_store.py``):
+
+    * the text layer's running furniture, from every page's marks (small: the lines in the
+      top and bottom bands), as :func:`drop_text_layer_furniture` drops it;
+    * paragraphs and tables continuing across a page break, page by page with the next
+      (a table's first part stays in memory while later pages join it) — reader/merge.py;
+    * heading levels over the whole document with the PDF's outline, from the blocks that
+      can be headings (document/headings.py), given back to their pages when they are read.
+    """
+    pages = doc.pages
+    text_layer = [i for i, r in enumerate(records) if r.get("mode") == "text-layer"]
+    if marks is None:
+        marks = {i: page_marks(pages[i]) for i in text_layer}
+    repeats = repeated([marks[i] for i in text_layer])
+    layer = set(text_layer)
+    window: dict[int, Page] = {}  # pages read and not yet done with
+    changed: set[int] = set()
+    hosts: dict = {}
+    candidates: dict[int, list] = {}
+    outlined = bool([e for e in (outline or []) if e.title.strip()])
+
+    def done(j: int) -> None:
+        page = window.pop(j)
+        candidates[j] = heading_candidates(page, outlined)
+        if j in changed and not isinstance(pages, list):  # on disk: the change goes back there
+            pages[j] = page
+
+    for i in range(len(pages)):
+        page = pages[i]
+        window[i] = page
+        if i in layer and drop_marked(page, marks[i], repeats, len(text_layer)):
+            changed.add(i)
+        if i > 0 and merge.merge_pair(window[i - 1], page, hosts):
+            changed.update(window)  # the pair, and a table's first part on an earlier page
+        host = merge.chain_host(page, hosts)
+        for j in sorted(window):
+            if j != i and not (host is not None and any(b is host for b in window[j].para_blocks)):
+                done(j)
+    for j in sorted(window):
+        done(j)
+    # heading levels: a document of the blocks that can be headings, one page per page
+    proxy = Document(backend=doc.backend, pages=[
+        Page(pages_idx, para_blocks=[b for _, b in candidates[j]], extra=_page_no(extra))
+        for j, (pages_idx, extra) in enumerate(_page_heads(pages))])
+    if level_headings(proxy, outline):
+        amend = getattr(pages, "amend", None)  # pages on disk take their headings when read
+        if amend is not None:
+            for j, found in candidates.items():
+                if found:
+                    amend(j, found)
+
+
+def _page_heads(pages):
+    """(page_idx, extra) of every page, without reading the pages when they are on disk."""
+    heads = getattr(pages, "heads", None)
+    return heads() if heads is not None else [(p.page_idx, p.extra) for p in pages]
+
+
+def _page_no(extra: dict) -> dict:
+    return {"page_no": extra["page_no"]} if "page_no" in extra else {}
 
 
 def json_bytes(data) -> bytes:

@@ -8,8 +8,13 @@ journal (rebuilt through the page outcomes, :mod:`.outcomes`, without the model)
 the others, whether the earlier run was quit, cancelled, interrupted, killed or cut by a power
 loss. The set it writes is byte-identical to an uninterrupted run's (apart from timings).
 
+Each line also keeps the finished page itself (``document/page_store.dump_page``, the form
+the page reader keeps its pages in, base64) with the warnings it gave: a page that cut no
+picture from a page image (every page read from the text layer) is taken back as it was,
+neither read nor rendered again.
+
 The file is JSON lines: a header with the identity, then one line per finished page with a
-CRC-32 of its record. A torn or damaged line (the write a kill or a power cut interrupted)
+CRC-32 of its record (and of its page). A torn or damaged line (the write a kill or a power cut interrupted)
 and everything after it are dropped, never read; the file is cut back to the last whole line.
 A different identity starts over and says why in one line. Pages that failed are not kept:
 the next run tries them again. The journal is removed once the complete set is written.
@@ -17,6 +22,7 @@ the next run tries them again. The journal is removed once the complete set is w
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -69,17 +75,18 @@ class Journal:
     done: dict[int, dict] = field(default_factory=dict)
     note: str | None = None
     _file: object = None
+    _forms: dict[int, tuple[int, int]] = field(default_factory=dict)  # where a kept page's line is
 
     @classmethod
     def open(cls, path: Path, ident: dict) -> Journal:
         """Open the journal at ``path`` for a run with identity ``ident`` (nothing is written
         until the first page is kept: a file that fails early leaves no journal)."""
         journal = cls(Path(path), ident=ident)
-        header, done, good = _read(journal.path)
+        header, done, good, forms = _read(journal.path)
         if header is not None:
             why = _why_different(header, ident)
             if why is None:
-                journal.done = done
+                journal.done, journal._forms = done, forms
                 if good is not None:  # a torn tail: cut back to the last whole line
                     with open(journal.path, "r+b") as f:
                         f.truncate(good)
@@ -89,8 +96,11 @@ class Journal:
                 journal.note = f"started over: {why}"
         return journal
 
-    def keep(self, ordinal: int, record: dict) -> None:
-        """Append a finished page's record and flush it to disk before returning."""
+    def keep(self, ordinal: int, record: dict, page: bytes | None = None,
+             warnings: list[str] = (), pictures: int = 0) -> None:
+        """Append a finished page's record and flush it to disk before returning; ``page``
+        is the page itself as ``dump_page`` gives it, with the ``warnings`` reading it gave
+        and how many ``pictures`` it cut (a page with pictures is read again on resume)."""
         if self._file is None:  # the first page kept: a new journal replaces any other
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_name(self.path.name + ".new")
@@ -101,11 +111,30 @@ class Journal:
             os.replace(tmp, self.path)
             _sync_dir(self.path.parent)
             self._file = open(self.path, "a", encoding="utf-8")
-        line = json.dumps({"page": ordinal, "crc": _crc(record), "record": record}, ensure_ascii=False)
+        entry = {"page": ordinal, "crc": _crc(record), "record": record}
+        if page is not None and not pictures:
+            form = base64.b64encode(page).decode("ascii")
+            entry.update(form=form, warnings=list(warnings), form_crc=_form_crc(form, warnings))
+        line = json.dumps(entry, ensure_ascii=False)
         self._file.write(line + "\n")
         self._file.flush()
         os.fsync(self._file.fileno())
         self.done[ordinal] = record
+
+    def replayed(self) -> set[int]:
+        """The ordinals whose page :meth:`kept_page` gives back."""
+        return set(self._forms)
+
+    def kept_page(self, ordinal: int) -> tuple[bytes, list[str]] | None:
+        """The page an earlier run finished at ``ordinal`` as ``dump_page`` gave it, and the
+        warnings it gave; None when the journal has no page there to take back."""
+        where = self._forms.get(ordinal)
+        if where is None:
+            return None
+        with open(self.path, "rb") as f:
+            f.seek(where[0])
+            entry = json.loads(f.read(where[1]))
+        return base64.b64decode(entry["form"]), entry["warnings"]
 
     def close(self) -> None:
         if self._file is not None:
@@ -126,13 +155,18 @@ def read_records(path: Path) -> dict[int, dict]:
     return _read(Path(path))[1]
 
 
-def _read(path: Path) -> tuple[dict | None, dict[int, dict], int | None]:
-    """(header, records by ordinal, length to cut the file to when its tail is torn)."""
+def _form_crc(form: str, warnings) -> int:
+    return zlib.crc32(json.dumps([form, list(warnings)], ensure_ascii=False).encode("utf-8"))
+
+
+def _read(path: Path) -> tuple[dict | None, dict[int, dict], int | None, dict[int, tuple[int, int]]]:
+    """(header, records by ordinal, length to cut the file to when its tail is torn, where
+    each line holding a page is)."""
     try:
         data = path.read_bytes()
     except OSError:
-        return None, {}, None
-    header, done, pos = None, {}, 0
+        return None, {}, None, {}
+    header, done, pos, forms = None, {}, 0, {}
     while pos < len(data):
         end = data.find(b"\n", pos)
         if end < 0:
@@ -143,15 +177,22 @@ def _read(path: Path) -> tuple[dict | None, dict[int, dict], int | None]:
             break
         if header is None:
             if not isinstance(entry, dict) or entry.get("format") != FORMAT:
-                return None, {}, None
+                return None, {}, None, {}
             header = entry
         elif (isinstance(entry, dict) and isinstance(entry.get("record"), dict)
               and entry.get("crc") == _crc(entry["record"]) and isinstance(entry.get("page"), int)):
             done[entry["page"]] = entry["record"]
+            if "form" in entry:
+                if not (isinstance(entry["form"], str) and isinstance(entry.get("warnings"), list)
+                        and entry.get("form_crc") == _form_crc(entry["form"], entry["warnings"])):
+                    break
+                forms[entry["page"]] = (pos, end - pos)
+            else:
+                forms.pop(entry["page"], None)
         else:
             break
         pos = end + 1
-    return header, done, (pos if pos < len(data) else None)
+    return header, done, (pos if pos < len(data) else None), forms
 
 
 def _sync_dir(folder: Path) -> None:

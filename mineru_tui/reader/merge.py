@@ -51,11 +51,29 @@ def merge_across_pages(doc: Document) -> int:
     joins = 0
     hosts: dict[int, Block] = {}  # a table part joined to an earlier one -> the first part
     for prev, cur in zip(doc.pages, doc.pages[1:]):
-        if _merge_paragraph(prev.para_blocks, cur.para_blocks, prev.page_size, cur.page_size):
-            joins += 1
-        if _merge_table(prev.para_blocks, cur.para_blocks, prev.page_size, cur.page_size, hosts):
-            joins += 1
+        joins += merge_pair(prev, cur, hosts)
     return joins
+
+
+def merge_pair(prev, cur, hosts: dict[int, Block]) -> int:
+    """Join what continues from page ``prev`` onto the next page ``cur`` (in place); returns
+    how many joins were made. ``hosts`` carries a table chain from pair to pair (start with
+    ``{}``); afterwards it holds only what the next pair needs (see :func:`chain_host`)."""
+    joins = int(_merge_paragraph(prev.para_blocks, cur.para_blocks, prev.page_size, cur.page_size))
+    joins += _merge_table(prev.para_blocks, cur.para_blocks, prev.page_size, cur.page_size, hosts)
+    last = _tables(cur.para_blocks, last=True)
+    host = hosts.get(id(last)) if last is not None else None
+    hosts.clear()
+    if host is not None:
+        hosts[id(last)] = host
+    return joins
+
+
+def chain_host(page, hosts: dict[int, Block]) -> Block | None:
+    """The table on an earlier page that ``page``'s last table continues (the next page's
+    part may still join it), or None."""
+    last = _tables(page.para_blocks, last=True)
+    return hosts.get(id(last)) if last is not None else None
 
 
 def _text(block: Block) -> str:

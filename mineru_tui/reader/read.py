@@ -38,13 +38,15 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
         total, pages, close = sources.open_source(
             path, detected.kind, options.pages, settings,
             classify=detected.kind == "pdf" and settings.mode != "text",
-            kept=journal.done if journal else None)
+            kept=journal.done if journal else None, replayed=journal.replayed() if journal else ())
     except BaseException:
         if journal is not None:
             journal.close()
         raise
     # after opening: a broken file loads no document model (tests/cli checks it)
     from mineru_tui.document import Document
+    from mineru_tui.document.page_store import PageStore, dump_page
+    from mineru_tui.pdf.furniture import page_marks
     from mineru_tui.reader import assemble, lookahead, outcomes
     from mineru_tui.reader.spool import PictureSpool
 
@@ -53,12 +55,14 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
         engine = lookahead.CrossPage(engine, settings)
         pages = lookahead.ahead(pages, engine)
     reading = outcomes.Reading(settings, engine, str(path), emit or outcomes.no_events, cancel)
-    doc = Document(backend="vlm", images=PictureSpool())  # pictures on disk, not in memory
+    spool = PictureSpool()  # pictures and finished pages on disk, not in memory
+    doc = Document(backend="vlm", images=spool, pages=PageStore(spool.folder))
     doc.meta["page_selection"] = str(options.pages or "").strip().lower() not in ("", "all")
     records: list[dict] = []
+    marks: dict[int, list] = {}  # a text-layer page's furniture candidates (pdf/furniture.py)
 
     def interrupted() -> PagesInterrupted:
-        return PagesInterrupted(assemble.finish(doc, records, path, detected.kind, reading))
+        return PagesInterrupted(assemble.finish(doc, records, path, detected.kind, reading, marks))
 
     if journal is not None:
         _say_resumed(journal, total, reading)
@@ -69,10 +73,18 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
             reading.emit(PageStarted(str(path), item.ordinal, total))
             t0 = time.perf_counter()
             kept = getattr(item, "record", None) is not None
-            try:
-                page, record = outcomes.read(item, doc, reading)
-            except pipeline.PageCancelled:
-                raise interrupted() from None
+            warned, pictured = len(doc.warnings), len(doc.images)
+            form = journal.kept_page(item.ordinal) if kept and journal is not None else None
+            page = _taken_back(form[0]) if form is not None else None
+            if page is not None:  # the page as an earlier run finished it: not read again
+                blob, record = form[0], item.record
+                doc.warnings.extend(form[1])
+            else:
+                try:
+                    page, record = outcomes.read(item, doc, reading)
+                except pipeline.PageCancelled:
+                    raise interrupted() from None
+                blob = dump_page(page)
             markdown = None
             if options.page_markdown:  # kept in the record: a restored file shows it at once
                 markdown = record.get("markdown") if kept and "markdown" in record \
@@ -84,9 +96,14 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
                     for event in block_events(str(path), assemble.one_page(doc, page), "text_layer"):
                         reading.emit(event)  # its blocks as _middle.json keeps them (no model)
             if journal is not None and not kept and "error" not in record:
-                journal.keep(item.ordinal, record)  # on disk before the page counts as done
+                # on disk before the page counts as done
+                journal.keep(item.ordinal, record, blob, doc.warnings[warned:],
+                             len(doc.images) - pictured)
+            if record.get("mode") == "text-layer":
+                marks[len(records)] = page_marks(page)
             records.append(record)
-            doc.pages.append(page)
+            doc.pages.append(page, blob)  # the page leaves memory
+            del page
             reading.emit(PageDone(str(path), item.ordinal, total, markdown, time.perf_counter() - t0))
     finally:
         close()
@@ -96,9 +113,20 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
     if failed and len(failed) == len(doc.pages):
         raise ConvertError(failed[0] if len(failed) == 1 else f"no page could be read ({failed[0]})")
     assemble.warn_nothing_read(doc, records)
-    doc = assemble.finish(doc, records, path, detected.kind, reading)
+    doc = assemble.finish(doc, records, path, detected.kind, reading, marks)
     doc.journal = journal  # the output writer removes it once the whole set is written
     return doc
+
+
+def _taken_back(form: bytes):
+    """The page a journal kept, or None when its bytes hold more than the document model's
+    classes (the journal is read as untrusted: such a page is read again)."""
+    from mineru_tui.document.page_store import load_page
+
+    try:
+        return load_page(form)
+    except Exception:  # noqa: BLE001 - whatever the bytes hold: read the page again
+        return None
 
 
 def _say_resumed(journal: Journal, total: int, reading) -> None:

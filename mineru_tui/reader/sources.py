@@ -30,14 +30,15 @@ class PageError:
 
 
 def open_source(path: Path, kind: str, pages: str | None, settings, *, classify: bool,
-                kept: dict[int, dict] | None = None):
+                kept: dict[int, dict] | None = None, replayed=()):
     """(pages to read, iterator of PageInput | PageError, closer).
 
     Pages in ``kept`` (ordinal -> record, from the journal) come with their record and are
     neither classified nor, unless the model read them (their pictures are cropped from the
-    image), rendered."""
+    image) and they are not ``replayed`` (taken back whole from the journal), rendered."""
     if kind == "pdf":  # effort low reads only the text layer: no page needs an image
-        return _pdf_source(path, pages, classify, kept or {}, render=settings.effort != "low")
+        return _pdf_source(path, pages, classify, kept or {}, render=settings.effort != "low",
+                           replayed=frozenset(replayed))
     return _image_source(path, pages, kept or {})
 
 
@@ -62,17 +63,18 @@ def _image_source(path: Path, pages: str | None, kept: dict[int, dict]):
     return len(wanted), gen(), lambda: None
 
 
-def _kept_page(ordinal: int, page, record: dict) -> PageInput:
+def _kept_page(ordinal: int, page, record: dict, replayed: bool = False) -> PageInput:
     """A PDF page an earlier run finished: its record, the page, and its image when the
-    model read it (pictures are cropped from it again)."""
-    model_read = record.get("mode") != "text-layer" and not record.get("blank") and record.get("blocks")
+    model read it (pictures are cropped from it again) and it is not ``replayed``."""
+    model_read = (record.get("mode") != "text-layer" and not record.get("blank") and record.get("blocks")
+                  and not replayed)
     return PageInput(ordinal, int(page.index) + 1, page.render() if model_read else None,
                      tuple(record["page_size"]), page, record.get("decision"),
                      blank=bool(record.get("blank")), record=record)
 
 
 def _pdf_source(path: Path, pages: str | None, classify: bool, kept: dict[int, dict],
-                render: bool = True):
+                render: bool = True, replayed: frozenset = frozenset()):
     pdf = open_pdf(path, pages)
     n = len(pdf)
 
@@ -81,7 +83,7 @@ def _pdf_source(path: Path, pages: str | None, classify: bool, kept: dict[int, d
             number = int(page.index) + 1
             if ordinal in kept:
                 try:
-                    yield _kept_page(ordinal, page, kept[ordinal])
+                    yield _kept_page(ordinal, page, kept[ordinal], ordinal in replayed)
                 finally:
                     page.close()
                 continue

@@ -59,3 +59,54 @@ def test_the_streamed_set_is_what_the_whole_document_writers_give(name, tmp_path
     assert (folder / "structured_content.json").read_text(encoding="utf-8") == \
         dumps_json(to_structured_content(middle))
     assert json.loads((folder / "d_model.json").read_text(encoding="utf-8"))["pages"][0]["page_no"] == 1
+
+
+class _Str(str):
+    pass
+
+
+class _Int(int):
+    pass
+
+
+ODD = [None, True, False, 0, -7, 2**70, 1.5, -0.0, 1e16, 1e-7, float("nan"), float("inf"), -float("inf"),
+       "", "é\u202e\x00\x1f\x7f\"\\/\n\t\ud800", _Str("sub"), _Int(5), (1, (2, [])), [[[]], {}],
+       {"a": {}, 7: [], 2.5: None, True: 1, False: 2, None: 3, "é": {"x": [1, {"y": "z"}]}},
+       {_Str("k"): _Int(1)}, [float("nan"), {"n": -float("inf")}]]
+
+
+@pytest.mark.parametrize("indent", [1, 2, 4])
+@pytest.mark.parametrize("value", ODD + [ODD], ids=repr)
+def test_dumps_is_json_dumps(value, indent):
+    from mineru_tui.document.json_stream import dumps
+
+    assert dumps(value, indent) == json.dumps(value, ensure_ascii=False, indent=indent)
+
+
+@pytest.mark.parametrize("value", [{1j: 1}, [object()], {"a": {1, 2}}, b"bytes"], ids=repr)
+def test_dumps_refuses_what_json_dumps_refuses(value):
+    from mineru_tui.document.json_stream import dumps
+
+    with pytest.raises(TypeError) as ours:
+        dumps(value, 2)
+    with pytest.raises(TypeError) as theirs:
+        json.dumps(value, ensure_ascii=False, indent=2)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_dumps_is_json_dumps_on_any_json_value():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from mineru_tui.document.json_stream import dumps
+
+    leaves = st.none() | st.booleans() | st.integers() | st.floats() | st.text()
+    values = st.recursive(leaves, lambda inner: st.lists(inner, max_size=4)
+                          | st.dictionaries(st.text() | st.integers(), inner, max_size=4), max_leaves=30)
+
+    @settings(max_examples=300, deadline=None)
+    @given(values, st.integers(min_value=0, max_value=3))
+    def check(value, indent):
+        assert dumps(value, indent) == json.dumps(value, ensure_ascii=False, indent=indent)
+
+    check()

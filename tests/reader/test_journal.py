@@ -15,7 +15,7 @@ from mineru_tui.convert import ConvertOptions, convert
 from mineru_tui.events import PageDone, PagesResumed
 from mineru_tui.output import journal_path, write_outputs
 from mineru_tui.reader import PagesInterrupted
-from mineru_tui.reader.journal import Journal
+from mineru_tui.reader.journal import Journal, read_records
 from testkit import pdf_fixtures as pf
 from testkit.scripted_engine import ScriptedEngine, layout_line
 from testkit.output_sets import output_set
@@ -200,3 +200,80 @@ def test_restore_shows_pages_from_disk_without_the_source(tmp_path):
     run(pdf, out, ScriptedEngine(answer), cancel_after=2, page_markdown=True)
     detail = load_detail(str(pdf), str(out / "doc2"))
     assert len(detail.pages) == 2 and "words" in detail.pages[0].markdown
+
+
+def test_a_resumed_effort_low_run_takes_its_kept_pages_back_unread(tmp_path, monkeypatch):
+    """The journal keeps each finished page itself: a resumed run at effort low reads only
+    the pages not kept from the text layer, and writes what an uninterrupted run writes."""
+    from mineru_tui.reader import outcomes
+
+    pdf = pf.joined_pdf(tmp_path / "long.pdf", 12)  # the corpus's born-digital pages
+    run(pdf, tmp_path / "whole", effort="low")
+    out = tmp_path / "resumed"
+    doc, _ = run(pdf, out, cancel_after=7, effort="low")
+    assert doc is None
+    kept = read_records(journal_path(out, "long"))
+    assert len(kept) >= 5
+    read = set()
+    real = outcomes.text_layer_blocks
+
+    def counted(pdf_page, **kw):
+        read.add(pdf_page.number)
+        return real(pdf_page, **kw)
+
+    monkeypatch.setattr(outcomes, "text_layer_blocks", counted)
+    doc, events = run(pdf, out, effort="low")
+    [note] = [e for e in events if isinstance(e, PagesResumed)]
+    assert note.kept == len(kept)
+    assert read == {n + 1 for n in range(12) if n not in kept}  # none of the kept pages
+    assert output_set(out / "long") == output_set(tmp_path / "whole" / "long")
+
+
+def test_finished_pages_leave_memory(tmp_path):
+    """At effort low a finished page goes to disk: after a 30-page file only the few pages the
+    store keeps are alive, and the document still gives every page."""
+    import gc
+
+    from mineru_tui.document import Page
+    from mineru_tui.document.page_store import CACHED, PageStore
+
+    pdf = pf.joined_pdf(tmp_path / "long.pdf", 30)
+    gc.collect()
+    before = sum(1 for o in gc.get_objects() if type(o) is Page)
+    doc = convert(pdf, ConvertOptions(effort="low"))
+    gc.collect()
+    assert isinstance(doc.pages, PageStore) and len(doc.pages) == 30
+    assert sum(1 for o in gc.get_objects() if type(o) is Page) - before <= CACHED + 2
+    assert [p.page_idx for p in doc.pages] == list(range(30))
+
+
+def test_a_kept_page_holding_anything_else_is_read_again(tmp_path, monkeypatch):
+    """The journal is read as untrusted: a page form that would make another class (here a
+    journal line rewritten with a valid CRC) is not loaded; that page is read again."""
+    import base64
+    import json
+    import pickle
+
+    from mineru_tui.reader import journal as journal_module, outcomes
+
+    pdf = pf.joined_pdf(tmp_path / "long.pdf", 6)
+    run(pdf, tmp_path / "whole", effort="low")
+    out = tmp_path / "resumed"
+    run(pdf, out, cancel_after=3, effort="low")
+    path = journal_path(out, "long")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    entry = json.loads(lines[1])
+    from mineru_tui.document import Page
+
+    other = Page(entry["page"], extra={"where": Path("elsewhere")})  # a class not of the model
+    entry["form"] = base64.b64encode(pickle.dumps(other)).decode("ascii")
+    entry["form_crc"] = journal_module._form_crc(entry["form"], entry["warnings"])
+    lines[1] = json.dumps(entry, ensure_ascii=False)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    read = set()
+    real = outcomes.text_layer_blocks
+    monkeypatch.setattr(outcomes, "text_layer_blocks",
+                        lambda pdf_page, **kw: read.add(pdf_page.number) or real(pdf_page, **kw))
+    run(pdf, out, effort="low")
+    assert entry["page"] + 1 in read
+    assert output_set(out / "long") == output_set(tmp_path / "whole" / "long")

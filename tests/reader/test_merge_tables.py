@@ -132,3 +132,26 @@ def test_a_three_page_text_layer_table_at_effort_low(tmp_path):
     rows = tables[0]
     assert rows[0] == HEAD and len(rows) == 1 + 24
     assert [r[1] for r in rows[1:]] == [f"thing {k}" for k in range(24)]
+
+
+def test_a_chain_joins_the_same_when_the_pages_are_on_disk(tmp_path):
+    """The page reader's passes across pages hold a few pages at a time (reader/assemble.py):
+    a five-page table chain and the page furniture come out as with every page in memory."""
+    from mineru_tui.document.page_store import PageStore
+    from mineru_tui.reader.assemble import across_pages
+
+    def pages():
+        return [html_page(i, [HEAD] + [[str(2000 + 10 * i + k), f"item {i}.{k}", str(k)] for k in range(10)])
+                for i in range(5)] + [html_page(5, [["other", "columns"]])]
+
+    in_memory = Document(pages(), backend="vlm")
+    records = [{"mode": "two-stage"}] * 6
+    across_pages(in_memory, records, None)
+    store = PageStore(tmp_path)
+    for p in pages():
+        store.append(p)
+    on_disk = Document(store, backend="vlm")
+    across_pages(on_disk, records, None)
+    assert [p for p in store] == in_memory.pages
+    (rows, other) = body_rows(on_disk)
+    assert len(rows) == 51 and other == [["other", "columns"]]

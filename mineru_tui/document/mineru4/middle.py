@@ -75,9 +75,11 @@ def mineru_extension(doc: Document) -> dict:
     # MinerU 4 decides txt or ocr once per document; we decide per page (the page reader
     # notes it as text_layer.use_text_layer): txt when most pages used their text layer
     # (at effort high the model reads every block, whatever the layer holds)
+    heads = getattr(doc.pages, "heads", None)  # pages on disk: their extras, not the pages
+    extras = [extra for _, extra in heads()] if heads is not None else [p.extra for p in doc.pages]
     layer = 0 if effort == "high" else sum(
-        1 for p in doc.pages if p.extra.get("mode") == "text-layer"
-        or (p.extra.get("text_layer") or {}).get("use_text_layer"))
+        1 for extra in extras if extra.get("mode") == "text-layer"
+        or (extra.get("text_layer") or {}).get("use_text_layer"))
     return {"tier": TIERS.get(effort, "advanced"),
             "parse_mode": "txt" if doc.pages and layer * 2 >= len(doc.pages) else "ocr"}
 

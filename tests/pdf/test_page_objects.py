@@ -1,0 +1,37 @@
+"""pdfium.page_objects walks a page's objects as pypdfium2's PdfPage.get_objects does (same
+objects, same order, forms entered to the same depth), and object_bounds is get_bounds."""
+
+from __future__ import annotations
+
+import ctypes
+from pathlib import Path
+
+import pytest
+
+from mineru_tui.pdf import open_pdf
+from mineru_tui.pdf.pdfium import object_bounds, owned, page_objects
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+PDFS = sorted((CORPUS / "pdf").glob("*.pdf")) + sorted((CORPUS / "pdf_lines").glob("*.pdf"))
+
+
+def _address(handle) -> int:
+    return ctypes.cast(handle, ctypes.c_void_p).value or 0
+
+
+@pytest.mark.parametrize("depth", [1, 4, 15])
+def test_the_walk_is_get_objects(depth):
+    walked = 0
+    for path in PDFS:
+        with open_pdf(path) as pdf:
+            for page in pdf:
+                with owned():
+                    raw = page.raw
+                    theirs = [(o.type, _address(o.raw)) for o in raw.get_objects(max_depth=depth)]
+                    ours = page_objects(raw, max_depth=depth)
+                    assert [(k, _address(o)) for k, o in ours] == theirs, f"{path.name} page {page.number}"
+                    for (kind, obj), theirs_obj in zip(ours, raw.get_objects(max_depth=depth)):
+                        if kind in (1, 3):  # text and image objects: their bounds
+                            assert object_bounds(obj) == theirs_obj.get_bounds()
+                    walked += len(ours)
+    assert walked > 1000
