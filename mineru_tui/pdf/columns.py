@@ -17,7 +17,9 @@ Each cut part is cut again; a part that cannot be cut is one block.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from mineru_tui.pdf.bidi_order import bidi_class
 
@@ -26,6 +28,9 @@ SPACED_PIECE_GAP = 2.0  # ... or this many, when the file puts a space in it (a 
 PIECE_BASELINE = 0.3  # baselines this many font heights apart are not one piece
 BAND_GAP = 1.0  # bands closer than this many font heights are lines of one stretch
 GUTTER = 0.5  # the narrowest gap, in font heights, that can separate two columns
+
+_INDEX = attrgetter("char.index")  # a glyph's place in the page's drawing order
+_TEXT = attrgetter("char.text")
 
 
 @dataclass(slots=True)
@@ -63,11 +68,7 @@ def text_blocks(glyphs: list, right_to_left: bool | None = None) -> list[TextBlo
         return []
     if right_to_left is None:
         r = l_ = 0
-        counts: dict[str, int] = {}  # each distinct character's class is asked once
-        for g in glyphs:
-            t = g.char.text
-            counts[t] = counts.get(t, 0) + 1
-        for t, n in counts.items():
+        for t, n in Counter(map(_TEXT, glyphs)).items():  # each distinct character's class once
             c = bidi_class(t)
             if c in ("R", "AL"):
                 r += n
@@ -79,29 +80,43 @@ def text_blocks(glyphs: list, right_to_left: bool | None = None) -> list[TextBlo
 
 
 def _pieces(glyphs: list) -> list[_Piece]:
+    # written out (comparisons for min and max, fields in locals): this runs for every
+    # glyph of the page
     pieces: list[_Piece] = []
     current: _Piece | None = None
     spaced = False  # the file has a space between this glyph and the one before
-    for g in sorted(glyphs, key=lambda g: g.char.index):
-        if g.char.text.isspace():
+    for g in sorted(glyphs, key=_INDEX):
+        if g.space:
             if current is not None:
                 current.glyphs.append(g)
                 spaced = spaced or not g.char.generated
             continue
         h = g.height
+        left, _, right, _ = g.loose
         if current is not None:
-            near = max(current.height, h)
-            gap = max(g.loose[0] - current.x1, current.x0 - g.loose[2], 0.0)
+            ch = current.height
+            near = h if h > ch else ch  # max(current.height, h)
+            gap = left - current.x1
+            other = current.x0 - right
+            if other > gap:
+                gap = other
+            if 0.0 > gap:
+                gap = 0.0  # max(gap, other, 0.0)
             wide = (SPACED_PIECE_GAP if spaced else PIECE_GAP) * near
             spaced = False
             if abs(g.baseline - current.baseline) <= PIECE_BASELINE * near and gap <= wide:
                 current.glyphs.append(g)
-                current.x0, current.x1 = min(current.x0, g.loose[0]), max(current.x1, g.loose[2])
-                current.top, current.bottom = min(current.top, g.top), max(current.bottom, g.bottom)
-                current.height = max(current.height, h)
+                x0, x1, top, bottom = current.x0, current.x1, g.top, g.bottom
+                current.x0 = left if left < x0 else x0  # min(x0, left)
+                current.x1 = right if right > x1 else x1  # max(x1, right)
+                if top < current.top:
+                    current.top = top
+                if bottom > current.bottom:
+                    current.bottom = bottom
+                current.height = near
                 current.baseline = g.baseline
                 continue
-        current = _Piece([g], g.loose[0], g.loose[2], g.top, g.bottom, h, g.baseline)
+        current = _Piece([g], left, right, g.top, g.bottom, h, g.baseline)
         pieces.append(current)
     return pieces
 

@@ -42,6 +42,7 @@ import re
 import statistics
 import unicodedata
 from dataclasses import dataclass
+from operator import attrgetter, itemgetter
 
 from mineru_tui.pdf.bidi_order import bidi_class, is_rtl_char, logical_order, mirrored, rtl_base
 from mineru_tui.pdf.chars import MAX_TILT, STANDARD_TOLERANCE, Box, Char
@@ -136,60 +137,66 @@ class _Glyph:
     top: float = 0.0  # the glyph's core: from half a font height above the baseline
     bottom: float = 0.0  # to just below it; rows are clustered on this, not on loose boxes
     height: float = 0.0  # the loose box's height (a field: the line reader asks often)
+    # asked of every glyph several times, so worked out once when it is made:
+    space: bool = False  # its text is white space
+    row_key: tuple = ()  # (bottom, left): the order rows are gathered in
+    visual_key: tuple = ()  # the order along its line (:func:`_visual_key`)
 
 
-def drop_redrawn(chars: list[Char]) -> list[Char]:
-    """``chars`` without glyphs drawn again over themselves by another text object.
+# C-level field readers: ``min(map(_TOP, row))`` runs without a Python frame per glyph
+_TOP, _BOTTOM, _HEIGHT = attrgetter("top"), attrgetter("bottom"), attrgetter("height")
+_BOX, _LOOSE, _BASELINE = attrgetter("box"), attrgetter("loose"), attrgetter("baseline")
+_ROW_KEY, _VISUAL_KEY = attrgetter("row_key"), attrgetter("visual_key")
+_TEXT, _SIZE = attrgetter("char.text"), attrgetter("char.size")
+_BOLD, _ITALIC = attrgetter("bold"), attrgetter("italic")  # of a Char
+_X0, _Y0, _X1, _Y1 = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
+
+
+def _glyphs(chars: list[Char], direction: int) -> list[_Glyph]:
+    """The glyphs of the ``chars`` running in ``direction`` (tilted by at most MAX_TILT), in
+    the upright frame, without those drawn again over themselves by another text object.
 
     Fake bold is often made by drawing a run twice, a hair apart or at the very same spot;
     PDFium drops a repeat only among the last few characters of one line, so a run redrawn
     piece by piece later on the page ("SSpeciiffiies tthhatt" in IBM's Redpaper figures)
-    comes through doubled. A character is a repeat when an earlier one from another text
-    object has the same text and its origin lies within PDFium's own distance (0.07 of the
-    font size) across and along. Characters of one object (the letters of a ligature share
-    a box) are never repeats of each other.
+    comes through doubled. A character is a repeat when an earlier one (of any direction)
+    from another text object has the same text and its origin lies within PDFium's own
+    distance (0.07 of the font size) across and along. Characters of one object (the letters
+    of a ligature share a box) are never repeats of each other.
     """
-    seen: dict[tuple[str, int, int], list[Char]] = {}
-    out = []
+    # one pass, written out: this runs for every character of the page
+    seen: dict[tuple[str, int, int], list[Char]] = {}  # kept characters by (text, 4-pt cell)
+    get = seen.get
+    out: list[_Glyph] = []
+    add = out.append
+    make = _Glyph
     for c in chars:
-        if c.text.isspace() or not c.text_object:
-            out.append(c)
-            continue
-        near = 0.07 * max(c.size, 1.0)
-        x, y = c.origin
-        # 4-pt cells: a repeat within 2 pt lies in this cell or the next one on the side of
-        # the cell's middle the character is on (all cells around for type over 28 pt)
-        fx, fy = x / 4, y / 4
-        kx, ky = int(fx // 1), int(fy // 1)
-        if near <= 2:
-            xs = (kx, kx + 1 if fx - kx >= 0.5 else kx - 1)
-            ys = (ky, ky + 1 if fy - ky >= 0.5 else ky - 1)
-        else:
-            xs, ys = (kx - 1, kx, kx + 1), (ky - 1, ky, ky + 1)
-        if not _repeats(seen, c, xs, ys, x, y, near):
-            seen.setdefault((c.text, kx, ky), []).append(c)
-            out.append(c)
-    return out
-
-
-def _repeats(seen: dict, c: Char, xs, ys, x: float, y: float, near: float) -> bool:
-    """Whether an earlier character of another text object in the cells ``xs`` × ``ys`` of
-    ``seen`` draws ``c`` again (loops, not a generator: this runs for every character)."""
-    text, obj, direction = c.text, c.text_object, c.direction
-    for i in xs:
-        for j in ys:
-            bucket = seen.get((text, i, j))
-            if bucket:
-                for o in bucket:
-                    if (o.text_object != obj and o.direction == direction
-                            and abs(o.origin[0] - x) < near and abs(o.origin[1] - y) < near):
-                        return True
-    return False
-
-
-def _glyphs(chars: list[Char], direction: int) -> list[_Glyph]:
-    out = []
-    for c in drop_redrawn(chars):
+        text, obj = c.text, c.text_object
+        space = text.isspace()
+        if obj and not space:
+            size = c.size
+            near = 0.07 * (1.0 if 1.0 > size else size)  # max(size, 1.0), NaN kept as max does
+            x, y = c.origin
+            # 4-pt cells: a repeat within 2 pt lies in this cell or the next one on the side
+            # of the cell's middle the character is on (all cells around for type over 28 pt)
+            fx, fy = x / 4, y / 4
+            kx, ky = int(fx // 1), int(fy // 1)
+            if near <= 2:
+                kx2 = kx + 1 if fx - kx >= 0.5 else kx - 1
+                ky2 = ky + 1 if fy - ky >= 0.5 else ky - 1
+                own = get((text, kx, ky))  # this character's own cell
+                b, d, e = get((text, kx, ky2)), get((text, kx2, ky)), get((text, kx2, ky2))
+                if (own or b or d or e) and _repeats((own, b, d, e), c, x, y, near):
+                    continue
+            else:
+                found = [get((text, i, j)) for i in (kx - 1, kx, kx + 1) for j in (ky - 1, ky, ky + 1)]
+                own = found[4]
+                if any(found) and _repeats(found, c, x, y, near):
+                    continue
+            if own is None:
+                seen[(text, kx, ky)] = [c]
+            else:
+                own.append(c)
         if c.direction != direction or c.tilt > MAX_TILT:
             continue
         if direction == 0:  # most pages: the display frame is already upright
@@ -205,9 +212,29 @@ def _glyphs(chars: list[Char], direction: int) -> list[_Glyph]:
             baseline = loose[3] - 0.2 * h  # no usable origin: the usual descent
         # x-height glyphs, accents and dots all sit on the baseline: a core from the
         # baseline up to half the font height keeps lines apart however tight the leading
-        out.append(_Glyph(c, box, loose, baseline, baseline - CORE * h, baseline + 0.1 * h,
-                          loose[3] - loose[1]))
+        bottom = baseline + 0.1 * h
+        x = (box[0] + box[2]) / 2
+        if text >= _RTL_FIRST and is_rtl_char(text):  # no right-to-left letter before Hebrew
+            visual = (x, 0 if text in _ALEFS else 1, -c.index)
+        else:
+            visual = (x, 0, c.index)
+        add(make(c, box, loose, baseline, baseline - CORE * h, bottom, loose[3] - loose[1],
+                 space, (bottom, box[0]), visual))
     return out
+
+
+def _repeats(buckets, c: Char, x: float, y: float, near: float) -> bool:
+    """Whether a character in ``buckets`` (earlier ones of ``c``'s text in the cells around
+    it), of another text object and the same direction, has its origin within ``near``."""
+    obj, direction = c.text_object, c.direction
+    for bucket in buckets:
+        if bucket:
+            for o in bucket:
+                ox, oy = o.origin
+                if (o.text_object != obj and o.direction == direction
+                        and abs(ox - x) < near and abs(oy - y) < near):
+                    return True
+    return False
 
 
 def dominant_direction(chars: list[Char]) -> int:
@@ -235,7 +262,7 @@ def build_lines(chars: list[Char], direction: int | None = None,
     if direction is None:
         direction = dominant_direction(chars)
     glyphs = _glyphs(chars, direction)
-    solid = [g for g in glyphs if not g.char.text.isspace()]
+    solid = [g for g in glyphs if not g.space]
     if len(solid) >= 3 and direction == 0 and _is_vertical(solid):
         return _columns(solid, direction)
     return _lines(glyphs, direction, split_gap)
@@ -257,7 +284,7 @@ def page_lines(chars: list[Char], direction: int | None = None) -> list[TextLine
     if direction is None:
         direction = dominant_direction(chars)
     glyphs = _glyphs(chars, direction)
-    solid = [g for g in glyphs if not g.char.text.isspace()]
+    solid = [g for g in glyphs if not g.space]
     if not solid:
         return []
     # vertical writing reads its columns right to left; a horizontal running head or page
@@ -265,7 +292,7 @@ def page_lines(chars: list[Char], direction: int | None = None) -> list[TextLine
     vertical = len(solid) >= 3 and direction == 0 and _is_vertical(solid)
     out: list[TextLine] = []
     for n, block in enumerate(text_blocks(glyphs, right_to_left=vertical or None)):
-        block_solid = [g for g in block.glyphs if not g.char.text.isspace()]
+        block_solid = [g for g in block.glyphs if not g.space] if vertical else []
         if vertical and block_solid and _is_vertical(block_solid):
             lines = _columns(block_solid, direction)
         else:
@@ -277,16 +304,16 @@ def page_lines(chars: list[Char], direction: int | None = None) -> list[TextLine
 
 
 def _lines(glyphs: list[_Glyph], direction: int, split_gap: float | None) -> list[TextLine]:
-    solid = sorted((g for g in glyphs if not g.char.text.isspace()),
-                   key=lambda g: (g.bottom, g.box[0]))
-    spaces = [g for g in glyphs if g.char.text.isspace()]
+    solid = [g for g in glyphs if not g.space]
+    solid.sort(key=_ROW_KEY)  # by (bottom, left)
+    spaces = [g for g in glyphs if g.space]
     rows = _rows(solid)
     rows = [r for r in rows if any(g.char.tilt <= STANDARD_TOLERANCE for g in r)]
-    cores = [(min(x.top for x in r), max(x.bottom for x in r)) for r in rows]
+    cores = [(min(map(_TOP, r)), max(map(_BOTTOM, r))) for r in rows]
     order = sorted(range(len(rows)), key=lambda k: cores[k][0])
     rows = [rows[k] for k in order]
     cores = [cores[k] for k in order]
-    extents = [(min(x.loose[1] for x in r), max(x.loose[3] for x in r)) for r in rows]
+    extents = None  # the rows' loose extents, for the few spaces no core holds
     tops = [c[0] for c in cores]
     for g in spaces:  # a space goes to the line whose baseline band holds its baseline
         home = None
@@ -298,6 +325,9 @@ def _lines(glyphs: list[_Glyph], direction: int, split_gap: float | None) -> lis
                 home = rows[j]
                 break
         if home is None:
+            if extents is None:
+                extents = [(min(map(_Y0, map(_LOOSE, r))), max(map(_Y1, map(_LOOSE, r))))
+                           for r in rows]
             cy = (g.loose[1] + g.loose[3]) / 2
             for j in range(max(0, k - 4), min(len(rows), k + 1)):
                 if extents[j][0] <= cy <= extents[j][1]:
@@ -306,11 +336,11 @@ def _lines(glyphs: list[_Glyph], direction: int, split_gap: float | None) -> lis
         if home is not None:
             home.append(g)
     for r in rows:
-        r.sort(key=_visual_key)
+        r.sort(key=_VISUAL_KEY)
     if split_gap is not None:
         rows = [piece for r in rows for piece in _split_row(r, split_gap)]
     lines = []
-    for r in sorted(rows, key=lambda r: (min(g.bottom for g in r), min(g.box[0] for g in r))):
+    for r in sorted(rows, key=lambda r: (min(map(_BOTTOM, r)), min(map(_X0, map(_BOX, r))))):
         line = _make_line(r, direction)
         if line.text:
             lines.append(line)
@@ -320,37 +350,26 @@ def _lines(glyphs: list[_Glyph], direction: int, split_gap: float | None) -> lis
 _ALEFS = "\u0627\u0623\u0625\u0622\u0671"
 
 
-def _visual_key(g: _Glyph) -> tuple:
-    """Left to right. Characters sharing one glyph's box (a ligature) keep the file's order,
-    which for right-to-left letters runs right to left; but a lam-alef, which PDFium splits
-    from its presentation form alef first, is put lam first (alef to the left of it)."""
-    x = (g.box[0] + g.box[2]) / 2
-    if is_rtl_char(g.char.text):
-        return (x, 0 if g.char.text in _ALEFS else 1, -g.char.index)
-    return (x, 0, g.char.index)
-
-
 def _make_line(row: list[_Glyph], direction: int) -> TextLine:
-    text, order, rtl = _line_text(row)
+    solid = [g for g in row if not g.space]
+    main, body, (text, order, rtl) = _line_text(row, solid)
     cs = [row[i].char for i in order]
-    solid = [g for g in row if not g.char.text.isspace()]
-    line = TextLine(cs, _union([c.box for c in cs if not c.text.isspace()] or
-                               [c.box for c in cs]), direction, text, rtl=rtl)
+    boxes = [c.box for c in cs if not c.text.isspace()] or [c.box for c in cs]
+    line = TextLine(cs, _union(boxes), direction, text, rtl=rtl)
     if solid:
-        line.height = _main_height(solid)
-        body = [g for g in solid if g.height >= SCRIPT_SIZE * line.height] or solid
-        sizes = sorted(g.char.size for g in body)
+        line.height = main
+        sizes = sorted(map(_SIZE, body))
         line.size = sizes[len(sizes) // 2]
-        letters = [g for g in body if g.char.text.isalnum()] or body
-        line.bold = sum(g.char.bold for g in letters) * 2 > len(letters)
-        line.italic = sum(g.char.italic for g in letters) * 2 > len(letters)
+        letters = [g.char for g in body if g.char.text.isalnum()] or [g.char for g in body]
+        line.bold = sum(map(_BOLD, letters)) * 2 > len(letters)
+        line.italic = sum(map(_ITALIC, letters)) * 2 > len(letters)
     return line
 
 
 def _main_height(solid: list[_Glyph]) -> float:
     """The font height of a line's text: the largest that at least a quarter of its glyphs
     reach, so one big glyph (a checkbox, a symbol) does not make the rest look small."""
-    heights = sorted(g.height for g in solid)
+    heights = sorted(map(_HEIGHT, solid))
     need = max(1, len(heights) // 4)
     for h in reversed(heights):  # tallest first
         if len(heights) - bisect.bisect_left(heights, 0.95 * h) >= need:
@@ -358,21 +377,30 @@ def _main_height(solid: list[_Glyph]) -> float:
     return heights[-1]
 
 
+def _median(values) -> float:
+    """``statistics.median``, without its checks (a line reader's hot path)."""
+    data = sorted(values)
+    n = len(data)
+    if n % 2:
+        return data[n // 2]
+    return (data[n // 2 - 1] + data[n // 2]) / 2
+
+
 def _split_row(row: list[_Glyph], split_gap: float) -> list[list[_Glyph]]:
-    solid = [g for g in row if not g.char.text.isspace()]
+    solid = [g for g in row if not g.space]
     if not solid:
         return []
-    height = max(g.height for g in solid)
+    height = max(map(_HEIGHT, solid))
     pieces, prev = [[]], None
     for g in row:
-        if g.char.text.isspace():
+        if g.space:
             pieces[-1].append(g)
             continue
         if prev is not None and g.loose[0] - prev.loose[2] > split_gap * height:
             pieces.append([])
         pieces[-1].append(g)
         prev = g
-    return [p for p in pieces if any(not g.char.text.isspace() for g in p)]
+    return [p for p in pieces if any(not g.space for g in p)]
 
 
 def _overlap(lo: float, hi: float, ext: list[float]) -> float:
@@ -404,9 +432,38 @@ def _group_overlapping(glyphs, extent) -> list[tuple[list[_Glyph], list[float]]]
     return groups
 
 
+def _core_groups(glyphs: list[_Glyph]) -> list[tuple[list[_Glyph], list[float]]]:
+    """:func:`_group_overlapping` over the glyphs' cores (``top``, ``bottom``), written out:
+    it runs for every glyph of the page. A group the glyph does not overlap at all (a line
+    above it, the common case) is passed over before the share is worked out; its share
+    could not have passed LINE_OVERLAP."""
+    groups: list[tuple[list[_Glyph], list[float]]] = []
+    for g in glyphs:
+        lo, hi = g.top, g.bottom
+        best, best_score = None, LINE_OVERLAP
+        for group in groups[-4:]:  # only recent groups can still overlap
+            e0, e1 = group[1]
+            if e1 <= lo or e0 >= hi:
+                continue
+            shorter = hi - lo if hi - lo < e1 - e0 else e1 - e0
+            score = ((hi if hi < e1 else e1) - (lo if lo > e0 else e0)) / (
+                shorter if shorter > 1e-6 else 1e-6)
+            if score > best_score:
+                best, best_score = group, score
+        if best is None:
+            groups.append(([g], [lo, hi]))
+        else:
+            best[0].append(g)
+            ext = best[1]
+            e0, e1 = ext
+            ext[0] = lo if lo < e0 else e0  # min(e0, lo)
+            ext[1] = hi if hi > e1 else e1  # max(e1, hi)
+    return groups
+
+
 def _rows(glyphs: list[_Glyph]) -> list[list[_Glyph]]:
     """Glyphs sorted by baseline grouped where their cores (baseline bands) overlap."""
-    groups = _group_overlapping(glyphs, lambda g: (g.top, g.bottom))
+    groups = _core_groups(glyphs)
     # a raised glyph met before its line (a numerator, a footnote mark) may have started a
     # group of its own that the line then passed by: such groups join the line they overlap
     merged: list[tuple[list[_Glyph], list[float]]] = []
@@ -429,9 +486,10 @@ def _join_scripts(rows: list[list[_Glyph]]) -> list[list[_Glyph]]:
         return rows
     facts = []
     for r in rows:
-        baselines = sorted(g.baseline for g in r)
+        baselines = sorted(map(_BASELINE, r))
+        loose = list(map(_LOOSE, r))
         facts.append((_main_height(r), baselines[len(baselines) // 2],
-                      min(g.loose[0] for g in r), max(g.loose[2] for g in r)))
+                      min(map(_X0, loose)), max(map(_X1, loose))))
     order = sorted(range(len(rows)), key=lambda k: facts[k][1])
     gone = set()
     for pos, k in enumerate(order):
@@ -462,7 +520,10 @@ def _is_vertical(glyphs: list[_Glyph]) -> bool:
     """CJK glyphs standing in tall narrow columns, far apart across each row: vertical
     writing (MinerU reads a block as vertical when most of its lines are > 2 times taller
     than wide)."""
-    if sum(is_cjk(g.char.text) for g in glyphs) < 0.5 * len(glyphs):
+    texts = list(map(_TEXT, glyphs))
+    if texts and max(texts) < "\u3000":  # no CJK at all (none comes before U+3000)
+        return False
+    if sum(is_cjk(t) for t in texts) < 0.5 * len(glyphs):
         return False
     rows = _rows(sorted(glyphs, key=lambda g: (g.bottom, g.box[0])))
     widths = sorted(g.box[2] - g.box[0] for g in glyphs)
@@ -494,43 +555,52 @@ def _columns(glyphs: list[_Glyph], direction: int) -> list[TextLine]:
 
 
 def _union(boxes: list[Box]) -> Box:
-    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
-            max(b[2] for b in boxes), max(b[3] for b in boxes))
+    return (min(map(_X0, boxes)), min(map(_Y0, boxes)), max(map(_X1, boxes)), max(map(_Y1, boxes)))
 
 
-def _line_text(row: list[_Glyph]) -> tuple[str, list[int], bool]:
-    """One line's text from its glyphs left to right: spaces from the PDF and from gaps,
-    scripts tagged, right-to-left runs in reading order, cleaned. Also the glyphs' reading
-    order (indices into ``row``) and whether the line reads right to left."""
-    solid = [g for g in row if not g.char.text.isspace()]
+def _line_text(row: list[_Glyph], solid: list[_Glyph]):
+    """One line's text from its glyphs left to right (``solid``: those that are not spaces):
+    spaces from the PDF and from gaps, scripts tagged, right-to-left runs in reading order,
+    cleaned. Returns ``(main height, body glyphs, (text, order, rtl))``: the line's font
+    height (:func:`_main_height`) and its glyphs of that size (not scripts), its text, the
+    glyphs' reading order (indices into ``row``) and whether the line reads right to left."""
     if not solid:
-        return "", list(range(len(row))), False
-    sizes = [g.height for g in solid]
+        return 0.0, solid, ("", list(range(len(row))), False)
     main = _main_height(solid)
-    body = [g for g, s in zip(solid, sizes) if s >= SCRIPT_SIZE * main] or solid
-    baseline = statistics.median(g.baseline for g in body)
-    width = statistics.median(max(g.loose[2] - g.loose[0], 1e-3) for g in body)
+    body = [g for g in solid if g.height >= SCRIPT_SIZE * main] or solid
+    baseline = _median(map(_BASELINE, body))
+    width = _median([1e-3 if 1e-3 > w else w  # max(w, 1e-3)
+                     for w in [g.loose[2] - g.loose[0] for g in body]])
     parts: list[tuple[str, str, int]] = []  # (text, script, index in row or -1 for a space)
+    add = parts.append
     right = None  # right edge of the glyphs so far (an accent may end before its letter)
     base_of: dict[int, int] = {}  # a combining mark's index in row -> its letter's
     space = ""  # "pdf" for a space in the file, "generated" for one PDFium added
+    scripts = accents = False  # whether any part is a script / a spacing accent
+    small, sup, sub = SCRIPT_SIZE * main, baseline - 0.2 * main, baseline + 0.1 * main
+    spaced, touch = SPACE_GAP * width, SPACE_TOUCH * width
+    last = ""  # the text of the last part that is not a space ("" before the first)
+    rtl_first, accent_marks = _RTL_FIRST, SPACING_ACCENTS  # (locals: asked per glyph)
     for i, g in enumerate(row):
-        if g.char.text.isspace():
+        c = g.char
+        text = c.text
+        if g.space:
             if right is not None and space != "pdf":
-                space = "generated" if g.char.generated else "pdf"
+                space = "generated" if c.generated else "pdf"
             continue
-        if unicodedata.combining(g.char.text) and parts:
+        # (no combining mark comes before U+0300)
+        if text >= "\u0300" and unicodedata.combining(text) and parts:
             # a mark drawn over its letter (Arabic vowels, tanween): no space, no gap; it
             # goes with the letter it overlaps most, whichever side of it it was sorted to
-            parts.append((g.char.text, parts[-1][1], i))
+            add((text, parts[-1][1], i))
+            last = text
             base_of[i] = _mark_base(row, i)
             continue
-        s = g.height
         script = ""
-        if s < SCRIPT_SIZE * main:
-            if g.baseline < baseline - 0.2 * main:
+        if g.height < small:
+            if g.baseline < sup:
                 script = "sup"
-            elif g.baseline > baseline + 0.1 * main:
+            elif g.baseline > sub:
                 script = "sub"
         if right is not None:
             gap = g.loose[0] - right
@@ -539,22 +609,31 @@ def _line_text(row: list[_Glyph]) -> tuple[str, list[int], bool]:
             # writes one inside Arabic words with a tanween).
             # Between Chinese or Japanese characters only the file's own spaces count
             # (MinerU drops generated ones: justified CJK text is spaced out).
-            wide = gap > SPACE_GAP * width and not (
-                parts and _is_han_kana(parts[-1][0]) and _is_han_kana(g.char.text))
-            if (space == "pdf" and gap > SPACE_TOUCH * width) or wide or (
-                    parts and (g.char.text >= _RTL_FIRST or parts[-1][0] >= _RTL_FIRST)
-                    and _direction_break(_last_letter(parts), g.char.text)):
-                parts.append((" ", script if script and parts and parts[-1][1] == script else "",
-                              -1))
-        parts.append((g.char.text if not g.char.hyphen else "\x02", script, i))
-        right = g.loose[2] if right is None else max(right, g.loose[2])
+            wide = gap > spaced and not (  # (no CJK character comes before U+3000)
+                text >= "\u3000" and last and _is_han_kana(last) and _is_han_kana(text))
+            if (space == "pdf" and gap > touch) or wide or (
+                    last and (text >= rtl_first or last >= rtl_first)
+                    and _direction_break(_last_letter(parts), text)):
+                add((" ", script if script and parts and parts[-1][1] == script else "", -1))
+        if c.hyphen:
+            text = "\x02"
+        elif text in accent_marks:
+            accents = True
+        if script:
+            scripts = True
+        add((text, script, i))
+        last = text
+        edge = g.loose[2]
+        right = edge if right is None or edge > right else right  # max(right, edge)
         space = ""
-    _compose_accents(parts, solid)
-    parts = [p for p in parts if p[0]]
+    if accents:
+        _compose_accents(parts, solid)
+        parts = [p for p in parts if p[0]]
     texts = [p[0] for p in parts]
-    rtl = rtl_base(texts)
+    # (no right-to-left letter comes before U+0590: most lines have none)
+    rtl = bool(texts) and max(texts) >= _RTL_FIRST and rtl_base(texts)
     order = list(range(len(row)))
-    if rtl or any(is_rtl_char(t) for t in texts):
+    if texts and max(texts) >= _RTL_FIRST and (rtl or any(is_rtl_char(t) for t in texts)):
         perm, odd = logical_order(texts, rtl)
         parts = [(mirrored(parts[k][0]) if odd[k] else parts[k][0], parts[k][1], parts[k][2])
                  for k in perm]
@@ -563,18 +642,22 @@ def _line_text(row: list[_Glyph]) -> tuple[str, list[int], bool]:
     elif base_of:
         parts = _marks_after_letters(parts, base_of)
         order = [p[2] for p in _marks_after_letters([("", "", k) for k in order], base_of)]
-    out, current = [], ""
-    for text, script, _ in parts:
-        if script != current:
-            if current:
-                out.append(f"</{current}>")
-            if script:
-                out.append(f"<{script}>")
-            current = script
-        out.append(text)
-    if current:
-        out.append(f"</{current}>")
-    return _clean("".join(out)).strip(), order, rtl
+    if not scripts:
+        joined = "".join([p[0] for p in parts])
+    else:
+        out, current = [], ""
+        for text, script, _ in parts:
+            if script != current:
+                if current:
+                    out.append(f"</{current}>")
+                if script:
+                    out.append(f"<{script}>")
+                current = script
+            out.append(text)
+        if current:
+            out.append(f"</{current}>")
+        joined = "".join(out)
+    return main, body, (_clean(joined).strip(), order, rtl)
 
 
 def _mark_base(row: list[_Glyph], i: int) -> int:
@@ -664,10 +747,11 @@ def _compose_accents(parts: list[tuple[str, str, int]], glyphs: list[_Glyph]) ->
 
 
 def _clean(text: str) -> str:
-    for lig, plain in LIGATURES.items():
-        text = text.replace(lig, plain)
-    if _PRESENTATION_FORMS.search(text):  # Arabic letters in their drawn (joined) shapes
-        text = _PRESENTATION_FORMS.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
+    if not text.isascii():  # ligatures and presentation forms are not ASCII
+        for lig, plain in LIGATURES.items():
+            text = text.replace(lig, plain)
+        if _PRESENTATION_FORMS.search(text):  # Arabic letters in their drawn (joined) shapes
+            text = _PRESENTATION_FORMS.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
     return text.replace("\r\n", "")
 
 

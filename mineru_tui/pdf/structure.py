@@ -10,10 +10,11 @@ handled after the document is read (:mod:`.furniture`).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from mineru_tui.pdf.chars import Box, Char
-from mineru_tui.pdf.fonts import PLAIN, FontStyle, family, font_styles, main_family, share
+from mineru_tui.pdf.fonts import PLAIN, FontStyle, family, font_styles
 from mineru_tui.pdf.headings import BOLD_SHARE, Candidate
 from mineru_tui.pdf.headings import heading_levels as _levels
 from mineru_tui.pdf.lines import TextLine
@@ -35,6 +36,7 @@ class PageStructure:
     page_area: float = 0.0
     table_lines: list = field(default_factory=list)  # the lines the tables took
     _faces: dict[int, tuple] = field(default_factory=dict, repr=False)
+    _object_faces: dict | None = field(default=None, repr=False)  # text object -> its face
 
     @classmethod
     def read(cls, page, chars: list[Char]) -> PageStructure:
@@ -70,24 +72,49 @@ class PageStructure:
         key = id(line)
         face = self._faces.get(key)
         if face is None:
-            # one pass over the line: fonts.main_family and fonts.share, counted together
-            counts: dict[str, int] = {}
-            bold = italic = solid = 0
-            styles = self.styles
-            for c in line.chars:
-                if c.text.isspace():
-                    continue
-                style = styles.get(c.text_object, PLAIN)
-                f = family(style.name)
-                counts[f] = counts.get(f, 0) + 1
-                bold += style.bold
-                italic += style.italic
-                solid += 1
+            solid, bold, italic, _, counts = self._face_counts(line)
             fam = max(counts, key=counts.get) if counts else ""
             face = self._faces[key] = ((bold / solid if solid else 0.0) >= BOLD_SHARE,
                                        (italic / solid if solid else 0.0) >= BOLD_SHARE,
                                        fam if solid and counts[fam] >= BOLD_SHARE * solid else "")
         return face
+
+    def _face_counts(self, line: TextLine) -> tuple[int, int, int, int, dict[str, int]]:
+        """Of ``line``'s non-space characters: how many, how many bold, italic and mono, and
+        how many in each font family (first met first): ``fonts.share`` and
+        ``fonts.main_family`` counted together, by text object (a line has a few)."""
+        faces = self._object_faces
+        if faces is None:  # each text object's face, once per page
+            faces = self._object_faces = {key: (family(st.name), st.bold, st.italic, st.mono)
+                                          for key, st in self.styles.items()}
+        plain = (family(PLAIN.name), PLAIN.bold, PLAIN.italic, PLAIN.mono)
+        counts: dict[str, int] = {}
+        bold = italic = mono = solid = 0
+        for key, n in Counter([c.text_object for c in line.chars if not c.text.isspace()]).items():
+            f, b, i, m = faces.get(key, plain)
+            counts[f] = counts.get(f, 0) + n
+            bold, italic, mono, solid = bold + b * n, italic + i * n, mono + m * n, solid + n
+        return solid, bold, italic, mono, counts
+
+    def _face_of(self, lines: list[TextLine], counted: dict) -> tuple[float, float, float, str]:
+        """(bold share, italic share, mono share, main family) of the non-space characters of
+        ``lines`` together, as ``fonts.share`` and ``fonts.main_family`` give them for their
+        characters: summed from each line's counts (whole numbers, so the shares come out
+        the same), each line counted once into ``counted`` (by id: the caller holds the
+        lines)."""
+        solid = bold = italic = mono = 0
+        counts: dict[str, int] = {}
+        for ln in lines:
+            own = counted.get(id(ln))
+            if own is None:
+                own = counted[id(ln)] = self._face_counts(ln)
+            n, b, i, m, families = own
+            solid, bold, italic, mono = solid + n, bold + b, italic + i, mono + m
+            for f, k in families.items():
+                counts[f] = counts.get(f, 0) + k
+        if not solid:
+            return 0.0, 0.0, 0.0, ""
+        return bold / solid, italic / solid, mono / solid, max(counts, key=counts.get)
 
     def breaks(self, above: TextLine, below: TextLine) -> bool:
         """True when ``below`` cannot continue the paragraph ``above`` ends: one is all bold
@@ -136,16 +163,15 @@ class PageStructure:
         every = [_Lines(p.lines) for p in paras if p.lines] + [_Lines(self.table_lines)]
         body_height = _body_height(every) or body_height
         cands = []
+        counted: dict[int, tuple] = {}  # id(line) -> its face counts, for this call
         for p, text in zip(paras, texts):
-            chars = [c for ln in p.lines for c in ln.chars]
-            cands.append(Candidate(text, len(p.lines), p.height, share(chars, self.styles, "bold"),
-                                   share(chars, self.styles, "italic"), share(chars, self.styles, "mono"),
-                                   main_family(chars, self.styles), getattr(p, "block", None)))
-        body_chars = [c for group in every for ln in group.lines
-                      if abs(ln.height - body_height) <= 0.1 * body_height for c in ln.chars]
-        body_bold = share(body_chars, self.styles, "bold")
-        body_italic = share(body_chars, self.styles, "italic")
-        levels = _levels(cands, body_height, body_bold, body_italic, main_family(body_chars, self.styles))
+            bold, italic, mono, fam = self._face_of(p.lines, counted)
+            cands.append(Candidate(text, len(p.lines), p.height, bold, italic, mono, fam,
+                                   getattr(p, "block", None)))
+        body_lines = [ln for group in every for ln in group.lines
+                      if abs(ln.height - body_height) <= 0.1 * body_height]
+        body_bold, body_italic, _, body_family = self._face_of(body_lines, counted)
+        levels = _levels(cands, body_height, body_bold, body_italic, body_family)
         # text in a framed drawing (a syntax diagram, a labelled figure) is no heading; a
         # border round the whole page is no such frame
         frames = [f for f in self.frames

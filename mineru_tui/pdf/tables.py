@@ -61,13 +61,14 @@ def find_tables(chars: list[Char], lines: list, rules: list[Rule],
     are no table (a framed figure, a boxed note) are added to ``frames`` when it is given."""
     found: list[FoundTable] = []
     every, chars = chars, [c for c in chars if c.direction == 0]
+    centred = _Centred(every)
     for region, hs, vs in (_ruled_regions(rules) if len(rules) <= MAX_RULES else []):
-        inside = [c for c in chars if _inside(c, region)]
+        inside = centred.inside(region, upright=True)
         if not any(not c.text.isspace() for c in inside):
             continue
         # a box of crossing rules is a grid or a frame; only rules without verticals
         # (booktabs) leave the columns to the text
-        table = (_grid_table([c for c in every if _inside(c, region)], hs, vs) if len(vs) >= 2
+        table = (_grid_table(centred.inside(region), hs, vs) if len(vs) >= 2
                  else _column_table(inside))
         if table is not None and _plausible(table) and not any(_overlap(region, f.box) for f in found):
             found.append(FoundTable(region, table))
@@ -84,7 +85,7 @@ def find_tables(chars: list[Char], lines: list, rules: list[Rule],
         held = [len(ln.text) >= PROSE_CHARS for ln in rest if _centre_in(ln.box, region)]
         if sum(held) > 0.6 * len(held):  # mostly long lines: columns of prose, no need to look
             continue
-        inside = [c for c in chars if _inside(c, region)]
+        inside = centred.inside(region, upright=True)
         table = _column_table(inside, strict=True)
         if table is not None:
             found.append(FoundTable(region, table))
@@ -180,8 +181,23 @@ def _overlap(a: Box, b: Box) -> bool:
     return w * h > 0.5 * smaller
 
 
-def _inside(c: Char, box: Box, pad: float = 1.0) -> bool:
-    return box[0] - pad <= c.cx <= box[2] + pad and box[1] - pad <= c.cy <= box[3] + pad
+class _Centred:
+    """A page's characters with their centres worked out once (on the first question), for
+    the characters inside each of its table regions."""
+
+    def __init__(self, chars: list[Char]):
+        self.chars = chars
+        self._centres: list[tuple[Char, float, float, bool]] | None = None
+
+    def inside(self, box: Box, upright: bool = False, pad: float = 1.0) -> list[Char]:
+        """The characters (those running upright only, with ``upright``), in their order,
+        whose centre lies in ``box`` grown by ``pad`` on each side."""
+        if self._centres is None:
+            self._centres = [(c, (c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2,
+                              c.direction == 0) for c in self.chars]
+        x0, y0, x1, y1 = box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad
+        return [c for c, x, y, up in self._centres
+                if (up or not upright) and x0 <= x <= x1 and y0 <= y <= y1]
 
 
 def _centre_in(b: Box, box: Box) -> bool:
@@ -344,12 +360,16 @@ def _text_rows(chars: list[Char], xs: list[float], ys: list[float]) -> list[Rule
     rule is drawn between those lines across those cells; a cell holding one line there
     stays one cell spanning them (a rowspan)."""
     out: list[Rule] = []
+    # each character's centre worked out once, not once per row of the grid
+    placed = [(c, (c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2)
+              for c in chars if not c.text.isspace()]
     for r in range(len(ys) - 1):
-        band = [c for c in chars if ys[r] <= c.cy <= ys[r + 1] and not c.text.isspace()]
+        top, bottom = ys[r], ys[r + 1]
+        band = [p for p in placed if top <= p[2] <= bottom]
         if len(band) < 4:
             continue
-        height = statistics.median(c.box[3] - c.box[1] for c in band)
-        centres = sorted(c.cy for c in band)
+        height = statistics.median(c.box[3] - c.box[1] for c, _, _ in band)
+        centres = sorted(y for _, _, y in band)
         rows = [[centres[0]]]
         for y in centres[1:]:
             if y - rows[-1][-1] > 0.6 * height:
@@ -362,8 +382,8 @@ def _text_rows(chars: list[Char], xs: list[float], ys: list[float]) -> list[Rule
         split_cols = []
         bounds = [-1e9] + mids + [1e9]
         for c in range(len(xs) - 1):
-            cell = [ch for ch in band if xs[c] <= ch.cx <= xs[c + 1]]
-            lines = [[ch for ch in cell if lo < ch.cy <= hi] for lo, hi in zip(bounds, bounds[1:])]
+            cell = [p for p in band if xs[c] <= p[1] <= xs[c + 1]]
+            lines = [[ch for ch, _, y in cell if lo < y <= hi] for lo, hi in zip(bounds, bounds[1:])]
             # one record per line: every line there, none filling the cell (wrapped text does)
             if cell and all(lines) and all(
                     max(ch.box[2] for ch in ln) - min(ch.box[0] for ch in ln) < 0.75 * (xs[c + 1] - xs[c])
