@@ -21,13 +21,16 @@ from __future__ import annotations
 
 import ctypes
 import io
-from collections.abc import Iterable, Sequence
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 LINE_WIDTH = 1.0
 LABEL_SIZE = 7.0
 IMAGE_DPI = 200
+# pages in PDFium at a time: a longer drawing is saved a chunk at a time (see save_layout_pdf)
+CHUNK_PAGES = 100
 
 _TEXT = (0.60, 0.05, 0.30)
 _GREY = (0.62, 0.62, 0.62)
@@ -105,15 +108,58 @@ def layout_pdf_bytes(pages: Iterable[LayoutPage]) -> bytes:
 
 def save_layout_pdf(pages: Iterable[LayoutPage], dest) -> None:
     """Write the layout drawing of ``pages`` to ``dest``, an open binary file (no copy of
-    its bytes in memory: the output writer's ``<stem>_layout.pdf``)."""
+    its bytes in memory: the output writer's ``<stem>_layout.pdf``).
+
+    At most :data:`CHUNK_PAGES` pages are in PDFium at a time: a drawing of up to that many
+    pages is one new document saved whole; a longer one is saved a chunk at a time, each
+    chunk's pages imported into the file saved so far (opened lazily, its earlier pages
+    never loaded) and the file saved again incrementally (the new objects appended after
+    its bytes). Those rounds go through temporary files; only the last writes to ``dest``.
+    """
+    import tempfile
+
     from mineru_tui.pdf.pdfium import load
 
     pdfium = load()  # every call under the process's PDFium lock
+    pages = iter(pages)
     out = pdfium.PdfDocument.new()
-    sources: dict[Path, object] = {}  # open source PDFs, by path
+    with tempfile.TemporaryDirectory(prefix="mineru-tui-layout-") as tmp_dir:
+        saved: Path | None = None  # the drawing so far, when it is longer than one chunk
+        try:
+            more = None
+            for chunk in itertools.count():
+                more = _draw_chunk(out, pages, CHUNK_PAGES, more)
+                if more is None:
+                    break
+                # another chunk follows: save this one, then reopen it (lazily) for the next
+                after = Path(tmp_dir) / f"chunk{chunk}.pdf"
+                out.save(after, flags=0 if saved is None else pdfium.raw.FPDF_INCREMENTAL)
+                out.close()
+                if saved is not None:
+                    saved.unlink()
+                saved = after
+                out = pdfium.PdfDocument(str(saved))
+            if saved is None:
+                out.save(dest)
+            else:
+                out.save(dest, flags=pdfium.raw.FPDF_INCREMENTAL)
+        finally:
+            out.close()
+
+
+def _draw_chunk(out, pages: Iterator[LayoutPage], limit: int,
+                first: LayoutPage | None = None) -> LayoutPage | None:
+    """Append ``first`` (when given) and then pages of ``pages`` to ``out``, ``limit`` in
+    all; returns the next page when there is one more (taken from ``pages``), else None."""
+    sources: dict[Path, object] = {}  # open source PDFs, by path: closed with the chunk
     run: list = []  # pages without blocks waiting to be imported: [source, [indices]]
+    done = 0
     try:
-        for lp in pages:
+        for lp in itertools.chain([first] if first is not None else [], pages):
+            if done == limit:
+                _import_run(out, sources, run)
+                return lp
+            done += 1
             if lp.pdf_path is not None and not lp.blocks:
                 path = Path(lp.pdf_path)
                 if run and run[0] == path:
@@ -135,9 +181,8 @@ def save_layout_pdf(pages: Iterable[LayoutPage], dest) -> None:
             page.gen_content()
             page.close()
         _import_run(out, sources, run)
-        out.save(dest)
+        return None
     finally:
-        out.close()
         for src in sources.values():
             src.close()
 

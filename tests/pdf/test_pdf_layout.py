@@ -129,3 +129,38 @@ def test_pages_without_blocks_are_copied_unparsed(tmp_path):
             assert np.array_equal(np.asarray(a), np.asarray(b)), i
         b = drawn.page(2).render(dpi=144)
         assert _has_colour(_edge_pixel(b, BLOCKS[1][1]), LAYOUT_COLOURS["text"])
+
+
+def test_layout_pdf_longer_than_a_chunk_equals_the_one_document_drawing(tmp_path, monkeypatch):
+    """A drawing longer than CHUNK_PAGES is saved a chunk at a time (the file saved so far
+    reopened and saved again incrementally): the same pages, sizes, rotations and pixels as
+    the drawing made in one document."""
+    from testkit.pdf_fixtures import joined_pdf
+
+    from mineru_tui.pdf import layout_pdf
+
+    src = joined_pdf(tmp_path / "joined.pdf", 11)
+    rotated = _source(tmp_path)  # /Rotate 0, 90, 180, 270
+    photo = PILImage.new("RGB", (300, 200), "white")
+    pages = [LayoutPage(BLOCKS[:2] if i % 3 == 0 else [], pdf_path=src, page_index=i)
+             for i in range(11)]
+    # blocks and none, a photo and rotated pages across the chunk borders (chunks of 4)
+    pages[5:5] = [LayoutPage(BLOCKS, image=photo)]
+    pages[8:8] = [LayoutPage(BLOCKS if i % 2 else [], pdf_path=rotated, page_index=i)
+                  for i in range(4)]
+    whole = write_layout_pdf(tmp_path / "whole_layout.pdf", iter(pages))
+    monkeypatch.setattr(layout_pdf, "CHUNK_PAGES", 4)
+    chunked = write_layout_pdf(tmp_path / "chunked_layout.pdf", iter(pages))
+    assert whole.read_bytes() != chunked.read_bytes()  # really saved in chunks
+
+    with open_pdf(whole) as a, open_pdf(chunked) as b:
+        assert len(a.raw) == len(b.raw) == len(pages) == 16
+        for i in range(len(pages)):
+            assert a.raw[i].get_size() == b.raw[i].get_size()
+            assert a.raw[i].get_rotation() == b.raw[i].get_rotation()
+            pixels_a = a.raw[i].render(scale=1).to_numpy()
+            pixels_b = b.raw[i].render(scale=1).to_numpy()
+            assert pixels_a.shape == pixels_b.shape and (pixels_a == pixels_b).all(), i
+        # the boxes are there: a page with blocks differs from its source page
+        with open_pdf(src) as s:
+            assert (a.raw[0].render(scale=1).to_numpy() != s.raw[0].render(scale=1).to_numpy()).any()
