@@ -111,10 +111,13 @@ def save_layout_pdf(pages: Iterable[LayoutPage], dest) -> None:
     its bytes in memory: the output writer's ``<stem>_layout.pdf``).
 
     At most :data:`CHUNK_PAGES` pages are in PDFium at a time: a drawing of up to that many
-    pages is one new document saved whole; a longer one is saved a chunk at a time, each
-    chunk's pages imported into the file saved so far (opened lazily, its earlier pages
-    never loaded) and the file saved again incrementally (the new objects appended after
-    its bytes). Those rounds go through temporary files; only the last writes to ``dest``.
+    pages is one new document saved whole; a longer one is drawn a chunk at a time, each
+    chunk in a new document whose pages are then imported into the file saved so far (opened
+    lazily, its earlier pages never loaded) and the file saved again incrementally (the new
+    objects appended after its bytes). The chunk is drawn apart because drawing on a page of
+    the reopened file (``FPDFPage_GenerateContent``) makes PDFium load every page of it and
+    write them all again. Those rounds go through temporary files; only the last writes to
+    ``dest``.
     """
     import tempfile
 
@@ -122,29 +125,29 @@ def save_layout_pdf(pages: Iterable[LayoutPage], dest) -> None:
 
     pdfium = load()  # every call under the process's PDFium lock
     pages = iter(pages)
-    out = pdfium.PdfDocument.new()
     with tempfile.TemporaryDirectory(prefix="mineru-tui-layout-") as tmp_dir:
         saved: Path | None = None  # the drawing so far, when it is longer than one chunk
-        try:
-            more = None
-            for chunk in itertools.count():
+        more = None
+        for chunk in itertools.count():
+            out = pdfium.PdfDocument.new()
+            try:
                 more = _draw_chunk(out, pages, CHUNK_PAGES, more)
-                if more is None:
-                    break
-                # another chunk follows: save this one, then reopen it (lazily) for the next
-                after = Path(tmp_dir) / f"chunk{chunk}.pdf"
-                out.save(after, flags=0 if saved is None else pdfium.raw.FPDF_INCREMENTAL)
-                out.close()
-                if saved is not None:
+                target = dest if more is None else Path(tmp_dir) / f"chunk{chunk}.pdf"
+                if saved is None:
+                    out.save(target)
+                else:
+                    so_far = pdfium.PdfDocument(str(saved))
+                    try:
+                        so_far.import_pages(out)
+                        so_far.save(target, flags=pdfium.raw.FPDF_INCREMENTAL)
+                    finally:
+                        so_far.close()
                     saved.unlink()
-                saved = after
-                out = pdfium.PdfDocument(str(saved))
-            if saved is None:
-                out.save(dest)
-            else:
-                out.save(dest, flags=pdfium.raw.FPDF_INCREMENTAL)
-        finally:
-            out.close()
+            finally:
+                out.close()
+            if more is None:
+                return
+            saved = target
 
 
 def _draw_chunk(out, pages: Iterator[LayoutPage], limit: int,
