@@ -89,10 +89,14 @@ class LayoutPage:
 def write_layout_pdf(path_out, pages: Iterable[LayoutPage]) -> Path:
     """Write the layout drawing of ``pages`` (taken one at a time) to ``path_out``."""
     path_out = Path(path_out)
-    data = layout_pdf_bytes(pages)
     path_out.parent.mkdir(parents=True, exist_ok=True)
     tmp = path_out.with_name(path_out.name + ".part")
-    tmp.write_bytes(data)
+    try:
+        with open(tmp, "wb") as f:  # straight to disk: the file's bytes are never all in memory
+            save_layout_pdf(pages, f)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     tmp.replace(path_out)  # a reader never sees a half-written file
     return path_out
 
