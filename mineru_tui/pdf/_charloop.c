@@ -56,6 +56,23 @@ code_at(PyObject *codes, GetUnicode get_unicode, TextPage tp, Py_ssize_t i)
  * functions: the addresses of chars._AddressTyped.NAMES; matrix: (x0, y0, ua, ub, va, vb),
  * user space to the display frame; turn(raw_angle) -> (direction, tilt);
  * facts(text object address) -> (visible, size, bold, italic); char_class: chars.Char. */
+/* fn(key), asked once per key: the answer kept in `cache` (a new reference; NULL on error) */
+static PyObject *
+remembered(PyObject *cache, PyObject *fn, PyObject *key)
+{
+    PyObject *value = PyDict_GetItemWithError(cache, key);
+    if (value) {
+        Py_INCREF(value);
+        return value;
+    }
+    if (PyErr_Occurred())
+        return NULL;
+    value = PyObject_CallOneArg(fn, key);
+    if (value && PyDict_SetItem(cache, key, value) < 0)
+        Py_CLEAR(value);
+    return value;
+}
+
 static PyObject *
 read_chars(PyObject *self, PyObject *args)
 {
@@ -175,32 +192,18 @@ read_chars(PyObject *self, PyObject *args)
             if (!raw_angle)
                 goto fail_char;
         }
-        direction_tilt = PyDict_GetItemWithError(turns, raw_angle);
-        if (direction_tilt) {
-            Py_INCREF(direction_tilt);
-        } else {
-            if (PyErr_Occurred())
-                goto fail_char;
-            direction_tilt = PyObject_CallOneArg(turn, raw_angle);
-            if (!direction_tilt || PyDict_SetItem(turns, raw_angle, direction_tilt) < 0)
-                goto fail_char;
-        }
+        direction_tilt = remembered(turns, turn, raw_angle);
+        if (!direction_tilt)
+            goto fail_char;
         if (!PyTuple_Check(direction_tilt) || PyTuple_GET_SIZE(direction_tilt) != 2) {
             PyErr_SetString(PyExc_TypeError, "turn() must give (direction, tilt)");
             goto fail_char;
         }
         PyObject *visible = Py_True, *size = NULL, *bold = Py_False, *italic = Py_False;
         if (object) {
-            known = PyDict_GetItemWithError(objects, key);
-            if (known) {
-                Py_INCREF(known);
-            } else {
-                if (PyErr_Occurred())
-                    goto fail_char;
-                known = PyObject_CallOneArg(facts, key);
-                if (!known || PyDict_SetItem(objects, key, known) < 0)
-                    goto fail_char;
-            }
+            known = remembered(objects, facts, key);
+            if (!known)
+                goto fail_char;
             if (!PyTuple_Check(known) || PyTuple_GET_SIZE(known) != 4) {
                 PyErr_SetString(PyExc_TypeError, "facts() must give 4 values");
                 goto fail_char;
