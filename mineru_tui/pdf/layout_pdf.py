@@ -129,7 +129,11 @@ def save_layout_pdf(pages: Iterable[LayoutPage], dest) -> None:
 
     pdfium = load()  # every call under the process's PDFium lock
     pages = iter(pages)
-    with tempfile.TemporaryDirectory(prefix="mineru-tui-layout-") as tmp_dir:
+    # the rounds' files beside ``dest`` when it is a file (in the output set's partial folder,
+    # which the next write to the folder removes if a SIGKILL leaves it), else in the temp folder
+    name = getattr(dest, "name", None)
+    beside = Path(name).parent if isinstance(name, str) and Path(name).parent.is_dir() else None
+    with tempfile.TemporaryDirectory(prefix="mineru-tui-layout-", dir=beside) as tmp_dir:
         saved: Path | None = None  # the drawing so far, when it is longer than one chunk
         more = None
         for chunk in itertools.count():

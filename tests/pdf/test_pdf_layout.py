@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from testkit.pdf_fixtures import Image, Page, text_lines, write_pdf
@@ -166,3 +168,29 @@ def test_layout_pdf_longer_than_a_chunk_equals_the_one_document_drawing(tmp_path
         # the boxes are there: a page with blocks differs from its source page
         with open_pdf(src) as s:
             assert (a.raw[0].render(scale=1).to_numpy() != s.raw[0].render(scale=1).to_numpy()).any()
+
+
+def test_chunk_rounds_are_written_beside_the_layout_file(tmp_path, monkeypatch):
+    """The files of a chunked drawing's rounds sit beside the file being written (inside the
+    output set's partial folder, which the next write removes after a SIGKILL), not in the
+    system's temp folder, and are gone once the file is written."""
+    import tempfile
+
+    from testkit.pdf_fixtures import joined_pdf
+
+    from mineru_tui.pdf import layout_pdf
+
+    src = joined_pdf(tmp_path / "joined.pdf", 6)
+    made: list[str] = []
+
+    class Recorded(tempfile.TemporaryDirectory):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self.name)
+
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", Recorded)
+    monkeypatch.setattr(layout_pdf, "CHUNK_PAGES", 2)
+    out = tmp_path / "set"
+    write_layout_pdf(out / "x_layout.pdf", iter([LayoutPage([], pdf_path=src, page_index=i) for i in range(6)]))
+    assert [Path(m).parent for m in made] == [out]
+    assert sorted(p.name for p in out.iterdir()) == ["x_layout.pdf"]
