@@ -21,13 +21,16 @@ from __future__ import annotations
 
 import ctypes
 import io
-from collections.abc import Iterable, Sequence
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 LINE_WIDTH = 1.0
 LABEL_SIZE = 7.0
 IMAGE_DPI = 200
+# pages in PDFium at a time: a longer drawing is saved a chunk at a time (see save_layout_pdf)
+CHUNK_PAGES = 100
 
 _TEXT = (0.60, 0.05, 0.30)
 _GREY = (0.62, 0.62, 0.62)
@@ -86,10 +89,14 @@ class LayoutPage:
 def write_layout_pdf(path_out, pages: Iterable[LayoutPage]) -> Path:
     """Write the layout drawing of ``pages`` (taken one at a time) to ``path_out``."""
     path_out = Path(path_out)
-    data = layout_pdf_bytes(pages)
     path_out.parent.mkdir(parents=True, exist_ok=True)
     tmp = path_out.with_name(path_out.name + ".part")
-    tmp.write_bytes(data)
+    try:
+        with open(tmp, "wb") as f:  # straight to disk: the file's bytes are never all in memory
+            save_layout_pdf(pages, f)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     tmp.replace(path_out)  # a reader never sees a half-written file
     return path_out
 
@@ -105,15 +112,65 @@ def layout_pdf_bytes(pages: Iterable[LayoutPage]) -> bytes:
 
 def save_layout_pdf(pages: Iterable[LayoutPage], dest) -> None:
     """Write the layout drawing of ``pages`` to ``dest``, an open binary file (no copy of
-    its bytes in memory: the output writer's ``<stem>_layout.pdf``)."""
+    its bytes in memory: the output writer's ``<stem>_layout.pdf``).
+
+    At most :data:`CHUNK_PAGES` pages are in PDFium at a time: a drawing of up to that many
+    pages is one new document saved whole; a longer one is drawn a chunk at a time, each
+    chunk in a new document whose pages are then imported into the file saved so far (opened
+    lazily, its earlier pages never loaded) and the file saved again incrementally (the new
+    objects appended after its bytes). The chunk is drawn apart because drawing on a page of
+    the reopened file (``FPDFPage_GenerateContent``) makes PDFium load every page of it and
+    write them all again. Those rounds go through temporary files; only the last writes to
+    ``dest``.
+    """
+    import tempfile
+
     from mineru_tui.pdf.pdfium import load
 
     pdfium = load()  # every call under the process's PDFium lock
-    out = pdfium.PdfDocument.new()
-    sources: dict[Path, object] = {}  # open source PDFs, by path
+    pages = iter(pages)
+    # the rounds' files beside ``dest`` when it is a file (in the output set's partial folder,
+    # which the next write to the folder removes if a SIGKILL leaves it), else in the temp folder
+    name = getattr(dest, "name", None)
+    beside = Path(name).parent if isinstance(name, str) and Path(name).parent.is_dir() else None
+    with tempfile.TemporaryDirectory(prefix="mineru-tui-layout-", dir=beside) as tmp_dir:
+        saved: Path | None = None  # the drawing so far, when it is longer than one chunk
+        more = None
+        for chunk in itertools.count():
+            out = pdfium.PdfDocument.new()
+            try:
+                more = _draw_chunk(out, pages, CHUNK_PAGES, more)
+                target = dest if more is None else Path(tmp_dir) / f"chunk{chunk}.pdf"
+                if saved is None:
+                    out.save(target)
+                else:
+                    so_far = pdfium.PdfDocument(str(saved))
+                    try:
+                        so_far.import_pages(out)
+                        so_far.save(target, flags=pdfium.raw.FPDF_INCREMENTAL)
+                    finally:
+                        so_far.close()
+                    saved.unlink()
+            finally:
+                out.close()
+            if more is None:
+                return
+            saved = target
+
+
+def _draw_chunk(out, pages: Iterator[LayoutPage], limit: int,
+                first: LayoutPage | None = None) -> LayoutPage | None:
+    """Append ``first`` (when given) and then pages of ``pages`` to ``out``, ``limit`` in
+    all; returns the next page when there is one more (taken from ``pages``), else None."""
+    sources: dict[Path, object] = {}  # open source PDFs, by path: closed with the chunk
     run: list = []  # pages without blocks waiting to be imported: [source, [indices]]
+    done = 0
     try:
-        for lp in pages:
+        for lp in itertools.chain([first] if first is not None else [], pages):
+            if done == limit:
+                _import_run(out, sources, run)
+                return lp
+            done += 1
             if lp.pdf_path is not None and not lp.blocks:
                 path = Path(lp.pdf_path)
                 if run and run[0] == path:
@@ -135,9 +192,8 @@ def save_layout_pdf(pages: Iterable[LayoutPage], dest) -> None:
             page.gen_content()
             page.close()
         _import_run(out, sources, run)
-        out.save(dest)
+        return None
     finally:
-        out.close()
         for src in sources.values():
             src.close()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from testkit.pdf_fixtures import Image, Page, text_lines, write_pdf
@@ -129,3 +131,66 @@ def test_pages_without_blocks_are_copied_unparsed(tmp_path):
             assert np.array_equal(np.asarray(a), np.asarray(b)), i
         b = drawn.page(2).render(dpi=144)
         assert _has_colour(_edge_pixel(b, BLOCKS[1][1]), LAYOUT_COLOURS["text"])
+
+
+def test_layout_pdf_longer_than_a_chunk_equals_the_one_document_drawing(tmp_path, monkeypatch):
+    """A drawing longer than CHUNK_PAGES is saved a chunk at a time (the file saved so far
+    reopened and saved again incrementally): the same pages, sizes, rotations and pixels as
+    the drawing made in one document."""
+    from testkit.pdf_fixtures import joined_pdf
+
+    from mineru_tui.pdf import layout_pdf
+
+    src = joined_pdf(tmp_path / "joined.pdf", 11)
+    rotated = _source(tmp_path)  # /Rotate 0, 90, 180, 270
+    photo = PILImage.new("RGB", (300, 200), "white")
+    pages = [LayoutPage(BLOCKS[:2] if i % 3 == 0 else [], pdf_path=src, page_index=i)
+             for i in range(11)]
+    # blocks and none, a photo and rotated pages across the chunk borders (chunks of 4)
+    pages[5:5] = [LayoutPage(BLOCKS, image=photo)]
+    pages[8:8] = [LayoutPage(BLOCKS if i % 2 else [], pdf_path=rotated, page_index=i)
+                  for i in range(4)]
+    whole = write_layout_pdf(tmp_path / "whole_layout.pdf", iter(pages))
+    monkeypatch.setattr(layout_pdf, "CHUNK_PAGES", 4)
+    chunked = write_layout_pdf(tmp_path / "chunked_layout.pdf", iter(pages))
+    assert whole.read_bytes() != chunked.read_bytes()  # really saved in chunks
+    # each chunk appended once: no round writes the pages before it again
+    assert chunked.stat().st_size < 1.3 * whole.stat().st_size
+
+    with open_pdf(whole) as a, open_pdf(chunked) as b:
+        assert len(a.raw) == len(b.raw) == len(pages) == 16
+        for i in range(len(pages)):
+            assert a.raw[i].get_size() == b.raw[i].get_size()
+            assert a.raw[i].get_rotation() == b.raw[i].get_rotation()
+            pixels_a = a.raw[i].render(scale=1).to_numpy()
+            pixels_b = b.raw[i].render(scale=1).to_numpy()
+            assert pixels_a.shape == pixels_b.shape and (pixels_a == pixels_b).all(), i
+        # the boxes are there: a page with blocks differs from its source page
+        with open_pdf(src) as s:
+            assert (a.raw[0].render(scale=1).to_numpy() != s.raw[0].render(scale=1).to_numpy()).any()
+
+
+def test_chunk_rounds_are_written_beside_the_layout_file(tmp_path, monkeypatch):
+    """The files of a chunked drawing's rounds sit beside the file being written (inside the
+    output set's partial folder, which the next write removes after a SIGKILL), not in the
+    system's temp folder, and are gone once the file is written."""
+    import tempfile
+
+    from testkit.pdf_fixtures import joined_pdf
+
+    from mineru_tui.pdf import layout_pdf
+
+    src = joined_pdf(tmp_path / "joined.pdf", 6)
+    made: list[str] = []
+
+    class Recorded(tempfile.TemporaryDirectory):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self.name)
+
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", Recorded)
+    monkeypatch.setattr(layout_pdf, "CHUNK_PAGES", 2)
+    out = tmp_path / "set"
+    write_layout_pdf(out / "x_layout.pdf", iter([LayoutPage([], pdf_path=src, page_index=i) for i in range(6)]))
+    assert [Path(m).parent for m in made] == [out]
+    assert sorted(p.name for p in out.iterdir()) == ["x_layout.pdf"]
