@@ -111,7 +111,7 @@ def across_pages(doc, records, outline, marks: dict[int, list] | None = None) ->
     changed: set[int] = set()
     hosts: dict = {}
     candidates: dict[int, list] = {}
-    outlined = bool([e for e in (outline or []) if e.title.strip()])
+    outlined = any(e.title.strip() for e in outline or ())
 
     def done(j: int) -> None:
         page = window.pop(j)

@@ -61,11 +61,10 @@ def merge_pair(prev, cur, hosts: dict[int, Block]) -> int:
     ``{}``); afterwards it holds only what the next pair needs (see :func:`chain_host`)."""
     joins = int(_merge_paragraph(prev.para_blocks, cur.para_blocks, prev.page_size, cur.page_size))
     joins += _merge_table(prev.para_blocks, cur.para_blocks, prev.page_size, cur.page_size, hosts)
-    last = _tables(cur.para_blocks, last=True)
-    host = hosts.get(id(last)) if last is not None else None
+    host = chain_host(cur, hosts)
     hosts.clear()
     if host is not None:
-        hosts[id(last)] = host
+        hosts[id(_tables(cur.para_blocks, last=True))] = host
     return joins
 
 
