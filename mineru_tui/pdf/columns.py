@@ -23,6 +23,11 @@ from operator import attrgetter
 
 from mineru_tui.pdf.bidi_order import bidi_class
 
+try:  # the C loops (lines.compiled_lines): they take only the glyphs lines.py made in C
+    from mineru_tui.pdf import _lineloop
+except ImportError:
+    _lineloop = None
+
 PIECE_GAP = 1.2  # a gap wider than this many font heights ends a piece
 SPACED_PIECE_GAP = 2.0  # ... or this many, when the file puts a space in it (a word gap)
 PIECE_BASELINE = 0.3  # baselines this many font heights apart are not one piece
@@ -80,6 +85,10 @@ def text_blocks(glyphs: list, right_to_left: bool | None = None) -> list[TextBlo
 
 
 def _pieces(glyphs: list) -> list[_Piece]:
+    if _lineloop is not None and type(glyphs) is list:  # glyphs lines.py made in C
+        made = _lineloop.pieces(glyphs)
+        if made is not None:
+            return made
     # written out (comparisons for min and max, fields in locals): this runs for every
     # glyph of the page
     pieces: list[_Piece] = []

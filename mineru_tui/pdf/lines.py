@@ -38,6 +38,7 @@ The rules, MinerU 4.0.12's where it has them:
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import statistics
 import unicodedata
@@ -46,6 +47,11 @@ from operator import attrgetter, itemgetter
 
 from mineru_tui.pdf.bidi_order import bidi_class, is_rtl_char, logical_order, mirrored, rtl_base
 from mineru_tui.pdf.chars import MAX_TILT, STANDARD_TOLERANCE, Box, Char
+
+try:  # the C loops (compiled_lines); those after _glyphs run only on the glyphs it made
+    from mineru_tui.pdf import _lineloop
+except ImportError:
+    _lineloop = None
 
 LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
              "\ufb05": "ft", "\ufb06": "st"}
@@ -152,6 +158,33 @@ _BOLD, _ITALIC = attrgetter("bold"), attrgetter("italic")  # of a Char
 _X0, _Y0, _X1, _Y1 = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
 
 
+def compiled_lines():
+    """The C glyph loops (:mod:`._lineloop`, built by ``pip install``), set up with this
+    module's rules, or None when they were not built or ``MINERU_TUI_PURE_LINES=1`` asks for
+    the Python loops. Both give equal lines (``tests/pdf/test_line_loop.py``)."""
+    import os
+
+    if os.environ.get("MINERU_TUI_PURE_LINES") == "1":
+        return None
+    return _compiled()
+
+
+@functools.cache
+def _compiled():
+    import importlib
+
+    try:
+        loop = importlib.import_module("mineru_tui.pdf._lineloop")
+    except ImportError:  # built where a C compiler was found (setup.py): optional
+        return None
+    from mineru_tui.pdf import columns
+
+    loop.setup(Char, is_rtl_char, columns._Piece,
+               (MAX_TILT, CORE, LINE_OVERLAP, columns.PIECE_GAP, columns.SPACED_PIECE_GAP,
+                columns.PIECE_BASELINE))
+    return loop
+
+
 def _glyphs(chars: list[Char], direction: int) -> list[_Glyph]:
     """The glyphs of the ``chars`` running in ``direction`` (tilted by at most MAX_TILT), in
     the upright frame, without those drawn again over themselves by another text object.
@@ -164,6 +197,11 @@ def _glyphs(chars: list[Char], direction: int) -> list[_Glyph]:
     distance (0.07 of the font size) across and along. Characters of one object (the letters
     of a ligature share a box) are never repeats of each other.
     """
+    loop = compiled_lines()
+    if loop is not None:  # the same glyphs (as _lineloop.Glyph), unless the input is odd
+        made = loop.glyphs(chars, direction) if type(chars) is list else None
+        if made is not None:
+            return made
     # one pass, written out: this runs for every character of the page
     seen: dict[tuple[str, int, int], list[Char]] = {}  # kept characters by (text, 4-pt cell)
     get = seen.get
@@ -437,6 +475,10 @@ def _core_groups(glyphs: list[_Glyph]) -> list[tuple[list[_Glyph], list[float]]]
     it runs for every glyph of the page. A group the glyph does not overlap at all (a line
     above it, the common case) is passed over before the share is worked out; its share
     could not have passed LINE_OVERLAP."""
+    if _lineloop is not None and type(glyphs) is list:  # C glyphs: the same groups in C
+        made = _lineloop.core_groups(glyphs)
+        if made is not None:
+            return made
     groups: list[tuple[list[_Glyph], list[float]]] = []
     for g in glyphs:
         lo, hi = g.top, g.bottom
