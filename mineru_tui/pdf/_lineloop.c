@@ -30,10 +30,17 @@ static const char *char_field_names[N_CHAR_FIELDS] = {
 static PyTypeObject *char_type = NULL;
 static Py_ssize_t char_offset[N_CHAR_FIELDS];
 static PyObject *is_rtl_char = NULL; /* bidi_order.is_rtl_char */
+static PyObject *combining = NULL;   /* unicodedata.combining */
+static PyObject *kinds = NULL;       /* text -> KIND_* bits, each text asked once */
+enum { KIND_RTL = 1, KIND_COMBINING = 2 };
+/* lines.LIGATURES, as code points: a ligature and the letters it stands for */
+#define MAX_LIGATURES 16
+static struct { Py_UCS4 cp; Py_UCS4 letters[4]; int n; } ligature[MAX_LIGATURES];
+static int n_ligatures = 0;
 static PyObject *piece_class = NULL; /* columns._Piece */
 /* the rules' numbers, from lines.py and columns.py (setup()): one place for each */
 enum { K_MAX_TILT, K_CORE, K_LINE_OVERLAP, K_PIECE_GAP, K_SPACED_PIECE_GAP, K_PIECE_BASELINE,
-       N_NUMBERS };
+       K_STANDARD_TOLERANCE, K_SCRIPT_SIZE, K_SPACE_GAP, K_SPACE_TOUCH, N_NUMBERS };
 static double number[N_NUMBERS];
 
 /* a Char's field, borrowed (NULL when the slot is empty) */
@@ -205,12 +212,34 @@ sorted_indices(Py_ssize_t n, Less less, const void *ctx)
 
 /* ------------------------------------------------------------------- setup --------- */
 
+static int one_char(PyObject *text, Py_UCS4 *cp);
+
 static PyObject *
 setup(PyObject *self, PyObject *args)
 {
-    PyObject *cls, *rtl, *piece, *numbers;
-    if (!PyArg_ParseTuple(args, "O!OOO!", &PyType_Type, &cls, &rtl, &piece, &PyTuple_Type,
-                          &numbers))
+    PyObject *cls, *rtl, *comb, *ligatures, *piece, *numbers;
+    if (!PyArg_ParseTuple(args, "O!OOO!OO!", &PyType_Type, &cls, &rtl, &comb, &PyDict_Type,
+                          &ligatures, &piece, &PyTuple_Type, &numbers))
+        return NULL;
+    if (PyDict_GET_SIZE(ligatures) > MAX_LIGATURES) {
+        PyErr_SetString(PyExc_ValueError, "setup: too many ligatures");
+        return NULL;
+    }
+    Py_ssize_t pos = 0, k_lig = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(ligatures, &pos, &key, &value)) {
+        if (!one_char(key, &ligature[k_lig].cp) || !PyUnicode_CheckExact(value)
+            || PyUnicode_GET_LENGTH(value) > 4) {
+            PyErr_SetString(PyExc_ValueError, "setup: a ligature is one character for 1-4");
+            return NULL;
+        }
+        ligature[k_lig].n = (int)PyUnicode_GET_LENGTH(value);
+        for (int j = 0; j < ligature[k_lig].n; j++)
+            ligature[k_lig].letters[j] = PyUnicode_READ_CHAR(value, j);
+        k_lig++;
+    }
+    n_ligatures = (int)k_lig;
+    if (!kinds && !(kinds = PyDict_New()))
         return NULL;
     if (PyTuple_GET_SIZE(numbers) != N_NUMBERS) {
         PyErr_Format(PyExc_ValueError, "setup: %d numbers", N_NUMBERS);
@@ -240,6 +269,9 @@ setup(PyObject *self, PyObject *args)
     Py_XSETREF(char_type, (PyTypeObject *)cls);
     Py_INCREF(rtl);
     Py_XSETREF(is_rtl_char, rtl);
+    Py_INCREF(comb);
+    Py_XSETREF(combining, comb);
+    PyDict_Clear(kinds);
     Py_INCREF(piece);
     Py_XSETREF(piece_class, piece);
     memcpy(number, given, sizeof number);
@@ -339,6 +371,43 @@ is_alef(Py_UCS4 cp)
     return cp == 0x0627 || cp == 0x0623 || cp == 0x0625 || cp == 0x0622 || cp == 0x0671;
 }
 
+/* a one-character text's KIND_* bits (right-to-left letter, combining mark), -1 on error */
+static int
+char_kind(PyObject *text, Py_UCS4 cp)
+{
+    if (cp < 0x0300) /* no combining mark nor right-to-left letter comes before U+0300 */
+        return 0;
+    PyObject *known = PyDict_GetItemWithError(kinds, text);
+    if (known)
+        return (int)PyLong_AsLong(known);
+    if (PyErr_Occurred())
+        return -1;
+    int kind = 0;
+    PyObject *answer = PyObject_CallOneArg(is_rtl_char, text);
+    if (!answer)
+        return -1;
+    int yes = PyObject_IsTrue(answer);
+    Py_DECREF(answer);
+    if (yes < 0)
+        return -1;
+    kind |= yes ? KIND_RTL : 0;
+    answer = PyObject_CallOneArg(combining, text);
+    if (!answer)
+        return -1;
+    yes = PyObject_IsTrue(answer);
+    Py_DECREF(answer);
+    if (yes < 0)
+        return -1;
+    kind |= yes ? KIND_COMBINING : 0;
+    PyObject *value = PyLong_FromLong(kind);
+    if (!value || PyDict_SetItem(kinds, text, value) < 0) {
+        Py_XDECREF(value);
+        return -1;
+    }
+    Py_DECREF(value);
+    return kind;
+}
+
 /* glyphs(chars, direction) -> list of Glyph, or None: lines._glyphs */
 static PyObject *
 glyphs(PyObject *self, PyObject *args)
@@ -360,8 +429,7 @@ glyphs(PyObject *self, PyObject *args)
     map.cells = PyMem_Malloc(slots * sizeof(Cell));
     map.mask = slots - 1;
     PyObject *out = PyList_New(0);
-    PyObject *rtl_cache = PyDict_New();
-    if (!kept || !map.cells || !out || !rtl_cache) {
+    if (!kept || !map.cells || !out) {
         if (!PyErr_Occurred())
             PyErr_NoMemory();
         goto fail;
@@ -520,28 +588,12 @@ glyphs(PyObject *self, PyObject *args)
         g->space = (char)space;
         g->index = index;
         g->vx = (b[0] + b[2]) / 2;
-        int rtl = 0;
-        if (cp >= 0x0590) { /* no right-to-left letter comes before Hebrew */
-            PyObject *answer = PyDict_GetItemWithError(rtl_cache, text);
-            if (answer) {
-                rtl = answer == Py_True;
-            } else if (!PyErr_Occurred()) {
-                answer = PyObject_CallOneArg(is_rtl_char, text);
-                if (answer) {
-                    rtl = PyObject_IsTrue(answer);
-                    if (rtl < 0 || PyDict_SetItem(rtl_cache, text, rtl ? Py_True : Py_False) < 0)
-                        Py_CLEAR(answer);
-                }
-                if (!answer) {
-                    Py_DECREF(g);
-                    goto fail;
-                }
-                Py_DECREF(answer);
-            } else {
-                Py_DECREF(g);
-                goto fail;
-            }
+        int kind = cp >= 0x0590 ? char_kind(text, cp) : 0; /* no RTL letter before Hebrew */
+        if (kind < 0) {
+            Py_DECREF(g);
+            goto fail;
         }
+        int rtl = kind & KIND_RTL;
         if (rtl) {
             g->vmid = is_alef(cp) ? 0 : 1;
             g->vidx = -index;
@@ -557,19 +609,16 @@ glyphs(PyObject *self, PyObject *args)
     }
     PyMem_Free(kept);
     PyMem_Free(map.cells);
-    Py_DECREF(rtl_cache);
     return out;
 python:
     PyMem_Free(kept);
     PyMem_Free(map.cells);
     Py_XDECREF(out);
-    Py_XDECREF(rtl_cache);
     Py_RETURN_NONE;
 fail:
     PyMem_Free(kept);
     PyMem_Free(map.cells);
     Py_XDECREF(out);
-    Py_XDECREF(rtl_cache);
     return NULL;
 }
 
@@ -790,6 +839,954 @@ done:
     return out;
 }
 
+/* ------------------------------------------------------------------- rows ---------- */
+
+/* Python's min(a, b) and max(a, b): the first unless the second is smaller / larger (so a
+ * zero keeps its sign as Python's does) */
+#define PMIN(a, b) ((b) < (a) ? (b) : (a))
+#define PMAX(a, b) ((b) > (a) ? (b) : (a))
+
+typedef struct {
+    Py_ssize_t *v;
+    Py_ssize_t n, cap;
+} Vec;
+
+static int
+vec_push(Vec *r, Py_ssize_t x)
+{
+    if (r->n == r->cap) {
+        Py_ssize_t cap = r->cap ? 2 * r->cap : 8;
+        Py_ssize_t *v = PyMem_Realloc(r->v, cap * sizeof(Py_ssize_t));
+        if (!v) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        r->v = v;
+        r->cap = cap;
+    }
+    r->v[r->n++] = x;
+    return 0;
+}
+
+static int
+vec_extend(Vec *r, const Vec *more)
+{
+    for (Py_ssize_t k = 0; k < more->n; k++)
+        if (vec_push(r, more->v[k]) < 0)
+            return -1;
+    return 0;
+}
+
+static void
+vecs_free(Vec *rows, Py_ssize_t n)
+{
+    if (!rows)
+        return;
+    for (Py_ssize_t k = 0; k < n; k++)
+        PyMem_Free(rows[k].v);
+    PyMem_Free(rows);
+}
+
+/* every number the rows are formed from is finite (else Python's loops take the block:
+ * a NaN would make sorted() depend on its algorithm) */
+static int
+finite_glyph(const Glyph *g)
+{
+    const double v[] = {g->baseline, g->top, g->bottom, g->height, g->x0, g->y0, g->x1, g->y1,
+                        g->lx0, g->ly0, g->lx1, g->ly1, g->vx};
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+        if (!(fabs(v[k]) < 1e300))
+            return 0;
+    return 1;
+}
+
+typedef struct {
+    Glyph **gs;
+    const double *key0, *key1; /* for the sorts by number */
+} SortCtx;
+
+static int
+less_row_key(const void *ctx, Py_ssize_t a, Py_ssize_t b)
+{
+    Glyph *const *gs = ((const SortCtx *)ctx)->gs;
+    const Glyph *x = gs[a], *y = gs[b];
+    return x->bottom < y->bottom || (x->bottom == y->bottom && x->x0 < y->x0);
+}
+
+static int
+less_visual_key(const void *ctx, Py_ssize_t a, Py_ssize_t b)
+{
+    Glyph *const *gs = ((const SortCtx *)ctx)->gs;
+    const Glyph *x = gs[a], *y = gs[b];
+    if (x->vx != y->vx)
+        return x->vx < y->vx;
+    if (x->vmid != y->vmid)
+        return x->vmid < y->vmid;
+    return x->vidx < y->vidx;
+}
+
+static int
+less_key0(const void *ctx, Py_ssize_t a, Py_ssize_t b)
+{
+    const double *k = ((const SortCtx *)ctx)->key0;
+    return k[a] < k[b];
+}
+
+static int
+less_key01(const void *ctx, Py_ssize_t a, Py_ssize_t b)
+{
+    const double *k0 = ((const SortCtx *)ctx)->key0, *k1 = ((const SortCtx *)ctx)->key1;
+    return k0[a] < k0[b] || (k0[a] == k0[b] && k1[a] < k1[b]);
+}
+
+static int
+less_double(const void *ctx, Py_ssize_t a, Py_ssize_t b)
+{
+    const double *v = ctx;
+    return v[a] < v[b];
+}
+
+/* values sorted ascending in place (a small insertion sort for short runs) */
+static int
+sort_doubles(double *v, Py_ssize_t n)
+{
+    Py_ssize_t *order = sorted_indices(n, less_double, v);
+    if (!order)
+        return -1;
+    double *tmp = PyMem_Malloc((n ? n : 1) * sizeof(double));
+    if (!tmp) {
+        PyMem_Free(order);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < n; k++)
+        tmp[k] = v[order[k]];
+    memcpy(v, tmp, n * sizeof(double));
+    PyMem_Free(tmp);
+    PyMem_Free(order);
+    return 0;
+}
+
+/* lines._main_height over glyphs gs[idx[0..n-1]] (n > 0); -1 with an error set on failure
+ * is told by *ok = 0 */
+static double
+main_height(Glyph **gs, const Py_ssize_t *idx, Py_ssize_t n, int *ok)
+{
+    double *h = PyMem_Malloc(n * sizeof(double));
+    *ok = 0;
+    if (!h) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < n; k++)
+        h[k] = gs[idx[k]]->height;
+    if (sort_doubles(h, n) < 0) {
+        PyMem_Free(h);
+        return -1;
+    }
+    Py_ssize_t need = n / 4 > 1 ? n / 4 : 1;
+    double found = h[n - 1];
+    for (Py_ssize_t k = n - 1; k >= 0; k--) {
+        double x = 0.95 * h[k];
+        Py_ssize_t lo = 0, hi = n; /* bisect.bisect_left(h, x) */
+        while (lo < hi) {
+            Py_ssize_t mid = (lo + hi) / 2;
+            if (h[mid] < x)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (n - lo >= need) {
+            found = h[k];
+            break;
+        }
+    }
+    PyMem_Free(h);
+    *ok = 1;
+    return found;
+}
+
+/* the middle of the sorted values (sorted[len // 2]); values are overwritten */
+static int
+upper_median(double *v, Py_ssize_t n, double *out)
+{
+    if (sort_doubles(v, n) < 0)
+        return -1;
+    *out = v[n / 2];
+    return 0;
+}
+
+/* lines._join_scripts over rows[0..*m-1]; *m becomes the count kept */
+static int
+join_scripts(Glyph **gs, Vec *rows, Py_ssize_t *m)
+{
+    Py_ssize_t n = *m;
+    if (n < 2)
+        return 0;
+    double *facts = PyMem_Malloc(n * 4 * sizeof(double)); /* h, base, x0, x1 */
+    double *bases = PyMem_Malloc(n * sizeof(double));
+    char *gone = PyMem_Calloc(n, 1);
+    Py_ssize_t *order = NULL;
+    int rc = -1;
+    if (!facts || !bases || !gone) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    double script_size = number[K_SCRIPT_SIZE];
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Vec *r = &rows[k];
+        int ok;
+        double h = main_height(gs, r->v, r->n, &ok);
+        if (!ok)
+            goto done;
+        double *b = PyMem_Malloc(r->n * sizeof(double));
+        if (!b) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t j = 0; j < r->n; j++)
+            b[j] = gs[r->v[j]]->baseline;
+        double base;
+        int bad = upper_median(b, r->n, &base);
+        PyMem_Free(b);
+        if (bad < 0)
+            goto done;
+        double x0 = gs[r->v[0]]->lx0, x1 = gs[r->v[0]]->lx1;
+        for (Py_ssize_t j = 1; j < r->n; j++) {
+            const Glyph *g = gs[r->v[j]];
+            if (g->lx0 < x0)
+                x0 = g->lx0;
+            if (g->lx1 > x1)
+                x1 = g->lx1;
+        }
+        facts[4 * k] = h;
+        facts[4 * k + 1] = base;
+        facts[4 * k + 2] = x0;
+        facts[4 * k + 3] = x1;
+        bases[k] = base;
+    }
+    SortCtx ctx = {gs, bases, NULL};
+    order = sorted_indices(n, less_key0, &ctx);
+    if (!order)
+        goto done;
+    for (Py_ssize_t pos = 0; pos < n; pos++) {
+        Py_ssize_t k = order[pos], best = -1;
+        double h = facts[4 * k], base = facts[4 * k + 1], x0 = facts[4 * k + 2],
+               x1 = facts[4 * k + 3];
+        for (int side = 0; side < 2; side++) {
+            Py_ssize_t near = side ? pos + 1 : pos - 1;
+            if (!(0 <= near && near < n) || gone[order[near]])
+                continue;
+            Py_ssize_t j = order[near];
+            double hj = facts[4 * j], bj = facts[4 * j + 1], xj0 = facts[4 * j + 2],
+                   xj1 = facts[4 * j + 3];
+            if (h <= script_size * hj && fabs(base - bj) <= 0.5 * hj && x0 >= xj0 - 0.5 * hj
+                && x1 <= xj1 + 0.5 * hj) {
+                if (best < 0 || fabs(base - bj) < fabs(base - facts[4 * best + 1]))
+                    best = j;
+            }
+        }
+        if (best >= 0) {
+            if (vec_extend(&rows[best], &rows[k]) < 0)
+                goto done;
+            gone[k] = 1;
+        }
+    }
+    Py_ssize_t kept = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (gone[k]) {
+            PyMem_Free(rows[k].v);
+            continue;
+        }
+        rows[kept++] = rows[k];
+    }
+    *m = kept;
+    rc = 0;
+done:
+    PyMem_Free(facts);
+    PyMem_Free(bases);
+    PyMem_Free(gone);
+    PyMem_Free(order);
+    return rc;
+}
+
+/* rows(glyphs, split_gap) -> list of rows (lists of Glyph) in reading order, or None:
+ * lines._lines up to the lines themselves (rows of cores, scripts joined, spaces placed,
+ * each row left to right, cut at wide gaps when split_gap is a number) */
+static PyObject *
+rows(PyObject *self, PyObject *args)
+{
+    PyObject *list, *split_o;
+    if (!PyArg_ParseTuple(args, "O!O", &PyList_Type, &list, &split_o))
+        return NULL;
+    double split_gap = 0;
+    long long whole;
+    if (split_o != Py_None && !as_float(split_o, &split_gap)) {
+        if (!as_long(split_o, &whole) || whole > (1LL << 53) || whole < -(1LL << 53))
+            Py_RETURN_NONE;
+        split_gap = (double)whole; /* int * float converts the int first, exactly */
+    }
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    Glyph **gs = glyph_array(list);
+    if (!gs)
+        Py_RETURN_NONE;
+    double *tilt = PyMem_Malloc((n ? n : 1) * sizeof(double));
+    if (!tilt)
+        return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!finite_glyph(gs[i]) || !as_float(FIELD(gs[i]->chr, C_TILT), &tilt[i])) {
+            PyMem_Free(tilt);
+            Py_RETURN_NONE;
+        }
+    }
+    PyObject *out = NULL;
+    Py_ssize_t *solid = PyMem_Malloc((n ? n : 1) * sizeof(Py_ssize_t));
+    Py_ssize_t *group_of = PyMem_Malloc((n ? n : 1) * sizeof(Py_ssize_t));
+    double *ext = PyMem_Malloc((n ? n : 1) * 2 * sizeof(double));
+    double *k0 = PyMem_Malloc((n ? n : 1) * 2 * sizeof(double)), *k1 = k0 ? k0 + (n ? n : 1) : NULL;
+    Py_ssize_t *order = NULL, *by = NULL;
+    Vec *groups = PyMem_Calloc(n ? n : 1, sizeof(Vec));
+    Vec *merged = PyMem_Calloc(n ? n : 1, sizeof(Vec));
+    Vec *pieces = NULL;
+    Py_ssize_t n_groups = 0, n_merged = 0, n_pieces = 0;
+    double *mext = PyMem_Malloc((n ? n : 1) * 2 * sizeof(double));
+    if (!solid || !group_of || !ext || !k0 || !groups || !merged || !mext) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* solid glyphs by (bottom, left) */
+    Py_ssize_t ns = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!gs[i]->space)
+            solid[ns++] = i;
+    {
+        SortCtx ctx = {gs, NULL, NULL};
+        Glyph **sg = PyMem_Malloc((ns ? ns : 1) * sizeof(Glyph *));
+        if (!sg) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t k = 0; k < ns; k++)
+            sg[k] = gs[solid[k]];
+        ctx.gs = sg;
+        order = sorted_indices(ns, less_row_key, &ctx);
+        PyMem_Free(sg);
+        if (!order)
+            goto done;
+        for (Py_ssize_t k = 0; k < ns; k++)
+            order[k] = solid[order[k]];
+    }
+    /* _core_groups */
+    double overlap = number[K_LINE_OVERLAP];
+    for (Py_ssize_t k = 0; k < ns; k++) {
+        const Glyph *g = gs[order[k]];
+        double lo = g->top, hi = g->bottom;
+        Py_ssize_t best = -1;
+        double best_score = overlap;
+        for (Py_ssize_t q = n_groups > 4 ? n_groups - 4 : 0; q < n_groups; q++) {
+            double e0 = ext[2 * q], e1 = ext[2 * q + 1];
+            if (e1 <= lo || e0 >= hi)
+                continue;
+            double shorter = hi - lo < e1 - e0 ? hi - lo : e1 - e0;
+            double score = ((hi < e1 ? hi : e1) - (lo > e0 ? lo : e0))
+                           / (shorter > 1e-6 ? shorter : 1e-6);
+            if (score > best_score) {
+                best = q;
+                best_score = score;
+            }
+        }
+        if (best < 0) {
+            ext[2 * n_groups] = lo;
+            ext[2 * n_groups + 1] = hi;
+            best = n_groups++;
+        } else {
+            double e0 = ext[2 * best], e1 = ext[2 * best + 1];
+            ext[2 * best] = lo < e0 ? lo : e0;
+            ext[2 * best + 1] = hi > e1 ? hi : e1;
+        }
+        if (vec_push(&groups[best], order[k]) < 0)
+            goto done;
+    }
+    /* _rows: groups by their extents' bottoms, each joined to a recent one it overlaps */
+    {
+        for (Py_ssize_t q = 0; q < n_groups; q++)
+            k0[q] = ext[2 * q + 1];
+        SortCtx ctx = {gs, k0, NULL};
+        by = sorted_indices(n_groups, less_key0, &ctx);
+        if (!by)
+            goto done;
+        for (Py_ssize_t t = 0; t < n_groups; t++) {
+            Py_ssize_t q = by[t];
+            double lo = ext[2 * q], hi = ext[2 * q + 1];
+            Py_ssize_t joined = -1;
+            for (Py_ssize_t o = n_merged - 1; o >= 0 && o >= n_merged - 4; o--) {
+                double e0 = mext[2 * o], e1 = mext[2 * o + 1];
+                /* _overlap(lo, hi, ext) */
+                double shorter = PMIN(hi - lo, e1 - e0);
+                double share = (PMIN(hi, e1) - PMAX(lo, e0)) / PMAX(shorter, 1e-6);
+                if (share > overlap) {
+                    joined = o;
+                    break;
+                }
+            }
+            if (joined >= 0) {
+                if (vec_extend(&merged[joined], &groups[q]) < 0)
+                    goto done;
+                mext[2 * joined] = PMIN(mext[2 * joined], lo);
+                mext[2 * joined + 1] = PMAX(mext[2 * joined + 1], hi);
+            } else {
+                merged[n_merged] = groups[q];
+                groups[q] = (Vec){NULL, 0, 0};
+                mext[2 * n_merged] = lo;
+                mext[2 * n_merged + 1] = hi;
+                n_merged++;
+            }
+        }
+        PyMem_Free(by);
+        by = NULL;
+    }
+    if (join_scripts(gs, merged, &n_merged) < 0)
+        goto done;
+    /* rows with no upright glyph (a diagonal watermark) are dropped */
+    {
+        Py_ssize_t kept = 0;
+        double tolerance = number[K_STANDARD_TOLERANCE];
+        for (Py_ssize_t q = 0; q < n_merged; q++) {
+            int upright_one = 0;
+            for (Py_ssize_t j = 0; j < merged[q].n && !upright_one; j++)
+                upright_one = tilt[merged[q].v[j]] <= tolerance;
+            if (upright_one)
+                merged[kept++] = merged[q];
+            else
+                PyMem_Free(merged[q].v);
+        }
+        n_merged = kept;
+    }
+    /* the rows by their cores' tops; each space goes to the row whose band holds it */
+    {
+        for (Py_ssize_t q = 0; q < n_merged; q++) {
+            Vec *r = &merged[q];
+            double top = gs[r->v[0]]->top, bottom = gs[r->v[0]]->bottom;
+            for (Py_ssize_t j = 1; j < r->n; j++) {
+                const Glyph *g = gs[r->v[j]];
+                if (g->top < top)
+                    top = g->top;
+                if (g->bottom > bottom)
+                    bottom = g->bottom;
+            }
+            k0[q] = top;
+            k1[q] = bottom;
+        }
+        SortCtx ctx = {gs, k0, NULL};
+        by = sorted_indices(n_merged, less_key0, &ctx);
+        if (!by)
+            goto done;
+        Vec *sorted_rows = PyMem_Malloc((n_merged ? n_merged : 1) * sizeof(Vec));
+        double *tops = PyMem_Malloc((n_merged ? n_merged : 1) * 4 * sizeof(double));
+        if (!sorted_rows || !tops) {
+            PyMem_Free(sorted_rows);
+            PyMem_Free(tops);
+            PyErr_NoMemory();
+            goto done;
+        }
+        double *bottoms = tops + n_merged, *ext_lo = tops + 2 * n_merged,
+               *ext_hi = tops + 3 * n_merged;
+        for (Py_ssize_t t = 0; t < n_merged; t++) {
+            sorted_rows[t] = merged[by[t]];
+            tops[t] = k0[by[t]];
+            bottoms[t] = k1[by[t]];
+        }
+        memcpy(merged, sorted_rows, n_merged * sizeof(Vec));
+        PyMem_Free(sorted_rows);
+        int extents = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            const Glyph *g = gs[i];
+            if (!g->space)
+                continue;
+            Py_ssize_t home = -1;
+            double x = g->baseline + 0.25 * g->height;
+            Py_ssize_t lo = 0, hi = n_merged; /* bisect.bisect_right(tops, x) */
+            while (lo < hi) {
+                Py_ssize_t mid = (lo + hi) / 2;
+                if (x < tops[mid])
+                    hi = mid;
+                else
+                    lo = mid + 1;
+            }
+            Py_ssize_t k = lo;
+            Py_ssize_t from = k - 4 > 0 ? k - 4 : 0, to = n_merged < k + 1 ? n_merged : k + 1;
+            for (Py_ssize_t j = from; j < to; j++) {
+                if (tops[j] - 0.25 * g->height <= g->baseline
+                    && g->baseline <= bottoms[j] + 0.25 * g->height) {
+                    home = j;
+                    break;
+                }
+            }
+            if (home < 0) {
+                if (!extents) { /* the rows' loose extents, as they stand now */
+                    for (Py_ssize_t q = 0; q < n_merged; q++) {
+                        Vec *r = &merged[q];
+                        double a = gs[r->v[0]]->ly0, b = gs[r->v[0]]->ly1;
+                        for (Py_ssize_t j = 1; j < r->n; j++) {
+                            if (gs[r->v[j]]->ly0 < a)
+                                a = gs[r->v[j]]->ly0;
+                            if (gs[r->v[j]]->ly1 > b)
+                                b = gs[r->v[j]]->ly1;
+                        }
+                        ext_lo[q] = a;
+                        ext_hi[q] = b;
+                    }
+                    extents = 1;
+                }
+                double cy = (g->ly0 + g->ly1) / 2;
+                for (Py_ssize_t j = from; j < to; j++) {
+                    if (ext_lo[j] <= cy && cy <= ext_hi[j]) {
+                        home = j;
+                        break;
+                    }
+                }
+            }
+            if (home >= 0 && vec_push(&merged[home], i) < 0) {
+                PyMem_Free(tops);
+                goto done;
+            }
+        }
+        PyMem_Free(tops);
+        PyMem_Free(by);
+        by = NULL;
+    }
+    /* each row left to right (its visual order) */
+    for (Py_ssize_t q = 0; q < n_merged; q++) {
+        Vec *r = &merged[q];
+        Glyph **rg = PyMem_Malloc((r->n ? r->n : 1) * sizeof(Glyph *));
+        if (!rg) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t j = 0; j < r->n; j++)
+            rg[j] = gs[r->v[j]];
+        SortCtx ctx = {rg, NULL, NULL};
+        Py_ssize_t *o = sorted_indices(r->n, less_visual_key, &ctx);
+        PyMem_Free(rg);
+        if (!o)
+            goto done;
+        Py_ssize_t *v = PyMem_Malloc((r->n ? r->n : 1) * sizeof(Py_ssize_t));
+        if (!v) {
+            PyMem_Free(o);
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t j = 0; j < r->n; j++)
+            v[j] = r->v[o[j]];
+        PyMem_Free(o);
+        PyMem_Free(r->v);
+        r->v = v;
+        r->cap = r->n ? r->n : 1;
+    }
+    /* _split_row: cut at gaps wider than split_gap times the row's tallest glyph */
+    if (split_o != Py_None) {
+        pieces = PyMem_Calloc(n ? n : 1, sizeof(Vec));
+        if (!pieces) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t q = 0; q < n_merged; q++) {
+            Vec *r = &merged[q];
+            double height = 0;
+            int any = 0;
+            for (Py_ssize_t j = 0; j < r->n; j++) {
+                const Glyph *g = gs[r->v[j]];
+                if (g->space)
+                    continue;
+                if (!any || g->height > height) /* max(): the first unless larger */
+                    height = g->height;
+                any = 1;
+            }
+            if (!any)
+                continue;
+            Py_ssize_t start = n_pieces, prev = -1;
+            Vec current = {NULL, 0, 0};
+            int current_solid = 0;
+            for (Py_ssize_t j = 0; j < r->n; j++) {
+                const Glyph *g = gs[r->v[j]];
+                if (!g->space && prev >= 0 && g->lx0 - gs[prev]->lx1 > split_gap * height) {
+                    if (current_solid)
+                        pieces[n_pieces++] = current;
+                    else
+                        PyMem_Free(current.v);
+                    current = (Vec){NULL, 0, 0};
+                    current_solid = 0;
+                }
+                if (vec_push(&current, r->v[j]) < 0) {
+                    PyMem_Free(current.v);
+                    goto done;
+                }
+                if (!g->space) {
+                    current_solid = 1;
+                    prev = r->v[j];
+                }
+            }
+            if (current_solid)
+                pieces[n_pieces++] = current;
+            else
+                PyMem_Free(current.v);
+            (void)start;
+        }
+        vecs_free(merged, n_merged);
+        merged = pieces;
+        n_merged = n_pieces;
+        pieces = NULL;
+    }
+    /* the rows in reading order: by (lowest core bottom, leftmost box) */
+    for (Py_ssize_t q = 0; q < n_merged; q++) {
+        Vec *r = &merged[q];
+        double bottom = gs[r->v[0]]->bottom, left = gs[r->v[0]]->x0;
+        for (Py_ssize_t j = 1; j < r->n; j++) {
+            if (gs[r->v[j]]->bottom < bottom)
+                bottom = gs[r->v[j]]->bottom;
+            if (gs[r->v[j]]->x0 < left)
+                left = gs[r->v[j]]->x0;
+        }
+        k0[q] = bottom;
+        k1[q] = left;
+    }
+    {
+        SortCtx ctx = {gs, k0, k1};
+        by = sorted_indices(n_merged, less_key01, &ctx);
+        if (!by)
+            goto done;
+    }
+    out = PyList_New(n_merged);
+    if (!out)
+        goto done;
+    for (Py_ssize_t t = 0; t < n_merged; t++) {
+        Vec *r = &merged[by[t]];
+        PyObject *row = PyList_New(r->n);
+        if (!row) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        for (Py_ssize_t j = 0; j < r->n; j++) {
+            PyObject *g = (PyObject *)gs[r->v[j]];
+            Py_INCREF(g);
+            PyList_SET_ITEM(row, j, g);
+        }
+        PyList_SET_ITEM(out, t, row);
+    }
+done:
+    PyMem_Free(tilt);
+    PyMem_Free(solid);
+    PyMem_Free(group_of);
+    PyMem_Free(ext);
+    PyMem_Free(k0);
+    PyMem_Free(order);
+    PyMem_Free(by);
+    PyMem_Free(mext);
+    vecs_free(groups, n_groups);
+    vecs_free(merged, n_merged);
+    vecs_free(pieces, n_pieces);
+    return out;
+}
+
+/* ------------------------------------------------------------------- line ---------- */
+
+/* lines.SPACING_ACCENTS' keys: a line with one goes to Python (accents are composed there) */
+static int
+is_spacing_accent(Py_UCS4 cp)
+{
+    switch (cp) {
+    case 0x00A8: case 0x00B4: case 0x0060: case 0x02C6: case 0x005E: case 0x02DC: case 0x007E:
+    case 0x00B8: case 0x02DA: case 0x02C7: case 0x00AF: case 0x02D8: case 0x02D9: case 0x02DD:
+    case 0x02DB:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Arabic letters in their drawn shapes (lines._PRESENTATION_FORMS): _clean's rule, in Python */
+static int
+is_presentation_form(Py_UCS4 cp)
+{
+    return (cp >= 0xFB50 && cp <= 0xFDFF) || (cp >= 0xFE70 && cp <= 0xFEFE);
+}
+
+/* lines.is_cjk */
+static int
+is_cjk(Py_UCS4 o)
+{
+    return (0x3040 <= o && o <= 0x30FF) || (0x3400 <= o && o <= 0x4DBF)
+           || (0x4E00 <= o && o <= 0x9FFF) || (0xF900 <= o && o <= 0xFAFF)
+           || (0xAC00 <= o && o <= 0xD7AF) || (0x20000 <= o && o <= 0x2FA1F)
+           || (0x3000 <= o && o <= 0x303F) || (0xFF00 <= o && o <= 0xFFEF);
+}
+
+/* lines._is_han_kana: Chinese or Japanese script (not Hangul) */
+static int
+is_han_kana(Py_UCS4 o)
+{
+    return is_cjk(o) && !(0xAC00 <= o && o <= 0xD7AF);
+}
+
+/* the letters a ligature stands for written at buf + *len (lines._clean) */
+static void
+put_text(Py_UCS4 *buf, Py_ssize_t *len, Py_UCS4 cp)
+{
+    for (int k = 0; k < n_ligatures; k++) {
+        if (ligature[k].cp == cp) {
+            for (int j = 0; j < ligature[k].n; j++)
+                buf[(*len)++] = ligature[k].letters[j];
+            return;
+        }
+    }
+    buf[(*len)++] = cp;
+}
+
+/* lines._median: the middle value, or the mean of the two middle ones */
+static int
+median(double *v, Py_ssize_t n, double *out)
+{
+    if (sort_doubles(v, n) < 0)
+        return -1;
+    *out = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    return 0;
+}
+
+enum { NO_SCRIPT, SUP, SUB };
+enum { NO_SPACE, GENERATED_SPACE, PDF_SPACE };
+
+static int
+put(Py_UCS4 *buf, Py_ssize_t *len, const char *ascii)
+{
+    while (*ascii)
+        buf[(*len)++] = (Py_UCS4)*ascii++;
+    return 0;
+}
+
+/* line(row) -> (chars, box, text, height, size, bold, italic), or None: lines._make_line for
+ * a row without combining marks, right-to-left letters, spacing accents or presentation
+ * forms (their rules stay in Python) */
+static PyObject *
+line(PyObject *self, PyObject *args)
+{
+    PyObject *list;
+    if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &list))
+        return NULL;
+    READY_OR_NONE();
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    Glyph **gs = glyph_array(list);
+    if (!gs || n == 0)
+        Py_RETURN_NONE;
+    PyObject *out = NULL, *cs = NULL;
+    Py_UCS4 *cps = PyMem_Malloc(n * sizeof(Py_UCS4));
+    char *flags = PyMem_Malloc(n); /* bit 0 generated, 1 hyphen, 2 bold, 3 italic */
+    double *sizes = PyMem_Malloc(n * sizeof(double));
+    double *work = PyMem_Malloc(n * sizeof(double));
+    Py_ssize_t *solid = PyMem_Malloc(n * sizeof(Py_ssize_t));
+    Py_ssize_t *body = PyMem_Malloc(n * sizeof(Py_ssize_t));
+    /* parts: at most a space before each glyph; tags add at most 11 characters per part */
+    Py_UCS4 *part_text = PyMem_Malloc(2 * n * sizeof(Py_UCS4));
+    char *part_script = PyMem_Malloc(2 * n);
+    Py_UCS4 *buf = PyMem_Malloc(2 * n * 16 * sizeof(Py_UCS4)); /* a ligature: 4 letters */
+    if (!cps || !flags || !sizes || !work || !solid || !body || !part_text || !part_script
+        || !buf) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t ns = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *c = gs[i]->chr;
+        if (!one_char(FIELD(c, C_TEXT), &cps[i]))
+            goto python;
+        PyObject *f[4] = {FIELD(c, C_GENERATED), FIELD(c, C_HYPHEN), FIELD(c, C_BOLD),
+                          FIELD(c, C_ITALIC)};
+        flags[i] = 0;
+        for (int k = 0; k < 4; k++) {
+            if (f[k] != Py_True && f[k] != Py_False)
+                goto python;
+            if (f[k] == Py_True)
+                flags[i] |= (char)(1 << k);
+        }
+        if (gs[i]->space)
+            continue;
+        int kind = char_kind(FIELD(c, C_TEXT), cps[i]);
+        if (kind < 0)
+            goto done;
+        if (kind || is_spacing_accent(cps[i]) || is_presentation_form(cps[i]) || !finite_glyph(gs[i])
+            || !as_float(FIELD(c, C_SIZE), &sizes[i]) || isnan(sizes[i]))
+            goto python;
+        solid[ns++] = i;
+    }
+    if (ns == 0)
+        goto python;
+    /* _line_text: the line's font height, its body glyphs, their baseline and width */
+    int ok;
+    double main = main_height(gs, solid, ns, &ok);
+    if (!ok)
+        goto done;
+    double script_size = number[K_SCRIPT_SIZE];
+    Py_ssize_t nb = 0;
+    for (Py_ssize_t k = 0; k < ns; k++)
+        if (gs[solid[k]]->height >= script_size * main)
+            body[nb++] = solid[k];
+    if (nb == 0) {
+        memcpy(body, solid, ns * sizeof(Py_ssize_t));
+        nb = ns;
+    }
+    double baseline, width;
+    for (Py_ssize_t k = 0; k < nb; k++)
+        work[k] = gs[body[k]]->baseline;
+    if (median(work, nb, &baseline) < 0)
+        goto done;
+    for (Py_ssize_t k = 0; k < nb; k++) {
+        double w = gs[body[k]]->lx1 - gs[body[k]]->lx0;
+        work[k] = 1e-3 > w ? 1e-3 : w;
+    }
+    if (median(work, nb, &width) < 0)
+        goto done;
+    double small = script_size * main, sup = baseline - 0.2 * main, sub = baseline + 0.1 * main;
+    double spaced = number[K_SPACE_GAP] * width, touch = number[K_SPACE_TOUCH] * width;
+    Py_ssize_t np = 0;
+    int has_right = 0, space = NO_SPACE, scripts = 0;
+    double right = 0;
+    Py_UCS4 last = 0; /* the last part's text, once there is one */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const Glyph *g = gs[i];
+        if (g->space) {
+            if (has_right && space != PDF_SPACE)
+                space = flags[i] & 1 ? GENERATED_SPACE : PDF_SPACE;
+            continue;
+        }
+        char script = NO_SCRIPT;
+        if (g->height < small) {
+            if (g->baseline < sup)
+                script = SUP;
+            else if (g->baseline > sub)
+                script = SUB;
+        }
+        if (has_right) {
+            double gap = g->lx0 - right;
+            /* between Chinese or Japanese characters only the file's own spaces count */
+            int wide = gap > spaced
+                       && !(cps[i] >= 0x3000 && is_han_kana(last) && is_han_kana(cps[i]));
+            if ((space == PDF_SPACE && gap > touch) || wide) {
+                part_text[np] = ' ';
+                part_script[np] = script && part_script[np - 1] == script ? script : NO_SCRIPT;
+                np++;
+            }
+        }
+        part_text[np] = flags[i] & 2 ? 0x02 : cps[i];
+        part_script[np] = script;
+        last = part_text[np];
+        np++;
+        if (script)
+            scripts = 1;
+        double edge = g->lx1;
+        right = !has_right || edge > right ? edge : right;
+        has_right = 1;
+        space = NO_SPACE;
+    }
+    Py_ssize_t len = 0;
+    static const char *tag[] = {"", "sup", "sub"};
+    if (!scripts) {
+        for (Py_ssize_t k = 0; k < np; k++)
+            put_text(buf, &len, part_text[k]);
+    } else {
+        char current = NO_SCRIPT;
+        for (Py_ssize_t k = 0; k < np; k++) {
+            char script = part_script[k];
+            if (script != current) {
+                if (current) {
+                    put(buf, &len, "</");
+                    put(buf, &len, tag[(int)current]);
+                    put(buf, &len, ">");
+                }
+                if (script) {
+                    put(buf, &len, "<");
+                    put(buf, &len, tag[(int)script]);
+                    put(buf, &len, ">");
+                }
+                current = script;
+            }
+            put_text(buf, &len, part_text[k]);
+        }
+        if (current) {
+            put(buf, &len, "</");
+            put(buf, &len, tag[(int)current]);
+            put(buf, &len, ">");
+        }
+    }
+    /* _clean and strip() leave such a line as it is; a line they would change goes to Python */
+    if (len == 0 || Py_UNICODE_ISSPACE(buf[0]) || Py_UNICODE_ISSPACE(buf[len - 1]))
+        goto python;
+    /* _make_line: the characters, the union of the solid ones' boxes, size, bold, italic */
+    double box[4], u[4];
+    for (Py_ssize_t k = 0; k < ns; k++) {
+        if (!four_floats(FIELD(gs[solid[k]]->chr, C_BOX), u))
+            goto python;
+        if (k == 0) {
+            memcpy(box, u, sizeof box);
+            continue;
+        }
+        if (u[0] < box[0])
+            box[0] = u[0];
+        if (u[1] < box[1])
+            box[1] = u[1];
+        if (u[2] > box[2])
+            box[2] = u[2];
+        if (u[3] > box[3])
+            box[3] = u[3];
+    }
+    for (Py_ssize_t k = 0; k < nb; k++)
+        work[k] = sizes[body[k]];
+    if (sort_doubles(work, nb) < 0)
+        goto done;
+    double size = work[nb / 2];
+    Py_ssize_t letters = 0, bold = 0, italic = 0;
+    for (Py_ssize_t k = 0; k < nb; k++) {
+        if (Py_UNICODE_ISALNUM(cps[body[k]])) {
+            letters++;
+            bold += (flags[body[k]] & 4) != 0;
+            italic += (flags[body[k]] & 8) != 0;
+        }
+    }
+    if (letters == 0) {
+        for (Py_ssize_t k = 0; k < nb; k++) {
+            bold += (flags[body[k]] & 4) != 0;
+            italic += (flags[body[k]] & 8) != 0;
+        }
+        letters = nb;
+    }
+    cs = PyList_New(n);
+    if (!cs)
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_INCREF(gs[i]->chr);
+        PyList_SET_ITEM(cs, i, gs[i]->chr);
+    }
+    PyObject *text = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, len);
+    if (!text)
+        goto done;
+    out = Py_BuildValue("(O(dddd)NddOO)", cs, box[0], box[1], box[2], box[3], text, main, size, bold * 2 > letters ? Py_True : Py_False,
+                        italic * 2 > letters ? Py_True : Py_False);
+    goto done;
+python:
+    out = Py_None;
+    Py_INCREF(out);
+done:
+    Py_XDECREF(cs);
+    PyMem_Free(cps);
+    PyMem_Free(flags);
+    PyMem_Free(sizes);
+    PyMem_Free(work);
+    PyMem_Free(solid);
+    PyMem_Free(body);
+    PyMem_Free(part_text);
+    PyMem_Free(part_script);
+    PyMem_Free(buf);
+    return out;
+}
+
 /* ------------------------------------------------------------------- module -------- */
 
 static PyMethodDef methods[] = {
@@ -800,6 +1797,12 @@ static PyMethodDef methods[] = {
      "glyphs(chars, direction) -> list of Glyph, or None: lines._glyphs."},
     {"core_groups", core_groups, METH_VARARGS,
      "core_groups(glyphs) -> list of (members, [lo, hi]), or None: lines._core_groups."},
+    {"rows", rows, METH_VARARGS,
+     "rows(glyphs, split_gap) -> list of rows (lists of Glyph) in reading order, or None: "
+     "lines._lines before each row becomes a line."},
+    {"line", line, METH_VARARGS,
+     "line(row) -> (chars, box, text, height, size, bold, italic), or None: lines._make_line "
+     "for a row of plain text."},
     {"pieces", pieces, METH_VARARGS, "pieces(glyphs) -> list of _Piece, or None: columns._pieces."},
     {NULL, NULL, 0, NULL}};
 

@@ -179,9 +179,9 @@ def _compiled():
         return None
     from mineru_tui.pdf import columns
 
-    loop.setup(Char, is_rtl_char, columns._Piece,
+    loop.setup(Char, is_rtl_char, unicodedata.combining, LIGATURES, columns._Piece,
                (MAX_TILT, CORE, LINE_OVERLAP, columns.PIECE_GAP, columns.SPACED_PIECE_GAP,
-                columns.PIECE_BASELINE))
+                columns.PIECE_BASELINE, STANDARD_TOLERANCE, SCRIPT_SIZE, SPACE_GAP, SPACE_TOUCH))
     return loop
 
 
@@ -342,6 +342,21 @@ def page_lines(chars: list[Char], direction: int | None = None) -> list[TextLine
 
 
 def _lines(glyphs: list[_Glyph], direction: int, split_gap: float | None) -> list[TextLine]:
+    rows = None
+    if _lineloop is not None and type(glyphs) is list:  # C glyphs: the same rows formed in C
+        rows = _lineloop.rows(glyphs, split_gap)
+    if rows is None:
+        rows = _ordered_rows(glyphs, split_gap)
+    lines = []
+    for r in rows:
+        line = _make_line(r, direction)
+        if line.text:
+            lines.append(line)
+    return lines
+
+
+def _ordered_rows(glyphs: list[_Glyph], split_gap: float | None) -> list[list[_Glyph]]:
+    """The rows of :func:`_lines` in reading order, each left to right, its spaces placed."""
     solid = [g for g in glyphs if not g.space]
     solid.sort(key=_ROW_KEY)  # by (bottom, left)
     spaces = [g for g in glyphs if g.space]
@@ -377,18 +392,18 @@ def _lines(glyphs: list[_Glyph], direction: int, split_gap: float | None) -> lis
         r.sort(key=_VISUAL_KEY)
     if split_gap is not None:
         rows = [piece for r in rows for piece in _split_row(r, split_gap)]
-    lines = []
-    for r in sorted(rows, key=lambda r: (min(map(_BOTTOM, r)), min(map(_X0, map(_BOX, r))))):
-        line = _make_line(r, direction)
-        if line.text:
-            lines.append(line)
-    return lines
+    return sorted(rows, key=lambda r: (min(map(_BOTTOM, r)), min(map(_X0, map(_BOX, r)))))
 
 
 _ALEFS = "\u0627\u0623\u0625\u0622\u0671"
 
 
 def _make_line(row: list[_Glyph], direction: int) -> TextLine:
+    if _lineloop is not None:  # C glyphs of plain text: the same line made in C
+        made = _lineloop.line(row)
+        if made is not None:
+            cs, box, text, height, size, bold, italic = made
+            return TextLine(cs, box, direction, text, height, size, bold, italic)
     solid = [g for g in row if not g.space]
     main, body, (text, order, rtl) = _line_text(row, solid)
     cs = [row[i].char for i in order]
