@@ -29,10 +29,12 @@ static const char *char_field_names[N_CHAR_FIELDS] = {
     "generated", "hyphen", "bold", "italic"};
 static PyTypeObject *char_type = NULL;
 static Py_ssize_t char_offset[N_CHAR_FIELDS];
-static PyObject *is_rtl_char = NULL; /* bidi_order.is_rtl_char */
-static PyObject *combining = NULL;   /* unicodedata.combining */
-static PyObject *kinds = NULL;       /* text -> KIND_* bits, each text asked once */
-enum { KIND_RTL = 1, KIND_COMBINING = 2 };
+static PyObject *bidi_class = NULL; /* bidi_order.bidi_class */
+static PyObject *combining = NULL;  /* unicodedata.combining */
+/* what the rules ask of a character, each asked of Python once per code point */
+enum { KIND_RTL = 1, KIND_LTR = 2, KIND_COMBINING = 4, KIND_KNOWN = 8 };
+static unsigned char bmp_kind[0x10000]; /* 0: not asked yet */
+static PyObject *kinds = NULL;          /* beyond the BMP: text -> KIND_* bits */
 /* lines.LIGATURES, as code points: a ligature and the letters it stands for */
 #define MAX_LIGATURES 16
 static struct { Py_UCS4 cp; Py_UCS4 letters[4]; int n; } ligature[MAX_LIGATURES];
@@ -268,10 +270,11 @@ setup(PyObject *self, PyObject *args)
     Py_INCREF(cls);
     Py_XSETREF(char_type, (PyTypeObject *)cls);
     Py_INCREF(rtl);
-    Py_XSETREF(is_rtl_char, rtl);
+    Py_XSETREF(bidi_class, rtl);
     Py_INCREF(comb);
     Py_XSETREF(combining, comb);
     PyDict_Clear(kinds);
+    memset(bmp_kind, 0, sizeof bmp_kind);
     Py_INCREF(piece);
     Py_XSETREF(piece_class, piece);
     memcpy(number, given, sizeof number);
@@ -371,34 +374,44 @@ is_alef(Py_UCS4 cp)
     return cp == 0x0627 || cp == 0x0623 || cp == 0x0625 || cp == 0x0622 || cp == 0x0671;
 }
 
-/* a one-character text's KIND_* bits (right-to-left letter, combining mark), -1 on error */
+/* a one-character text's KIND_* bits: a right-to-left letter (bidi class R or AL), a
+ * left-to-right one (L), a combining mark; -1 on error */
 static int
 char_kind(PyObject *text, Py_UCS4 cp)
 {
-    if (cp < 0x0300) /* no combining mark nor right-to-left letter comes before U+0300 */
-        return 0;
-    PyObject *known = PyDict_GetItemWithError(kinds, text);
-    if (known)
-        return (int)PyLong_AsLong(known);
-    if (PyErr_Occurred())
-        return -1;
+    if (cp < 0x10000 && bmp_kind[cp])
+        return bmp_kind[cp] & ~KIND_KNOWN;
+    if (cp >= 0x10000) {
+        PyObject *known = PyDict_GetItemWithError(kinds, text);
+        if (known)
+            return (int)PyLong_AsLong(known);
+        if (PyErr_Occurred())
+            return -1;
+    }
     int kind = 0;
-    PyObject *answer = PyObject_CallOneArg(is_rtl_char, text);
+    PyObject *answer = PyObject_CallOneArg(bidi_class, text);
+    if (!answer)
+        return -1;
+    if (PyUnicode_CheckExact(answer)) {
+        if (PyUnicode_CompareWithASCIIString(answer, "R") == 0
+            || PyUnicode_CompareWithASCIIString(answer, "AL") == 0)
+            kind |= KIND_RTL;
+        else if (PyUnicode_CompareWithASCIIString(answer, "L") == 0)
+            kind |= KIND_LTR;
+    }
+    Py_DECREF(answer);
+    answer = PyObject_CallOneArg(combining, text);
     if (!answer)
         return -1;
     int yes = PyObject_IsTrue(answer);
     Py_DECREF(answer);
     if (yes < 0)
         return -1;
-    kind |= yes ? KIND_RTL : 0;
-    answer = PyObject_CallOneArg(combining, text);
-    if (!answer)
-        return -1;
-    yes = PyObject_IsTrue(answer);
-    Py_DECREF(answer);
-    if (yes < 0)
-        return -1;
     kind |= yes ? KIND_COMBINING : 0;
+    if (cp < 0x10000) {
+        bmp_kind[cp] = (unsigned char)(kind | KIND_KNOWN);
+        return kind;
+    }
     PyObject *value = PyLong_FromLong(kind);
     if (!value || PyDict_SetItem(kinds, text, value) < 0) {
         Py_XDECREF(value);
@@ -1612,7 +1625,7 @@ line(PyObject *self, PyObject *args)
         int kind = char_kind(FIELD(c, C_TEXT), cps[i]);
         if (kind < 0)
             goto done;
-        if (kind || is_spacing_accent(cps[i]) || is_presentation_form(cps[i]) || !finite_glyph(gs[i])
+        if (kind & (KIND_RTL | KIND_COMBINING) || is_spacing_accent(cps[i]) || is_presentation_form(cps[i]) || !finite_glyph(gs[i])
             || !as_float(FIELD(c, C_SIZE), &sizes[i]) || isnan(sizes[i]))
             goto python;
         solid[ns++] = i;
@@ -1787,11 +1800,42 @@ done:
     return out;
 }
 
+/* ------------------------------------------------------------------- scripts ------- */
+
+/* letters(glyphs) -> (cjk, right_to_left, left_to_right), or None: how many glyphs are CJK
+ * characters (lines.is_cjk), strong right-to-left letters and left-to-right ones
+ * (bidi_order.bidi_class R or AL, and L) */
+static PyObject *
+letters(PyObject *self, PyObject *args)
+{
+    PyObject *list;
+    if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &list))
+        return NULL;
+    READY_OR_NONE();
+    Py_ssize_t n = PyList_GET_SIZE(list), cjk = 0, rtl = 0, ltr = 0;
+    Glyph **gs = glyph_array(list);
+    if (!gs)
+        Py_RETURN_NONE;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *text = FIELD(gs[i]->chr, C_TEXT);
+        Py_UCS4 cp;
+        if (!one_char(text, &cp))
+            Py_RETURN_NONE;
+        int kind = char_kind(text, cp);
+        if (kind < 0)
+            return NULL;
+        cjk += is_cjk(cp);
+        rtl += (kind & KIND_RTL) != 0;
+        ltr += (kind & KIND_LTR) != 0;
+    }
+    return Py_BuildValue("(nnn)", cjk, rtl, ltr);
+}
+
 /* ------------------------------------------------------------------- module -------- */
 
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS,
-     "setup(Char, is_rtl_char, Piece, numbers): the classes and rules' numbers the loops follow "
+     "setup(Char, bidi_class, combining, ligatures, Piece, numbers): what the loops follow "
      "(see lines.compiled_lines)."},
     {"glyphs", glyphs, METH_VARARGS,
      "glyphs(chars, direction) -> list of Glyph, or None: lines._glyphs."},
@@ -1803,6 +1847,8 @@ static PyMethodDef methods[] = {
     {"line", line, METH_VARARGS,
      "line(row) -> (chars, box, text, height, size, bold, italic), or None: lines._make_line "
      "for a row of plain text."},
+    {"letters", letters, METH_VARARGS,
+     "letters(glyphs) -> (cjk, right_to_left, left_to_right) counts, or None."},
     {"pieces", pieces, METH_VARARGS, "pieces(glyphs) -> list of _Piece, or None: columns._pieces."},
     {NULL, NULL, 0, NULL}};
 

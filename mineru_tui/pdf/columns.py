@@ -71,7 +71,11 @@ def text_blocks(glyphs: list, right_to_left: bool | None = None) -> list[TextBlo
     pieces = _pieces(glyphs)
     if not pieces:
         return []
-    if right_to_left is None:
+    counts = (_lineloop.letters(glyphs) if _lineloop is not None and right_to_left is None
+              and type(glyphs) is list else None)
+    if counts is not None:  # C glyphs: counted in C
+        right_to_left = counts[1] > counts[2]
+    elif right_to_left is None:
         r = l_ = 0
         for t, n in Counter(map(_TEXT, glyphs)).items():  # each distinct character's class once
             c = bidi_class(t)

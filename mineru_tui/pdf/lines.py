@@ -179,7 +179,7 @@ def _compiled():
         return None
     from mineru_tui.pdf import columns
 
-    loop.setup(Char, is_rtl_char, unicodedata.combining, LIGATURES, columns._Piece,
+    loop.setup(Char, bidi_class, unicodedata.combining, LIGATURES, columns._Piece,
                (MAX_TILT, CORE, LINE_OVERLAP, columns.PIECE_GAP, columns.SPACED_PIECE_GAP,
                 columns.PIECE_BASELINE, STANDARD_TOLERANCE, SCRIPT_SIZE, SPACE_GAP, SPACE_TOUCH))
     return loop
@@ -577,11 +577,17 @@ def _is_vertical(glyphs: list[_Glyph]) -> bool:
     """CJK glyphs standing in tall narrow columns, far apart across each row: vertical
     writing (MinerU reads a block as vertical when most of its lines are > 2 times taller
     than wide)."""
-    texts = list(map(_TEXT, glyphs))
-    if texts and max(texts) < "\u3000":  # no CJK at all (none comes before U+3000)
-        return False
-    if sum(is_cjk(t) for t in texts) < 0.5 * len(glyphs):
-        return False
+    counts = (_lineloop.letters(glyphs) if _lineloop is not None and type(glyphs) is list and glyphs
+              else None)
+    if counts is not None:  # C glyphs: counted in C
+        if counts[0] < 0.5 * len(glyphs):
+            return False
+    else:
+        texts = list(map(_TEXT, glyphs))
+        if texts and max(texts) < "\u3000":  # no CJK at all (none comes before U+3000)
+            return False
+        if sum(is_cjk(t) for t in texts if t >= "\u3000") < 0.5 * len(glyphs):
+            return False
     rows = _rows(sorted(glyphs, key=lambda g: (g.bottom, g.box[0])))
     widths = sorted(g.box[2] - g.box[0] for g in glyphs)
     char_w = max(widths[len(widths) // 2], 1e-6)
