@@ -42,7 +42,8 @@ static int n_ligatures = 0;
 static PyObject *piece_class = NULL; /* columns._Piece */
 /* the rules' numbers, from lines.py and columns.py (setup()): one place for each */
 enum { K_MAX_TILT, K_CORE, K_LINE_OVERLAP, K_PIECE_GAP, K_SPACED_PIECE_GAP, K_PIECE_BASELINE,
-       K_STANDARD_TOLERANCE, K_SCRIPT_SIZE, K_SPACE_GAP, K_SPACE_TOUCH, N_NUMBERS };
+       K_STANDARD_TOLERANCE, K_SCRIPT_SIZE, K_SPACE_GAP, K_SPACE_TOUCH, K_GUTTER, K_BAND_GAP,
+       N_NUMBERS };
 static double number[N_NUMBERS];
 
 /* a Char's field, borrowed (NULL when the slot is empty) */
@@ -1831,6 +1832,465 @@ letters(PyObject *self, PyObject *args)
     return Py_BuildValue("(nnn)", cjk, rtl, ltr);
 }
 
+/* ------------------------------------------------------------------- cuts ---------- */
+
+/* columns._cut's pieces, as numbers */
+typedef struct {
+    const double *x0, *x1, *top, *bottom;
+} PieceBoxes;
+
+typedef struct {
+    Py_ssize_t *idx; /* pieces, in the order the Python lists hold them */
+    Py_ssize_t m;
+    Py_ssize_t stretch; /* -1: None */
+    Py_ssize_t column;
+} Part;
+
+/* idx[0..m-1] sorted stably by key[idx] (in place) */
+static int
+sort_by(Py_ssize_t *idx, Py_ssize_t m, const double *key)
+{
+    double *k = PyMem_Malloc((m ? m : 1) * sizeof(double));
+    Py_ssize_t *copy = PyMem_Malloc((m ? m : 1) * sizeof(Py_ssize_t));
+    if (!k || !copy) {
+        PyMem_Free(k);
+        PyMem_Free(copy);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t t = 0; t < m; t++)
+        k[t] = key[idx[t]];
+    Py_ssize_t *o = sorted_indices(m, less_double, k);
+    if (!o) {
+        PyMem_Free(k);
+        PyMem_Free(copy);
+        return -1;
+    }
+    memcpy(copy, idx, m * sizeof(Py_ssize_t));
+    for (Py_ssize_t t = 0; t < m; t++)
+        idx[t] = copy[o[t]];
+    PyMem_Free(o);
+    PyMem_Free(k);
+    PyMem_Free(copy);
+    return 0;
+}
+
+/* columns._split: items sorted (in place) and the start of each group in starts[];
+ * returns the number of groups, -1 on error */
+static Py_ssize_t
+split_parts(const PieceBoxes *pb, Py_ssize_t *items, Py_ssize_t m, int vertical, double min_gap,
+            Py_ssize_t *starts)
+{
+    if (sort_by(items, m, vertical ? pb->x0 : pb->top) < 0)
+        return -1;
+    Py_ssize_t groups = 1;
+    starts[0] = 0;
+    double end = vertical ? pb->x1[items[0]] : pb->bottom[items[0]];
+    for (Py_ssize_t t = 1; t < m; t++) {
+        Py_ssize_t p = items[t];
+        int apart = vertical ? pb->x0[p] - end >= min_gap : pb->top[p] > end;
+        if (apart)
+            starts[groups++] = t;
+        double e = vertical ? pb->x1[p] : pb->bottom[p];
+        end = PMAX(end, e);
+    }
+    starts[groups] = m;
+    return groups;
+}
+
+/* Python's round(v) for a finite v that fits (ties to even), 0 otherwise */
+static int
+round_int(double v, long long *out)
+{
+    if (!isfinite(v))
+        return 0;
+    double r = nearbyint(v);
+    if (fabs(r) > 4e18)
+        return 0;
+    *out = (long long)r;
+    return 1;
+}
+
+/* columns._cut_once over part (reordered as Python's sorts leave it when cut): the number of
+ * parts cut (0: one block), their starts in *starts, are_columns in *columns; -1 on error
+ * and -2 when a number is one Python's round() refuses (Python then takes the page) */
+static Py_ssize_t
+cut_once(const PieceBoxes *pb, const double *height, Py_ssize_t *part, Py_ssize_t m, int rtl,
+         Py_ssize_t **starts_out, int *are_columns)
+{
+    if (m <= 1)
+        return 0;
+    Py_ssize_t result = -1, *starts = NULL, *bstarts = NULL, *gap_start = NULL, *items = NULL;
+    double *heights = NULL, *gaps = NULL, *tops = NULL, *bottoms = NULL;
+    char *kinds = NULL;
+    long long *seen = NULL;
+    heights = PyMem_Malloc(m * sizeof(double));
+    starts = PyMem_Malloc((m + 1) * sizeof(Py_ssize_t));
+    items = PyMem_Malloc(m * sizeof(Py_ssize_t));
+    if (!heights || !starts || !items) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t t = 0; t < m; t++)
+        heights[t] = height[part[t]];
+    if (sort_doubles(heights, m) < 0)
+        goto done;
+    double h_mid = heights[m / 2];
+    double min_gap = number[K_GUTTER] * h_mid;
+    memcpy(items, part, m * sizeof(Py_ssize_t));
+    Py_ssize_t n_cols = split_parts(pb, items, m, 1, min_gap, starts);
+    if (n_cols < 0)
+        goto done;
+    if (n_cols > 1) {
+        if (rtl) { /* the columns right to left: the groups reversed, each kept in order */
+            Py_ssize_t *rev = PyMem_Malloc(m * sizeof(Py_ssize_t));
+            Py_ssize_t *rstarts = PyMem_Malloc((n_cols + 1) * sizeof(Py_ssize_t));
+            if (!rev || !rstarts) {
+                PyMem_Free(rev);
+                PyMem_Free(rstarts);
+                PyErr_NoMemory();
+                goto done;
+            }
+            Py_ssize_t at = 0;
+            for (Py_ssize_t g = n_cols - 1; g >= 0; g--) {
+                rstarts[n_cols - 1 - g] = at;
+                for (Py_ssize_t t = starts[g]; t < starts[g + 1]; t++)
+                    rev[at++] = items[t];
+            }
+            rstarts[n_cols] = m;
+            memcpy(items, rev, m * sizeof(Py_ssize_t));
+            memcpy(starts, rstarts, (n_cols + 1) * sizeof(Py_ssize_t));
+            PyMem_Free(rev);
+            PyMem_Free(rstarts);
+        }
+        memcpy(part, items, m * sizeof(Py_ssize_t));
+        *are_columns = 1;
+        *starts_out = starts;
+        starts = NULL;
+        result = n_cols;
+        goto done;
+    }
+    memcpy(items, part, m * sizeof(Py_ssize_t));
+    Py_ssize_t n_bands = split_parts(pb, items, m, 0, 0.0, starts);
+    if (n_bands < 0)
+        goto done;
+    if (n_bands == 1) {
+        result = 0;
+        goto done;
+    }
+    /* _gaps of each band: (end, x0) pairs, the band's pieces by x0 */
+    gaps = PyMem_Malloc(2 * m * sizeof(double));
+    gap_start = PyMem_Malloc((n_bands + 1) * sizeof(Py_ssize_t));
+    Py_ssize_t *band_items = PyMem_Malloc(m * sizeof(Py_ssize_t));
+    if (!gaps || !gap_start || !band_items) {
+        PyMem_Free(band_items);
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t n_gaps = 0;
+    for (Py_ssize_t b = 0; b < n_bands; b++) {
+        Py_ssize_t from = starts[b], count = starts[b + 1] - from;
+        memcpy(band_items, items + from, count * sizeof(Py_ssize_t));
+        if (sort_by(band_items, count, pb->x0) < 0) {
+            PyMem_Free(band_items);
+            goto done;
+        }
+        gap_start[b] = n_gaps;
+        double end = pb->x1[band_items[0]];
+        for (Py_ssize_t t = 1; t < count; t++) {
+            Py_ssize_t p = band_items[t];
+            if (pb->x0[p] - end >= min_gap) {
+                gaps[2 * n_gaps] = end;
+                gaps[2 * n_gaps + 1] = pb->x0[p];
+                n_gaps++;
+            }
+            end = PMAX(end, pb->x1[p]);
+        }
+    }
+    gap_start[n_bands] = n_gaps;
+    PyMem_Free(band_items);
+    /* _gutter: the gap shared by the most bands (at least two), narrowed to what all leave */
+    seen = PyMem_Malloc((2 * n_gaps + 2) * sizeof(long long));
+    if (!seen) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t n_seen = 0, best_count = 1;
+    int found = 0;
+    double best_lo = 0, best_hi = 0;
+    for (Py_ssize_t q = 0; q < n_gaps; q++) {
+        double a = gaps[2 * q], b = gaps[2 * q + 1];
+        long long ra, rb;
+        if (!round_int(a, &ra) || !round_int(b, &rb)) {
+            result = -2;
+            goto done;
+        }
+        int known = 0;
+        for (Py_ssize_t t = 0; t < n_seen && !known; t++)
+            known = seen[2 * t] == ra && seen[2 * t + 1] == rb;
+        if (known) /* a table's rows share their gaps: count each once */
+            continue;
+        seen[2 * n_seen] = ra;
+        seen[2 * n_seen + 1] = rb;
+        n_seen++;
+        double lo = a, hi = b;
+        Py_ssize_t count = 0;
+        for (Py_ssize_t o = 0; o < n_bands; o++) {
+            for (Py_ssize_t r = gap_start[o]; r < gap_start[o + 1]; r++) {
+                double c = gaps[2 * r], d = gaps[2 * r + 1];
+                if (PMIN(hi, d) - PMAX(lo, c) >= min_gap) {
+                    lo = PMAX(lo, c);
+                    hi = PMIN(hi, d);
+                    count++;
+                    break;
+                }
+            }
+        }
+        if (count > best_count || (count == best_count && found && hi - lo > best_hi - best_lo)) {
+            best_lo = lo;
+            best_hi = hi;
+            best_count = count;
+            found = 1;
+        }
+    }
+    if (!found) { /* one column: a single block */
+        result = 0;
+        goto done;
+    }
+    /* each band: across the gutter, split by it, or on one side only */
+    enum { ONE_SIDE, CROSS, SPLIT };
+    kinds = PyMem_Malloc(n_bands);
+    tops = PyMem_Malloc(2 * n_bands * sizeof(double));
+    if (!kinds || !tops) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    bottoms = tops + n_bands;
+    double lo = best_lo, hi = best_hi;
+    for (Py_ssize_t b = 0; b < n_bands; b++) {
+        int cross = 0, left = 0, right = 0;
+        for (Py_ssize_t t = starts[b]; t < starts[b + 1]; t++) {
+            Py_ssize_t p = items[t];
+            cross |= pb->x0[p] < hi && pb->x1[p] > lo;
+            left |= pb->x1[p] <= lo;
+            right |= pb->x0[p] >= hi;
+        }
+        kinds[b] = cross ? CROSS : left && right ? SPLIT : ONE_SIDE;
+        double tb = pb->top[items[starts[b]]], bb = pb->bottom[items[starts[b]]];
+        for (Py_ssize_t t = starts[b] + 1; t < starts[b + 1]; t++) {
+            Py_ssize_t p = items[t];
+            if (pb->top[p] < tb)
+                tb = pb->top[p];
+            if (pb->bottom[p] > bb)
+                bb = pb->bottom[p];
+        }
+        tops[b] = tb;
+        bottoms[b] = bb;
+    }
+    double close = h_mid * number[K_BAND_GAP];
+    for (Py_ssize_t i = 0; i < n_bands;) {
+        if (kinds[i] != ONE_SIDE) {
+            i++;
+            continue;
+        }
+        Py_ssize_t j = i;
+        while (j < n_bands && kinds[j] == ONE_SIDE)
+            j++;
+        char kind;
+        if (i > 0 && tops[i] - bottoms[i - 1] <= close)
+            kind = kinds[i - 1];
+        else if (j < n_bands && tops[j] - bottoms[j - 1] <= close)
+            kind = kinds[j];
+        else
+            kind = CROSS;
+        for (Py_ssize_t t = i; t < j; t++)
+            kinds[t] = kind;
+        i = j;
+    }
+    /* bands of one kind in a row are one group */
+    bstarts = PyMem_Malloc((n_bands + 1) * sizeof(Py_ssize_t));
+    if (!bstarts) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t n_groups = 0;
+    for (Py_ssize_t b = 0; b < n_bands; b++)
+        if (b == 0 || kinds[b] != kinds[b - 1])
+            bstarts[n_groups++] = starts[b];
+    bstarts[n_groups] = m;
+    if (n_groups == 1) {
+        result = 0;
+        goto done;
+    }
+    memcpy(part, items, m * sizeof(Py_ssize_t));
+    *are_columns = 0;
+    *starts_out = bstarts;
+    bstarts = NULL;
+    result = n_groups;
+done:
+    PyMem_Free(heights);
+    PyMem_Free(starts);
+    PyMem_Free(bstarts);
+    PyMem_Free(items);
+    PyMem_Free(gaps);
+    PyMem_Free(gap_start);
+    PyMem_Free(tops);
+    PyMem_Free(kinds);
+    PyMem_Free(seen);
+    return result;
+}
+
+/* a piece's field as a finite number (0: not a float, or not finite) */
+static int
+piece_number(PyObject *piece, PyObject *name, double *v)
+{
+    PyObject *x = PyObject_GetAttr(piece, name);
+    if (!x) {
+        PyErr_Clear();
+        return 0;
+    }
+    int ok = as_float(x, v) && fabs(*v) < 1e300;
+    Py_DECREF(x);
+    return ok;
+}
+
+/* cut(pieces, right_to_left) -> list of (pieces, stretch, column), or None: columns._cut */
+static PyObject *
+cut(PyObject *self, PyObject *args)
+{
+    PyObject *list;
+    int rtl;
+    if (!PyArg_ParseTuple(args, "O!p", &PyList_Type, &list, &rtl))
+        return NULL;
+    READY_OR_NONE();
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    static PyObject *names[5];
+    static const char *name_text[5] = {"x0", "x1", "top", "bottom", "height"};
+    for (int k = 0; k < 5; k++)
+        if (!names[k] && !(names[k] = PyUnicode_InternFromString(name_text[k])))
+            return NULL;
+    double *v = PyMem_Malloc((n ? n : 1) * 5 * sizeof(double));
+    if (!v)
+        return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *p = PyList_GET_ITEM(list, i);
+        if (!Py_IS_TYPE(p, (PyTypeObject *)piece_class)) {
+            PyMem_Free(v);
+            Py_RETURN_NONE;
+        }
+        for (int k = 0; k < 5; k++) {
+            if (!piece_number(p, names[k], &v[k * n + i])) {
+                PyMem_Free(v);
+                Py_RETURN_NONE;
+            }
+        }
+    }
+    PieceBoxes pb = {v, v + n, v + 2 * n, v + 3 * n};
+    const double *height = v + 4 * n;
+    PyObject *out = PyList_New(0);
+    Part *stack = PyMem_Malloc((n + 1) * 2 * sizeof(Part) + sizeof(Part));
+    Py_ssize_t depth = 0, stack_cap = (n + 1) * 2 + 1, stretches = 0;
+    if (!out || !stack) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    stack[depth].idx = PyMem_Malloc((n ? n : 1) * sizeof(Py_ssize_t));
+    if (!stack[depth].idx) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        stack[depth].idx[i] = i;
+    stack[depth].m = n;
+    stack[depth].stretch = -1;
+    stack[depth].column = 0;
+    depth++;
+    while (depth > 0) {
+        Part part = stack[--depth];
+        Py_ssize_t *starts = NULL;
+        int are_columns = 0;
+        Py_ssize_t parts = cut_once(&pb, height, part.idx, part.m, rtl, &starts, &are_columns);
+        if (parts < 0) {
+            PyMem_Free(part.idx);
+            if (parts == -2) { /* Python's round() would raise: let it */
+                Py_CLEAR(out);
+                while (depth > 0)
+                    PyMem_Free(stack[--depth].idx);
+                PyMem_Free(stack);
+                PyMem_Free(v);
+                Py_RETURN_NONE;
+            }
+            goto fail;
+        }
+        if (parts == 0) {
+            PyObject *members = PyList_New(part.m);
+            if (!members) {
+                PyMem_Free(part.idx);
+                goto fail;
+            }
+            for (Py_ssize_t t = 0; t < part.m; t++) {
+                PyObject *p = PyList_GET_ITEM(list, part.idx[t]);
+                Py_INCREF(p);
+                PyList_SET_ITEM(members, t, p);
+            }
+            PyMem_Free(part.idx);
+            PyObject *entry;
+            if (part.stretch < 0)
+                entry = Py_BuildValue("(NOn)", members, Py_None, part.column);
+            else
+                entry = Py_BuildValue("(Nnn)", members, part.stretch, part.column);
+            if (!entry || PyList_Append(out, entry) < 0) {
+                Py_XDECREF(entry);
+                goto fail;
+            }
+            Py_DECREF(entry);
+            continue;
+        }
+        /* the children, pushed last first so the first is taken next */
+        if (depth + parts > stack_cap) {
+            Py_ssize_t cap = 2 * (depth + parts);
+            Part *grown = PyMem_Realloc(stack, cap * sizeof(Part));
+            if (!grown) {
+                PyMem_Free(starts);
+                PyMem_Free(part.idx);
+                PyErr_NoMemory();
+                goto fail;
+            }
+            stack = grown;
+            stack_cap = cap;
+        }
+        Py_ssize_t stretch = are_columns ? stretches++ : part.stretch;
+        for (Py_ssize_t g = parts - 1; g >= 0; g--) {
+            Py_ssize_t count = starts[g + 1] - starts[g];
+            Py_ssize_t *idx = PyMem_Malloc((count ? count : 1) * sizeof(Py_ssize_t));
+            if (!idx) {
+                PyMem_Free(starts);
+                PyMem_Free(part.idx);
+                PyErr_NoMemory();
+                goto fail;
+            }
+            memcpy(idx, part.idx + starts[g], count * sizeof(Py_ssize_t));
+            stack[depth].idx = idx;
+            stack[depth].m = count;
+            stack[depth].stretch = stretch;
+            stack[depth].column = are_columns ? g : part.column;
+            depth++;
+        }
+        PyMem_Free(starts);
+        PyMem_Free(part.idx);
+    }
+    PyMem_Free(stack);
+    PyMem_Free(v);
+    return out;
+fail:
+    while (stack && depth > 0)
+        PyMem_Free(stack[--depth].idx);
+    PyMem_Free(stack);
+    PyMem_Free(v);
+    Py_XDECREF(out);
+    return NULL;
+}
+
 /* ------------------------------------------------------------------- module -------- */
 
 static PyMethodDef methods[] = {
@@ -1849,6 +2309,8 @@ static PyMethodDef methods[] = {
      "for a row of plain text."},
     {"letters", letters, METH_VARARGS,
      "letters(glyphs) -> (cjk, right_to_left, left_to_right) counts, or None."},
+    {"cut", cut, METH_VARARGS,
+     "cut(pieces, right_to_left) -> list of (pieces, stretch, column), or None: columns._cut."},
     {"pieces", pieces, METH_VARARGS, "pieces(glyphs) -> list of _Piece, or None: columns._pieces."},
     {NULL, NULL, 0, NULL}};
 

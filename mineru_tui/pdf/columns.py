@@ -195,6 +195,10 @@ def _cut(pieces: list[_Piece], rtl: bool) -> list[tuple[list[_Piece], int | None
     Each part is cut again until it cannot be; the parts wait on an explicit stack (a
     staircase of hundreds of levels would pass Python's recursion limit), taken in the
     order a depth-first walk reads them, so stretches are numbered as they are met."""
+    if _lineloop is not None and type(pieces) is list:  # the pieces lines.py made in C
+        made = _lineloop.cut(pieces, rtl)
+        if made is not None:
+            return made
     out: list[tuple[list[_Piece], int | None, int]] = []
     stretches = 0
     stack: list[tuple[list[_Piece], tuple[int | None, int]]] = [(pieces, (None, 0))]

@@ -181,7 +181,8 @@ def _compiled():
 
     loop.setup(Char, bidi_class, unicodedata.combining, LIGATURES, columns._Piece,
                (MAX_TILT, CORE, LINE_OVERLAP, columns.PIECE_GAP, columns.SPACED_PIECE_GAP,
-                columns.PIECE_BASELINE, STANDARD_TOLERANCE, SCRIPT_SIZE, SPACE_GAP, SPACE_TOUCH))
+                columns.PIECE_BASELINE, STANDARD_TOLERANCE, SCRIPT_SIZE, SPACE_GAP, SPACE_TOUCH,
+                columns.GUTTER, columns.BAND_GAP))
     return loop
 
 

@@ -106,7 +106,7 @@ def test_compiled_loops_give_the_same_lines_on_the_300_page_set(tmp_path, monkey
             for c in visible:
                 by_direction.setdefault(c.direction, []).append(c)
             for direction, mine in by_direction.items():
-                python, compiled = _both(monkeypatch, lambda: lines.page_lines(mine, direction))
+                python, compiled = _both(monkeypatch, lambda m=mine, d=direction: lines.page_lines(m, d))
                 assert python == compiled, f"page {page.number}, direction {direction}"
                 counted += len(python)
     assert counted > 10_000
