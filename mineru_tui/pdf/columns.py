@@ -22,11 +22,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 
 from mineru_tui.pdf.bidi_order import bidi_class
-
-try:  # the C loops (lines.compiled_lines): they take only the glyphs lines.py made in C
-    from mineru_tui.pdf import _lineloop
-except ImportError:
-    _lineloop = None
+from mineru_tui.pdf.glyph_loops import loops_for
 
 PIECE_GAP = 1.2  # a gap wider than this many font heights ends a piece
 SPACED_PIECE_GAP = 2.0  # ... or this many, when the file puts a space in it (a word gap)
@@ -71,8 +67,8 @@ def text_blocks(glyphs: list, right_to_left: bool | None = None) -> list[TextBlo
     pieces = _pieces(glyphs)
     if not pieces:
         return []
-    counts = (_lineloop.letters(glyphs) if _lineloop is not None and right_to_left is None
-              and type(glyphs) is list else None)
+    loops = loops_for(glyphs) if right_to_left is None else None
+    counts = loops.letters(glyphs) if loops is not None else None
     if counts is not None:  # C glyphs: counted in C
         right_to_left = counts[1] > counts[2]
     elif right_to_left is None:
@@ -89,8 +85,9 @@ def text_blocks(glyphs: list, right_to_left: bool | None = None) -> list[TextBlo
 
 
 def _pieces(glyphs: list) -> list[_Piece]:
-    if _lineloop is not None and type(glyphs) is list:  # glyphs lines.py made in C
-        made = _lineloop.pieces(glyphs)
+    loops = loops_for(glyphs)
+    if loops is not None:  # glyphs made in C: the same pieces in C
+        made = loops.pieces(glyphs)
         if made is not None:
             return made
     # written out (comparisons for min and max, fields in locals): this runs for every
@@ -195,8 +192,9 @@ def _cut(pieces: list[_Piece], rtl: bool) -> list[tuple[list[_Piece], int | None
     Each part is cut again until it cannot be; the parts wait on an explicit stack (a
     staircase of hundreds of levels would pass Python's recursion limit), taken in the
     order a depth-first walk reads them, so stretches are numbered as they are met."""
-    if _lineloop is not None and type(pieces) is list:  # the pieces lines.py made in C
-        made = _lineloop.cut(pieces, rtl)
+    loops = loops_for(pieces[0].glyphs) if type(pieces) is list and pieces else None
+    if loops is not None:  # pieces of glyphs made in C: the same cut in C
+        made = loops.cut(pieces, rtl)
         if made is not None:
             return made
     out: list[tuple[list[_Piece], int | None, int]] = []

@@ -46,12 +46,9 @@ from dataclasses import dataclass
 from operator import attrgetter, itemgetter
 
 from mineru_tui.pdf.bidi_order import bidi_class, is_rtl_char, logical_order, mirrored, rtl_base
+from mineru_tui.pdf import glyph_loops
 from mineru_tui.pdf.chars import MAX_TILT, STANDARD_TOLERANCE, Box, Char
-
-try:  # the C loops (compiled_lines); those after _glyphs run only on the glyphs it made
-    from mineru_tui.pdf import _lineloop
-except ImportError:
-    _lineloop = None
+from mineru_tui.pdf.glyph_loops import loops_for
 
 LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
              "\ufb05": "ft", "\ufb06": "st"}
@@ -171,11 +168,8 @@ def compiled_lines():
 
 @functools.cache
 def _compiled():
-    import importlib
-
-    try:
-        loop = importlib.import_module("mineru_tui.pdf._lineloop")
-    except ImportError:  # built where a C compiler was found (setup.py): optional
+    loop = glyph_loops.loops
+    if loop is None:  # built where a C compiler was found (setup.py): optional
         return None
     from mineru_tui.pdf import columns
 
@@ -344,8 +338,9 @@ def page_lines(chars: list[Char], direction: int | None = None) -> list[TextLine
 
 def _lines(glyphs: list[_Glyph], direction: int, split_gap: float | None) -> list[TextLine]:
     rows = None
-    if _lineloop is not None and type(glyphs) is list:  # C glyphs: the same rows formed in C
-        rows = _lineloop.rows(glyphs, split_gap)
+    loops = loops_for(glyphs)
+    if loops is not None:  # glyphs made in C: the same rows formed in C
+        rows = loops.rows(glyphs, split_gap)
     if rows is None:
         rows = _ordered_rows(glyphs, split_gap)
     lines = []
@@ -400,8 +395,9 @@ _ALEFS = "\u0627\u0623\u0625\u0622\u0671"
 
 
 def _make_line(row: list[_Glyph], direction: int) -> TextLine:
-    if _lineloop is not None:  # C glyphs of plain text: the same line made in C
-        made = _lineloop.line(row)
+    loops = loops_for(row)
+    if loops is not None:  # glyphs made in C: a row of plain text made a line in C
+        made = loops.line(row)
         if made is not None:
             cs, box, text, height, size, bold, italic = made
             return TextLine(cs, box, direction, text, height, size, bold, italic)
@@ -491,8 +487,9 @@ def _core_groups(glyphs: list[_Glyph]) -> list[tuple[list[_Glyph], list[float]]]
     it runs for every glyph of the page. A group the glyph does not overlap at all (a line
     above it, the common case) is passed over before the share is worked out; its share
     could not have passed LINE_OVERLAP."""
-    if _lineloop is not None and type(glyphs) is list:  # C glyphs: the same groups in C
-        made = _lineloop.core_groups(glyphs)
+    loops = loops_for(glyphs)
+    if loops is not None:  # glyphs made in C: the same groups in C
+        made = loops.core_groups(glyphs)
         if made is not None:
             return made
     groups: list[tuple[list[_Glyph], list[float]]] = []
@@ -578,8 +575,8 @@ def _is_vertical(glyphs: list[_Glyph]) -> bool:
     """CJK glyphs standing in tall narrow columns, far apart across each row: vertical
     writing (MinerU reads a block as vertical when most of its lines are > 2 times taller
     than wide)."""
-    counts = (_lineloop.letters(glyphs) if _lineloop is not None and type(glyphs) is list and glyphs
-              else None)
+    loops = loops_for(glyphs)
+    counts = loops.letters(glyphs) if loops is not None else None
     if counts is not None:  # C glyphs: counted in C
         if counts[0] < 0.5 * len(glyphs):
             return False

@@ -9,13 +9,12 @@ from __future__ import annotations
 import math
 import random
 import shutil
-import sys
 from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
-from mineru_tui.pdf import columns, lines, open_pdf
+from mineru_tui.pdf import glyph_loops, lines, open_pdf
 from mineru_tui.pdf.chars import Char, page_chars
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
@@ -162,9 +161,9 @@ def test_made_up_cases_give_the_same_lines(monkeypatch):
     # and the C loops did take them: their glyphs, and lines of plain text made in C
     monkeypatch.delenv("MINERU_TUI_PURE_LINES", raising=False)
     glyphs = lines._glyphs(page, 0)
-    assert all(type(g) is lines._lineloop.Glyph for g in glyphs)
-    rows = lines._lineloop.rows(glyphs, None)
-    assert rows and sum(lines._lineloop.line(r) is not None for r in rows) >= 5
+    assert all(type(g) is glyph_loops.loops.Glyph for g in glyphs)
+    rows = glyph_loops.loops.rows(glyphs, None)
+    assert rows and sum(glyph_loops.loops.line(r) is not None for r in rows) >= 5
     assert len(glyphs) < sum(c.direction == 0 and c.tilt <= 30 for c in page)  # fake bold dropped
 
 
@@ -233,6 +232,23 @@ def test_pure_lines_turns_the_compiled_loops_off(monkeypatch):
     assert glyphs and all(type(g) is lines._Glyph for g in glyphs)
 
 
+@built
+def test_pure_lines_calls_no_compiled_loop(monkeypatch):
+    """With ``MINERU_TUI_PURE_LINES=1`` every step runs in Python, even once the C loops
+    are set up (none of them is called)."""
+    def refuse(*args):
+        raise AssertionError("a C loop was called")
+
+    lines.compiled_lines()  # set up
+    for name in ("glyphs", "core_groups", "rows", "line", "letters", "pieces", "cut"):
+        monkeypatch.setattr(glyph_loops.loops, name, refuse)
+    monkeypatch.setenv("MINERU_TUI_PURE_LINES", "1")
+    with open_pdf(CORPUS / "pdf" / "2305.03393v1-pg9.pdf") as pdf:
+        chars = page_chars(pdf[0])
+    assert lines.page_lines(chars) and lines.build_lines(chars, split_gap=1.0)
+    assert lines._is_vertical(lines._glyphs(_run("漢字かな", 50, 100, 0), 0)) is False
+
+
 def test_lines_are_read_without_the_compiled_loops(monkeypatch):
     """A missing extension (no compiler at install) leaves the Python loops."""
     def read():
@@ -242,9 +258,7 @@ def test_lines_are_read_without_the_compiled_loops(monkeypatch):
                     for ln in lines.page_lines(visible)]
 
     expected = read()
-    monkeypatch.setitem(sys.modules, "mineru_tui.pdf._lineloop", None)  # import fails
-    monkeypatch.setattr(lines, "_lineloop", None)
-    monkeypatch.setattr(columns, "_lineloop", None)
+    monkeypatch.setattr(glyph_loops, "loops", None)  # as glyph_loops finds it then
     lines._compiled.cache_clear()
     try:
         assert lines.compiled_lines() is None
