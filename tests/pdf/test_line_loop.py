@@ -308,16 +308,22 @@ def _edge_page() -> list[Char]:
     cases += [("pdf space", g) for g in _edges(lines.SPACE_TOUCH * width)]
     cases += [("pdf then generated", 0.5), ("generated then pdf", 0.5)]
     # raised and lowered scripts: a small glyph's baseline against the line's
-    cases += [("sup", v) for v in _edges(-0.2 * main)] + [("sub", v) for v in _edges(0.1 * main)]
     cases += [("script height", 0.0), ("body height", 0.0), ("zero width", 0.0)]
     cases += [("bold half", 0.0), ("size median", 0.0)]
     cases += [("fake bold", d) for d in _edges(0.07 * 10.0)] + [("tilt", 30.0)]
+    cases += [("fake bold small", d) for d in _edges(0.07 * 1.0)]  # near is 0.07 pt at least
+    cases += [("fake bold cells", 1.9)]  # a repeat in the 4-pt cell to the right, 1.9 away
+    cases += [("flat loose", 0.0), ("staircase", 0.0)]
     # pieces (columns._pieces): a gap and a baseline step in font heights
     cases += [("piece gap", g) for g in _edges(PIECE_GAP * main)]
     cases += [("spaced piece gap", g) for g in _edges(SPACED_PIECE_GAP * main)]
-    cases += [("piece baseline", d) for d in _edges(PIECE_BASELINE * main)]
-    for k, (case, v) in enumerate(cases):
+    # steps in y are exact on baseline 0 only: these cases stand side by side there, 100 apart
+    level = [("sup", v) for v in _edges(0.0 - 0.2 * main)] + [("sub", v) for v in _edges(0.0 + 0.1 * main)]
+    level += [("piece baseline", d) for d in _edges(PIECE_BASELINE * main)]
+    for k, (case, v) in enumerate(cases + level):
         base, i = 100.0 + 40.0 * k, 1000 * (k + 1)
+        if k >= len(cases):
+            base = 0.0
         a = _char("a", -5.0, base, index=i)
         if case == "gap":
             line(a, _char("b", v, base, index=i + 1))
@@ -328,8 +334,8 @@ def _edge_page() -> list[Char]:
             line(a, _char(" ", 0.0, base, index=i + 1, width=0.0, generated=first),
                  _char(" ", 0.1, base, index=i + 2, width=0.0, generated=not first),
                  _char("b", v, base, index=i + 3))
-        elif case in ("sup", "sub"):
-            line(a, _char("b", 0.0, base, index=i + 1), _char("2", 5.0, base + v, 6.0, index=i + 2))
+        elif case in ("sup", "sub"):  # a small glyph whose baseline is `v`
+            line(a, _char("b", 0.0, base, index=i + 1), _char("2", 5.0, v, 6.0, index=i + 2))
         elif case == "script height":  # raised, exactly the script size: no script
             line(_tall("a", -5.0, base, 20.0, index=i), _tall("b", 0.0, base, 20.0, index=i + 1),
                  _tall("2", 5.0, base - 6.0, lines.SCRIPT_SIZE * 20.0, index=i + 2, size=8.0))
@@ -348,6 +354,23 @@ def _edge_page() -> list[Char]:
             a.origin = (0.0, base)
             line(a, Char("a", a.box, a.loose, (v, base), 0, 0.0, 10.0, i + 1, False, False, False,
                          True, 2, False, False))
+        elif case == "fake bold small":  # a 1-pt character: near is 0.07
+            a = _char("a", 0.0, base, 1.0, index=i)
+            line(a, Char("a", a.box, a.loose, (v, base), 0, 0.0, 1.0, i + 1, False, False, False,
+                         True, 2, False, False))
+        elif case == "fake bold cells":  # the second at 2.2 in its cell (x / 4 = 0.55): the
+            # cell looked at beside its own is the right one, where the first is, 1.9 away
+            a = _char("a", 4.1, base, 28.0, index=i)
+            line(a, Char("a", a.box, a.loose, (4.1 - v, base), 0, 0.0, 28.0, i + 1, False, False,
+                         False, True, 2, False, False))
+        elif case == "flat loose":  # a loose box of no height: the box's is taken
+            b = _char("b", 0.0, base, index=i + 1)
+            b.loose = (b.loose[0], base, b.loose[2], base)
+            line(a, b)
+        elif case == "staircase":  # four thin lines, then a tall glyph whose core covers
+            # each of them wholly (a tie of shares), the first four groups back
+            line(*[_char("x", 10.0 * n, base + 3.0 * n, 2.0, index=i + n) for n in range(4)],
+                 _char("B", 50.0, base + 10.0, 20.0, index=i + 4))
         elif case == "tilt":
             line(a, _char("b", 0.0, base, index=i + 1, tilt=v))
         elif case in ("piece gap", "spaced piece gap"):
@@ -358,6 +381,13 @@ def _edge_page() -> list[Char]:
             b = _char("b", 0.0, base, index=i + 1)
             b.origin = (0.0, base + v)
             line(a, b)
+        if k >= len(cases):  # moved right: x = 0 is 100 * (its place among them)
+            shift = 100.0 * (k - len(cases))
+            for c in cs[-3:]:
+                if c.index >= i:
+                    c.box = (c.box[0] + shift, c.box[1], c.box[2] + shift, c.box[3])
+                    c.loose = (c.loose[0] + shift, c.loose[1], c.loose[2] + shift, c.loose[3])
+                    c.origin = (c.origin[0] + shift, c.origin[1])
     return cs
 
 
@@ -378,3 +408,27 @@ def test_the_rules_edges_give_the_same_lines(monkeypatch):
     glyphs = lines._glyphs(page, 0)
     assert glyphs and type(glyphs[0]) is glyph_loops.loops.Glyph
     assert _pieces_record(columns._pieces(glyphs)) == python
+
+
+def _groups_record(groups) -> list[tuple]:
+    return [(tuple(id(g.char) for g in members), tuple(ext)) for members, ext in groups]
+
+
+def _rows_record(rows) -> list[tuple]:
+    return [tuple(id(g.char) for g in r) for r in rows]
+
+
+@built
+def test_the_rules_edges_give_the_same_groups_and_rows(monkeypatch):
+    """The steps lines are made of, compared on their own where a line can hide a
+    difference: core groups (in drawing order, as fed) and rows in reading order."""
+    page = _edge_page()
+    made = {}
+    for pure in ("1", "0"):
+        monkeypatch.setenv("MINERU_TUI_PURE_LINES", pure)
+        glyphs = lines._glyphs(page, 0)
+        made[pure] = (_groups_record(lines._core_groups([g for g in glyphs if not g.space])),
+                      _rows_record(lines._ordered_rows(glyphs, None)),
+                      _rows_record(lines._ordered_rows(glyphs, 1.0)))
+    assert type(glyphs[0]) is glyph_loops.loops.Glyph
+    assert made["0"] == made["1"]
