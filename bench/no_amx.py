@@ -1,10 +1,11 @@
 """Run a command on this CPU as a CPU without AMX: every program in it sees no AMX in CPUID and
-in ``/proc/cpuinfo``, as on a laptop or desktop with AVX-512 or AVX2 and VNNI (AMD Zen 4/5, Intel
-since Alder Lake), while it runs on these cores at their speed. For the no-AMX criteria of the
-page engines (docs/openvino.md) on a machine whose only CPU is a Xeon with AMX.
+in ``/proc/cpuinfo`` while it runs on these cores at their speed. On a Xeon with AMX that is a CPU
+with AVX-512, bf16 and VNNI but no AMX, as AMD Zen 4/5 (laptops and desktops; Intel's since Alder
+Lake have AVX2 and VNNI). For the no-AMX criteria of the page engines (docs/openvino.md) on a
+machine whose only CPU is a Xeon with AMX. As root:
 
-    sudo python bench/no_amx.py --check
-    sudo python bench/no_amx.py -- env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python \\
+    .venv/bin/python bench/no_amx.py --check
+    .venv/bin/python bench/no_amx.py -- env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python \\
         bench/pages.py --ckpt CKPT --engines auto --through parse --parse-only --parse-pages scan=10
 
 How: Linux makes the CPUID instruction fault (``arch_prctl(ARCH_SET_CPUID)``, on CPUs listing
