@@ -6,7 +6,8 @@ machine whose only CPU is a Xeon with AMX. As root:
 
     .venv/bin/python bench/no_amx.py --check
     .venv/bin/python bench/no_amx.py -- env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python \\
-        bench/pages.py --ckpt CKPT --engines auto --through parse --parse-only --parse-pages scan=10
+        bench/pages.py --ckpt CKPT --engines auto --through parse --parse-only \\
+        --parse-docs scan,digital --parse-pages scan=10,digital=4
 
 How: Linux makes the CPUID instruction fault (``arch_prctl(ARCH_SET_CPUID)``, on CPUs listing
 ``cpuid_fault``); a small library preloaded into every program of the command

@@ -13,7 +13,7 @@
  * before it (its cached view, <sys/platform/x86.h>, keeps AMX); nothing here asks it.
  *
  * Other programs may install their own SIGSEGV handler (Python's faulthandler): sigaction
- * is wrapped so theirs is kept and called for every fault that is not a CPUID.
+ * and signal are wrapped so theirs is kept and called for every fault that is not a CPUID.
  * NO_AMX_REPORT=1 prints how many CPUIDs were answered when a process exits.
  */
 #define _GNU_SOURCE
@@ -94,6 +94,18 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
     if (act)
         app_segv = *act;
     return 0;
+}
+
+sighandler_t signal(int sig, sighandler_t handler)  /* glibc's signal() skips the wrapper above */
+{
+    struct sigaction act, old;
+    memset(&act, 0, sizeof act);
+    act.sa_handler = handler;
+    act.sa_flags = SA_RESTART;
+    sigemptyset(&act.sa_mask);
+    if (sigaction(sig, &act, &old) != 0)
+        return SIG_ERR;
+    return old.sa_handler;
 }
 
 static void report(void)

@@ -92,3 +92,31 @@ def test_a_program_with_its_own_segv_handler_still_gets_its_faults(tmp_path):
     assert r.returncode in (-11, 139), (r.returncode, r.stderr)
     assert r.stdout.split()[0] == "0"
     assert "Fatal Python error: Segmentation fault" in r.stderr
+
+
+SIGNAL_PROBE = r"""
+#include <cpuid.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+static void mine(int sig) { (void)sig; write(1, "mine\n", 5); _exit(3); }
+int main(void) {
+    unsigned a, b, c, d;
+    signal(SIGSEGV, mine);
+    __cpuid_count(7, 0, a, b, c, d);
+    printf("%u\n", d >> 24 & 1);
+    fflush(stdout);
+    *(volatile int *)0 = 1;
+    return 0;
+}
+"""
+
+
+@needs_the_machine
+def test_a_handler_set_with_signal_still_gets_its_faults(tmp_path):
+    # glibc's signal() does not go through sigaction's symbol: the shim wraps it too
+    src, exe = tmp_path / "sig.c", tmp_path / "sig"
+    src.write_text(SIGNAL_PROBE)
+    subprocess.run(["cc", "-O0", "-o", str(exe), str(src)], check=True)
+    r = no_amx.run_without_amx([str(exe)], capture_output=True, text=True)
+    assert (r.returncode, r.stdout.split()) == (3, ["0", "mine"]), r.stderr
