@@ -60,6 +60,13 @@ def owned() -> Iterator[None]:
         yield
 
 
+def unlocked(*functions):
+    """The bare PDFium functions behind :func:`load`'s locked wrappers (the same function
+    when it is not wrapped), for a loop that holds :data:`LOCK` itself: a page's thousands
+    of calls then pay for the lock once."""
+    return tuple(getattr(f, "__wrapped__", f) for f in functions)
+
+
 def page_objects(page, max_depth: int = 15) -> list[tuple[int, object]]:
     """``(type, FPDF_PAGEOBJECT)`` of every object ``page`` (a ``pypdfium2.PdfPage``) paints,
     in paint order, form XObjects entered depth first down to ``max_depth`` levels: the
@@ -70,10 +77,9 @@ def page_objects(page, max_depth: int = 15) -> list[tuple[int, object]]:
     import pypdfium2.raw as raw
     from pypdfium2 import PdfiumError
 
-    bare = [getattr(f, "__wrapped__", f) for f in (
+    page_count, page_get, form_count, form_get, get_type = unlocked(
         raw.FPDFPage_CountObjects, raw.FPDFPage_GetObject, raw.FPDFFormObj_CountObjects,
-        raw.FPDFFormObj_GetObject, raw.FPDFPageObj_GetType)]
-    page_count, page_get, form_count, form_get, get_type = bare
+        raw.FPDFFormObj_GetObject, raw.FPDFPageObj_GetType)
     form_kind = raw.FPDF_PAGEOBJ_FORM
     out: list[tuple[int, object]] = []
 
