@@ -103,7 +103,8 @@ def _read_chars_owned(page, limit: int, compiled: bool | None = None) -> list[Ch
     n = textpage.count_chars()
     if n > limit:
         return None
-    tp = ctypes.cast(textpage.raw, ctypes.c_void_p).value  # the text page as an address
+    # the text page as an address, read in place (ctypes.cast ties its source into a cycle)
+    tp = ctypes.c_void_p.from_buffer(textpage.raw).value
     (x0, y0), (ax, ay), (bx, by) = page._display_matrix()
     det = ax * by - ay * bx
     # user -> display, inlined (this loop runs once per character): the page's display

@@ -188,7 +188,9 @@ def _images_in_paint_order(page):
             left, bottom, right, top = object_bounds(obj)
             images.append((page.rect_to_display(left, bottom, right, top), pos))
         elif kind == pdfium_c.FPDF_PAGEOBJ_TEXT:
-            texts[ctypes.cast(obj, ctypes.c_void_p).value or 0] = pos
+            # the pointer's value read in place: ctypes.cast would tie obj into a reference
+            # cycle (left to the garbage collector), one per text object
+            texts[ctypes.c_void_p.from_buffer(obj).value or 0] = pos
     return images, texts
 
 
