@@ -160,9 +160,10 @@ class SharedCleaning:
     (``output._side_by_side``): a page object asked for again is cleaned once, not once per
     writer (the Markdown, the content list and MinerU 4's middle JSON each need it). Pages
     are known by identity, the last ``keep`` held (so an identity is never reused while
-    remembered); make one per write, over pages nothing changes while it lasts."""
+    remembered: side by side, the writers are at most a page apart, so two would do); make
+    one per write, over pages nothing changes while it lasts."""
 
-    def __init__(self, keep: int = 8):
+    def __init__(self, keep: int = 2):
         self.keep = keep
         self._memo: OrderedDict[int, tuple[Page, Page]] = OrderedDict()
 
