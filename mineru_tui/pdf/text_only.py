@@ -84,9 +84,13 @@ def _text_only_page(page, without_unmapped: bool) -> list:
     if not any(not c.text.isspace() for c in visible):
         raise NeedsModelError(page.number, "The page has no visible text.")
 
-    by_direction: dict[int, list] = {}
-    for c in visible:
-        by_direction.setdefault(c.direction, []).append(c)
+    directions = {c.direction for c in visible}
+    if len(directions) == 1:  # most pages: all their text runs one way
+        by_direction: dict[int, list] = {directions.pop(): list(visible)}
+    else:
+        by_direction = {}
+        for c in visible:
+            by_direction.setdefault(c.direction, []).append(c)
     if len(by_direction) == 1:  # most pages: one direction, nothing to count
         main = next(iter(by_direction))
     else:
