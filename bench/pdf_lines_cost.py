@@ -18,6 +18,9 @@ called inside another is counted in the outer one only): forming the lines
 structure (``read``: the page's faces, rules and links). FILE ``corpus`` with ``--pages N``
 reads ``tests/corpus/pdf`` joined to N pages (``testkit.pdf_fixtures.joined_pdf``, the PDF
 of ``bench/effort_low.py``).
+
+The line reader's loops run in C where ``pip install`` built ``mineru_tui/pdf/_lineloop.c``;
+``MINERU_TUI_PURE_LINES=1`` before the command times its Python loops instead.
 """
 
 from __future__ import annotations

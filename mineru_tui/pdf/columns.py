@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 
 from mineru_tui.pdf.bidi_order import bidi_class
+from mineru_tui.pdf.glyph_loops import loops_for
 
 PIECE_GAP = 1.2  # a gap wider than this many font heights ends a piece
 SPACED_PIECE_GAP = 2.0  # ... or this many, when the file puts a space in it (a word gap)
@@ -66,7 +67,11 @@ def text_blocks(glyphs: list, right_to_left: bool | None = None) -> list[TextBlo
     pieces = _pieces(glyphs)
     if not pieces:
         return []
-    if right_to_left is None:
+    loops = loops_for(glyphs) if right_to_left is None else None
+    counts = loops.letters(glyphs) if loops is not None else None
+    if counts is not None:  # C glyphs: counted in C
+        right_to_left = counts[1] > counts[2]
+    elif right_to_left is None:
         r = l_ = 0
         for t, n in Counter(map(_TEXT, glyphs)).items():  # each distinct character's class once
             c = bidi_class(t)
@@ -80,6 +85,11 @@ def text_blocks(glyphs: list, right_to_left: bool | None = None) -> list[TextBlo
 
 
 def _pieces(glyphs: list) -> list[_Piece]:
+    loops = loops_for(glyphs)
+    if loops is not None:  # glyphs made in C: the same pieces in C
+        made = loops.pieces(glyphs)
+        if made is not None:
+            return made
     # written out (comparisons for min and max, fields in locals): this runs for every
     # glyph of the page
     pieces: list[_Piece] = []
@@ -182,6 +192,11 @@ def _cut(pieces: list[_Piece], rtl: bool) -> list[tuple[list[_Piece], int | None
     Each part is cut again until it cannot be; the parts wait on an explicit stack (a
     staircase of hundreds of levels would pass Python's recursion limit), taken in the
     order a depth-first walk reads them, so stretches are numbered as they are met."""
+    loops = loops_for(pieces[0].glyphs) if type(pieces) is list and pieces else None
+    if loops is not None:  # pieces of glyphs made in C: the same cut in C
+        made = loops.cut(pieces, rtl)
+        if made is not None:
+            return made
     out: list[tuple[list[_Piece], int | None, int]] = []
     stretches = 0
     stack: list[tuple[list[_Piece], tuple[int | None, int]]] = [(pieces, (None, 0))]

@@ -38,6 +38,7 @@ The rules, MinerU 4.0.12's where it has them:
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import statistics
 import unicodedata
@@ -45,7 +46,9 @@ from dataclasses import dataclass
 from operator import attrgetter, itemgetter
 
 from mineru_tui.pdf.bidi_order import bidi_class, is_rtl_char, logical_order, mirrored, rtl_base
+from mineru_tui.pdf import glyph_loops
 from mineru_tui.pdf.chars import MAX_TILT, STANDARD_TOLERANCE, Box, Char
+from mineru_tui.pdf.glyph_loops import loops_for
 
 LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
              "\ufb05": "ft", "\ufb06": "st"}
@@ -152,6 +155,31 @@ _BOLD, _ITALIC = attrgetter("bold"), attrgetter("italic")  # of a Char
 _X0, _Y0, _X1, _Y1 = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
 
 
+def compiled_lines():
+    """The C glyph loops (:mod:`._lineloop`, built by ``pip install``), set up with this
+    module's rules, or None when they were not built or ``MINERU_TUI_PURE_LINES=1`` asks for
+    the Python loops. Both give equal lines (``tests/pdf/test_line_loop.py``)."""
+    import os
+
+    if os.environ.get("MINERU_TUI_PURE_LINES") == "1":
+        return None
+    return _compiled()
+
+
+@functools.cache
+def _compiled():
+    loop = glyph_loops.loops
+    if loop is None:  # built where a C compiler was found (setup.py): optional
+        return None
+    from mineru_tui.pdf import columns
+
+    loop.setup(Char, bidi_class, unicodedata.combining, LIGATURES, columns._Piece,
+               (MAX_TILT, CORE, LINE_OVERLAP, columns.PIECE_GAP, columns.SPACED_PIECE_GAP,
+                columns.PIECE_BASELINE, STANDARD_TOLERANCE, SCRIPT_SIZE, SPACE_GAP, SPACE_TOUCH,
+                columns.GUTTER, columns.BAND_GAP))
+    return loop
+
+
 def _glyphs(chars: list[Char], direction: int) -> list[_Glyph]:
     """The glyphs of the ``chars`` running in ``direction`` (tilted by at most MAX_TILT), in
     the upright frame, without those drawn again over themselves by another text object.
@@ -164,6 +192,11 @@ def _glyphs(chars: list[Char], direction: int) -> list[_Glyph]:
     distance (0.07 of the font size) across and along. Characters of one object (the letters
     of a ligature share a box) are never repeats of each other.
     """
+    loop = compiled_lines()
+    if loop is not None:  # the same glyphs (as _lineloop.Glyph), unless the input is odd
+        made = loop.glyphs(chars, direction) if type(chars) is list else None
+        if made is not None:
+            return made
     # one pass, written out: this runs for every character of the page
     seen: dict[tuple[str, int, int], list[Char]] = {}  # kept characters by (text, 4-pt cell)
     get = seen.get
@@ -304,6 +337,22 @@ def page_lines(chars: list[Char], direction: int | None = None) -> list[TextLine
 
 
 def _lines(glyphs: list[_Glyph], direction: int, split_gap: float | None) -> list[TextLine]:
+    rows = None
+    loops = loops_for(glyphs)
+    if loops is not None:  # glyphs made in C: the same rows formed in C
+        rows = loops.rows(glyphs, split_gap)
+    if rows is None:
+        rows = _ordered_rows(glyphs, split_gap)
+    lines = []
+    for r in rows:
+        line = _make_line(r, direction)
+        if line.text:
+            lines.append(line)
+    return lines
+
+
+def _ordered_rows(glyphs: list[_Glyph], split_gap: float | None) -> list[list[_Glyph]]:
+    """The rows of :func:`_lines` in reading order, each left to right, its spaces placed."""
     solid = [g for g in glyphs if not g.space]
     solid.sort(key=_ROW_KEY)  # by (bottom, left)
     spaces = [g for g in glyphs if g.space]
@@ -339,18 +388,19 @@ def _lines(glyphs: list[_Glyph], direction: int, split_gap: float | None) -> lis
         r.sort(key=_VISUAL_KEY)
     if split_gap is not None:
         rows = [piece for r in rows for piece in _split_row(r, split_gap)]
-    lines = []
-    for r in sorted(rows, key=lambda r: (min(map(_BOTTOM, r)), min(map(_X0, map(_BOX, r))))):
-        line = _make_line(r, direction)
-        if line.text:
-            lines.append(line)
-    return lines
+    return sorted(rows, key=lambda r: (min(map(_BOTTOM, r)), min(map(_X0, map(_BOX, r)))))
 
 
 _ALEFS = "\u0627\u0623\u0625\u0622\u0671"
 
 
 def _make_line(row: list[_Glyph], direction: int) -> TextLine:
+    loops = loops_for(row)
+    if loops is not None:  # glyphs made in C: a row of plain text made a line in C
+        made = loops.line(row)
+        if made is not None:
+            cs, box, text, height, size, bold, italic = made
+            return TextLine(cs, box, direction, text, height, size, bold, italic)
     solid = [g for g in row if not g.space]
     main, body, (text, order, rtl) = _line_text(row, solid)
     cs = [row[i].char for i in order]
@@ -437,6 +487,11 @@ def _core_groups(glyphs: list[_Glyph]) -> list[tuple[list[_Glyph], list[float]]]
     it runs for every glyph of the page. A group the glyph does not overlap at all (a line
     above it, the common case) is passed over before the share is worked out; its share
     could not have passed LINE_OVERLAP."""
+    loops = loops_for(glyphs)
+    if loops is not None:  # glyphs made in C: the same groups in C
+        made = loops.core_groups(glyphs)
+        if made is not None:
+            return made
     groups: list[tuple[list[_Glyph], list[float]]] = []
     for g in glyphs:
         lo, hi = g.top, g.bottom
@@ -520,11 +575,17 @@ def _is_vertical(glyphs: list[_Glyph]) -> bool:
     """CJK glyphs standing in tall narrow columns, far apart across each row: vertical
     writing (MinerU reads a block as vertical when most of its lines are > 2 times taller
     than wide)."""
-    texts = list(map(_TEXT, glyphs))
-    if texts and max(texts) < "\u3000":  # no CJK at all (none comes before U+3000)
-        return False
-    if sum(is_cjk(t) for t in texts) < 0.5 * len(glyphs):
-        return False
+    loops = loops_for(glyphs)
+    counts = loops.letters(glyphs) if loops is not None else None
+    if counts is not None:  # C glyphs: counted in C
+        if counts[0] < 0.5 * len(glyphs):
+            return False
+    else:
+        texts = list(map(_TEXT, glyphs))
+        if texts and max(texts) < "\u3000":  # no CJK at all (none comes before U+3000)
+            return False
+        if sum(is_cjk(t) for t in texts if t >= "\u3000") < 0.5 * len(glyphs):
+            return False
     rows = _rows(sorted(glyphs, key=lambda g: (g.bottom, g.box[0])))
     widths = sorted(g.box[2] - g.box[0] for g in glyphs)
     char_w = max(widths[len(widths) // 2], 1e-6)
