@@ -3,7 +3,7 @@ MinerU 4's output set for the same file (issue 30).
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/effort_low.py \\
         --peer-python PEER/bin/python [--pages 300] [--rounds 2] [--json out.json] \\
-        [--baseline OTHER_CHECKOUT]
+        [--baseline OTHER_CHECKOUT] [--without-probe]
 
 The PDF is made at run time: the repository's public PDFs (``tests/corpus/pdf``) joined
 with pypdfium2, over and over in name order, until it has ``--pages`` pages. Each tool runs
@@ -18,6 +18,10 @@ alike:
 
 * **baseline** (with ``--baseline``): the same command from another checkout's ``.venv``
   (e.g. ``main`` beside a branch), to give a change's before and after in one run.
+
+* **ours, no page probe** (with ``--without-probe``): ours with ``MINERU_TUI_PAGE_PROBE=0``, a
+  diagnosis row: what the guard against content-stream bombs (``pdf/probe.py``: each page parsed
+  first in a child process) costs, which docling-rs does not do.
 
 Per run: CPU seconds (user + system of the child, from ``wait4``), wall seconds and the
 child's peak RSS. The best of ``--rounds`` is reported, and every run in ``--json``.
@@ -69,6 +73,8 @@ def main(argv=None) -> int:
     ap.add_argument("--peer-python", help="a Python with docling-rs 2.52.7 installed")
     ap.add_argument("--json", type=Path, help="write every run here")
     ap.add_argument("--baseline", type=Path, help="another checkout (with its .venv) to run beside this one")
+    ap.add_argument("--without-probe", action="store_true",
+                    help="also run ours with MINERU_TUI_PAGE_PROBE=0 (what the page probe costs)")
     args = ap.parse_args(argv)
 
     ours = str(Path(sys.executable).with_name("mineru-tui"))
@@ -80,12 +86,16 @@ def main(argv=None) -> int:
             tools["baseline"] = lambda out: [other, "parse", str(pdf), "--effort", "low", "-q", "-o", out]
         if args.peer_python:
             tools["docling-rs"] = lambda out: [args.peer_python, "-c", PEER, str(pdf), out]
+        envs = {}
+        if args.without_probe:
+            tools["ours, no page probe"] = tools["ours"]
+            envs["ours, no page probe"] = {**os.environ, "MINERU_TUI_PAGE_PROBE": "0"}
         runs: dict[str, list[dict]] = {name: [] for name in tools}
         for r in range(args.rounds):
-            for name, cmd in tools.items():
-                out = Path(tmp) / f"{name}-{r}"
+            for n, (name, cmd) in enumerate(tools.items()):
+                out = Path(tmp) / f"run{n}-{r}"
                 out.mkdir()
-                runs[name].append(run(cmd(str(out))))
+                runs[name].append(run(cmd(str(out)), env=envs.get(name)))
                 print(f"round {r + 1} {name}: {runs[name][-1]}", file=sys.stderr)
     print(f"{args.pages}-page PDF (tests/corpus/pdf joined), --effort low -o; best of {args.rounds}; "
           f"load average {os.getloadavg()[0]:.1f}")

@@ -13,7 +13,8 @@ the CPU plugin ran (``PERF_COUNT``).
   ``vision_activations=int8``.
 
 ``ONEDNN_MAX_CPU_ISA=AVX512_CORE_BF16`` caps oneDNN below AMX, as on a CPU with AVX-512 bf16 and
-VNNI but no AMX (AMD Zen 4/5): a partial emulation (see docs/openvino.md).
+VNNI but no AMX (AMD Zen 4/5): a partial emulation (the plugin still sees AMX in CPUID and picks
+its bf16 path for it). ``bench/no_amx.py -- CMD`` hides AMX from CPUID and ``/proc/cpuinfo``.
 """
 
 from __future__ import annotations

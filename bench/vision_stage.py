@@ -17,7 +17,8 @@ makes the default's bf16 run without AMX (as on an AMD Zen 4), ``ONEDNN_VERBOSE=
 int8 kernels (``brgemm:avx512_core_vnni``).
 It is an emulation: the plugin still sees the real CPU's features when it chooses precisions
 (so use ``--extra precision=f32`` under an AVX2 cap: bf16 and int8-weight kernels are refused
-there), and caches, clocks and memory stay this machine's.
+there), and caches, clocks and memory stay this machine's. ``bench/no_amx.py -- CMD`` is the
+closer one: every program then sees no AMX in CPUID and ``/proc/cpuinfo``, the plugin too.
 """
 
 from __future__ import annotations

@@ -52,6 +52,7 @@ from mineru_tui import interrupts
 from mineru_tui.console import JSON_ESCAPED, is_control
 from mineru_tui.document import to_content_list, to_markdown
 from mineru_tui.document.content_list import content_list_entries
+from mineru_tui.document.controls import SharedCleaning
 from mineru_tui.document.json_stream import json_chunks
 from mineru_tui.document.markdown import markdown_chunks
 from mineru_tui.document.middle_json import middle_json_chunks
@@ -190,11 +191,12 @@ def _pieces(doc, stem: str, mineru_format: str = "both",
     prefix = IMAGES_DIR + "/"
     for image, data in doc.images.items():
         yield f"{IMAGES_DIR}/{_image_name(image)}", data
+    clean = SharedCleaning()  # three writers need each page without controls: cleaned once
     yield from _side_by_side(doc, [
-        lambda d: _markdown_pieces(d, stem, mineru_format, prefix),
-        lambda d: _mineru4_pieces(d, mineru_format, prefix, source),
+        lambda d: _markdown_pieces(d, stem, mineru_format, prefix, clean),
+        lambda d: _mineru4_pieces(d, mineru_format, prefix, source, clean),
         lambda d: _middle_pieces(d, stem, mineru_format, prefix),
-        lambda d: _content_list_pieces(d, stem, mineru_format, prefix)])
+        lambda d: _content_list_pieces(d, stem, mineru_format, prefix, clean)])
     # files a reader adds (the page reader: <stem>_model.json, <stem>_layout.pdf): bytes, or
     # pieces of text, or functions writing to the open file
     for suffix, make in doc.extra_outputs.items():
@@ -206,7 +208,7 @@ def _pieces(doc, stem: str, mineru_format: str = "both",
                 yield f"{stem}{suffix}", piece
 
 
-def _markdown_pieces(doc, stem: str, mineru_format: str, prefix: str):
+def _markdown_pieces(doc, stem: str, mineru_format: str, prefix: str, clean):
     markdowns = [f"{stem}.md"] if mineru_format != "4" else []
     if mineru_format != "3":
         from mineru_tui.document import mineru4
@@ -214,17 +216,17 @@ def _markdown_pieces(doc, stem: str, mineru_format: str, prefix: str):
         markdowns.append(mineru4.MARKDOWN)
     for md in markdowns:
         yield md, ""
-    for piece in markdown_chunks(doc, image_prefix=prefix):
+    for piece in markdown_chunks(doc, image_prefix=prefix, clean=clean):
         piece = _no_surrogates(piece)
         for md in markdowns:
             yield md, piece
 
 
-def _mineru4_pieces(doc, mineru_format: str, prefix: str, source: Path | None):
+def _mineru4_pieces(doc, mineru_format: str, prefix: str, source: Path | None, clean):
     if mineru_format != "3":
         from mineru_tui.document import mineru4
 
-        for rel, piece in mineru4.set_chunks(doc, prefix, str(source) if source else None):
+        for rel, piece in mineru4.set_chunks(doc, prefix, str(source) if source else None, clean):
             yield rel, _json_escaped(piece)
 
 
@@ -235,9 +237,9 @@ def _middle_pieces(doc, stem: str, mineru_format: str, prefix: str):
         yield f"{stem}_middle.json", "\n"
 
 
-def _content_list_pieces(doc, stem: str, mineru_format: str, prefix: str):
+def _content_list_pieces(doc, stem: str, mineru_format: str, prefix: str, clean):
     if mineru_format != "4":
-        for piece in json_chunks(content_list_entries(doc, image_prefix=prefix)):
+        for piece in json_chunks(content_list_entries(doc, image_prefix=prefix, clean=clean)):
             yield f"{stem}_content_list.json", _json_escaped(piece)
         yield f"{stem}_content_list.json", "\n"
 

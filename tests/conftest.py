@@ -24,6 +24,7 @@ SLOW_MODULES = {
     "engines/openvino/test_openvino_cli.py": "builds OpenVINO bundles and runs the CLI",
     "engines/openvino/test_openvino_bundle.py": "builds and compiles OpenVINO bundles",
     "engines/openvino/test_page_bench.py": "runs the page benchmarks from a clone",
+    "engines/openvino/test_no_amx_bench.py": "compiles C probes, runs child processes as on a CPU without AMX",
     "servers/test_serve.py": "real serve processes on loopback",
     "servers/test_llama_cpp.py": "a real llama-server",
     "servers/test_engine_http.py": "HTTP engines against servers on loopback",

@@ -133,10 +133,12 @@ def _as_mineru_vlm(entry: dict, block: Block) -> None:
         entry["code_body"] = code_fence(entry["code_body"], lang)
 
 
-def content_list_entries(doc: Document, image_prefix: str = "images/") -> Iterator[dict]:
-    """The content list's entries one by one, a page at a time (see :func:`to_content_list`)."""
+def content_list_entries(doc: Document, image_prefix: str = "images/",
+                         clean=page_without_controls) -> Iterator[dict]:
+    """The content list's entries one by one, a page at a time (see :func:`to_content_list`);
+    ``clean`` gives a page without its control characters."""
     for page in doc.pages:
-        page = page_without_controls(page)
+        page = clean(page)
         for block in page.para_blocks + page.discarded_blocks:
             entry = _content_entry(block, page.page_idx, image_prefix, doc.backend == "vlm",
                                    page.page_size)

@@ -118,7 +118,10 @@ def _key(k) -> str:
 
 
 def _encode(o, out: list[str], pad: str, step: str) -> None:
-    """Append the text of ``o`` to ``out``; ``pad`` is a newline and the indent of its line."""
+    """Append the text of ``o`` to ``out``; ``pad`` is a newline and the indent of its line.
+    A list's or dict's members are told apart by their exact type first (a page's JSON is
+    mostly strings, floats and ints: a bbox is four floats), each written with the text
+    before it in one piece; anything else goes through :func:`_scalar`'s checks."""
     kind = type(o)
     if kind is str:  # the common types first, without the isinstance chain
         out.append(encode_basestring(o))
@@ -134,18 +137,10 @@ def _encode(o, out: list[str], pad: str, step: str) -> None:
             out.append("[]")
             return
         inner = pad + step
-        out.append("[" + inner)
-        first = True
+        before, comma = "[" + inner, "," + inner
         for v in o:
-            if first:
-                first = False
-            else:
-                out.append("," + inner)
-            text = _scalar(v) if type(v) is not str else encode_basestring(v)
-            if text is None:
-                _encode(v, out, inner, step)
-            else:
-                out.append(text)
+            _member(v, before, out, inner, step)
+            before = comma
         out.append(pad + "]")
         return
     if kind is dict or isinstance(o, dict):
@@ -153,20 +148,33 @@ def _encode(o, out: list[str], pad: str, step: str) -> None:
             out.append("{}")
             return
         inner = pad + step
-        out.append("{" + inner)
-        first = True
+        before, comma = "{" + inner, "," + inner
         for k, v in o.items():
-            key = encode_basestring(k if type(k) is str else _key(k))
-            if first:
-                out.append(key + ": ")
-                first = False
-            else:
-                out.append("," + inner + key + ": ")
-            text = _scalar(v) if type(v) is not str else encode_basestring(v)
-            if text is None:
-                _encode(v, out, inner, step)
-            else:
-                out.append(text)
+            _member(v, before + encode_basestring(k if type(k) is str else _key(k)) + ": ",
+                    out, inner, step)
+            before = comma
         out.append(pad + "}")
         return
     out.append(_scalar(o))
+
+
+def _member(v, before: str, out: list[str], pad: str, step: str) -> None:
+    """Append ``before`` and the text of ``v``, a member of a list or dict at ``pad``."""
+    kind = type(v)
+    if kind is str:
+        out.append(before + encode_basestring(v))
+    elif kind is float:
+        # v - v is 0.0 for a finite float only (NaN for NaN and the infinities)
+        out.append(before + (float.__repr__(v) if v - v == 0.0 else _float(v)))
+    elif kind is int:
+        out.append(before + int.__repr__(v))
+    elif kind is dict or kind is list:
+        out.append(before)
+        _encode(v, out, pad, step)
+    else:
+        text = _scalar(v)
+        if text is None:
+            out.append(before)
+            _encode(v, out, pad, step)
+        else:
+            out.append(before + text)

@@ -254,12 +254,14 @@ def block_to_md(block: Block, image_prefix: str = "") -> str:
     return _lines_md(block, image_prefix)
 
 
-def markdown_chunks(doc: Document, image_prefix: str = "images/") -> Iterator[str]:
+def markdown_chunks(doc: Document, image_prefix: str = "images/",
+                    clean=page_without_controls) -> Iterator[str]:
     """The text of :func:`to_markdown` block by block, a page at a time (a long document's
-    Markdown is never whole in memory)."""
+    Markdown is never whole in memory). ``clean`` gives a page without its control
+    characters (a writer of several files passes one that cleans each page once)."""
     wrote = False
     for page in doc.pages:
-        for block in page_without_controls(page).para_blocks:
+        for block in clean(page).para_blocks:
             md = block_to_md(block, image_prefix)
             if md:
                 yield "\n\n" + md if wrote else md

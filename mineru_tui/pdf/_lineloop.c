@@ -649,6 +649,38 @@ glyph_array(PyObject *list)
     return (Glyph **)((PyListObject *)list)->ob_item;
 }
 
+/* lines._core_groups' step for one glyph spanning [lo, hi]: the index of the group among the
+   last four (extents in ext, two doubles each) it overlaps most, by more than `overlap` of the
+   shorter span, with that group's extent widened to take it; else a new group's index */
+static Py_ssize_t
+join_core_group(double *ext, Py_ssize_t *n_groups, double lo, double hi, double overlap)
+{
+    Py_ssize_t m = *n_groups, best = -1;
+    double best_score = overlap;
+    for (Py_ssize_t k = m > 4 ? m - 4 : 0; k < m; k++) {
+        double e0 = ext[2 * k], e1 = ext[2 * k + 1];
+        if (e1 <= lo || e0 >= hi)
+            continue;
+        double shorter = hi - lo < e1 - e0 ? hi - lo : e1 - e0;
+        double score = ((hi < e1 ? hi : e1) - (lo > e0 ? lo : e0))
+                       / (shorter > 1e-6 ? shorter : 1e-6);
+        if (score > best_score) {
+            best = k;
+            best_score = score;
+        }
+    }
+    if (best < 0) {
+        ext[2 * m] = lo;
+        ext[2 * m + 1] = hi;
+        *n_groups = m + 1;
+        return m;
+    }
+    double e0 = ext[2 * best], e1 = ext[2 * best + 1];
+    ext[2 * best] = lo < e0 ? lo : e0;
+    ext[2 * best + 1] = hi > e1 ? hi : e1;
+    return best;
+}
+
 /* core_groups(glyphs) -> list of (members, [lo, hi]), or None: lines._core_groups */
 static PyObject *
 core_groups(PyObject *self, PyObject *args)
@@ -671,30 +703,7 @@ core_groups(PyObject *self, PyObject *args)
     }
     Py_ssize_t m = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
-        double lo = gs[i]->top, hi = gs[i]->bottom;
-        Py_ssize_t best = -1;
-        double best_score = number[K_LINE_OVERLAP];
-        for (Py_ssize_t k = m > 4 ? m - 4 : 0; k < m; k++) {
-            double e0 = ext[2 * k], e1 = ext[2 * k + 1];
-            if (e1 <= lo || e0 >= hi)
-                continue;
-            double shorter = hi - lo < e1 - e0 ? hi - lo : e1 - e0;
-            double score = ((hi < e1 ? hi : e1) - (lo > e0 ? lo : e0))
-                           / (shorter > 1e-6 ? shorter : 1e-6);
-            if (score > best_score) {
-                best = k;
-                best_score = score;
-            }
-        }
-        if (best < 0) {
-            ext[2 * m] = lo;
-            ext[2 * m + 1] = hi;
-            best = m++;
-        } else {
-            double e0 = ext[2 * best], e1 = ext[2 * best + 1];
-            ext[2 * best] = lo < e0 ? lo : e0;
-            ext[2 * best + 1] = hi > e1 ? hi : e1;
-        }
+        Py_ssize_t best = join_core_group(ext, &m, gs[i]->top, gs[i]->bottom, number[K_LINE_OVERLAP]);
         group_of[i] = best;
         sizes[best]++;
     }
@@ -1194,30 +1203,7 @@ rows(PyObject *self, PyObject *args)
     double overlap = number[K_LINE_OVERLAP];
     for (Py_ssize_t k = 0; k < ns; k++) {
         const Glyph *g = gs[order[k]];
-        double lo = g->top, hi = g->bottom;
-        Py_ssize_t best = -1;
-        double best_score = overlap;
-        for (Py_ssize_t q = n_groups > 4 ? n_groups - 4 : 0; q < n_groups; q++) {
-            double e0 = ext[2 * q], e1 = ext[2 * q + 1];
-            if (e1 <= lo || e0 >= hi)
-                continue;
-            double shorter = hi - lo < e1 - e0 ? hi - lo : e1 - e0;
-            double score = ((hi < e1 ? hi : e1) - (lo > e0 ? lo : e0))
-                           / (shorter > 1e-6 ? shorter : 1e-6);
-            if (score > best_score) {
-                best = q;
-                best_score = score;
-            }
-        }
-        if (best < 0) {
-            ext[2 * n_groups] = lo;
-            ext[2 * n_groups + 1] = hi;
-            best = n_groups++;
-        } else {
-            double e0 = ext[2 * best], e1 = ext[2 * best + 1];
-            ext[2 * best] = lo < e0 ? lo : e0;
-            ext[2 * best + 1] = hi > e1 ? hi : e1;
-        }
+        Py_ssize_t best = join_core_group(ext, &n_groups, g->top, g->bottom, overlap);
         if (vec_push(&groups[best], order[k]) < 0)
             goto done;
     }

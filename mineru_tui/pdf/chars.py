@@ -103,7 +103,8 @@ def _read_chars_owned(page, limit: int, compiled: bool | None = None) -> list[Ch
     n = textpage.count_chars()
     if n > limit:
         return None
-    tp = ctypes.cast(textpage.raw, ctypes.c_void_p).value  # the text page as an address
+    # the text page as an address, read in place (ctypes.cast ties its source into a cycle)
+    tp = ctypes.c_void_p.from_buffer(textpage.raw).value
     (x0, y0), (ax, ay), (bx, by) = page._display_matrix()
     det = ax * by - ay * bx
     # user -> display, inlined (this loop runs once per character): the page's display
@@ -113,10 +114,12 @@ def _read_chars_owned(page, limit: int, compiled: bool | None = None) -> list[Ch
     loop = compiled_loop() if compiled is None else (_compiled() if compiled else None)
     if loop is not None:
         f = _address_typed()
+        faces: dict[int, tuple[bool, bool]] = {}  # the page's fonts, each judged once
         return loop.read_chars(
             tp, n, codes, f.addresses, (x0, y0, ua, ub, va, vb),
             lambda raw_angle: _turn(raw_angle, ua, ub, va, vb),
-            lambda key: _object_facts(ctypes.cast(key, pdfium_c.FPDF_PAGEOBJECT), pdfium_c, ctypes),
+            lambda key: _object_facts(ctypes.cast(key, pdfium_c.FPDF_PAGEOBJECT), pdfium_c, ctypes,
+                                      faces),
             Char)
     return _python_loop(tp, n, codes, (x0, y0, ua, ub, va, vb), pdfium_c, ctypes)
 
@@ -304,9 +307,11 @@ FORCE_BOLD = 1 << 18  # the font descriptor's ForceBold flag
 ITALIC = 1 << 6  # ... and its Italic flag
 
 
-def _object_facts(obj, pdfium_c, ctypes) -> tuple[bool, float, bool, bool]:
+def _object_facts(obj, pdfium_c, ctypes, faces: dict | None = None) -> tuple[bool, float, bool, bool]:
     """(visible, font size as drawn, bold, italic) of one text object, read once per object
-    (the caller holds PDFium: its functions are called bare)."""
+    (the caller holds PDFium: its functions are called bare). ``faces`` keeps what each
+    font says (bold, italic) by its address, for one open page (a page's hundreds of text
+    objects share a few fonts)."""
     global _bare_raw
     if _bare_raw is None:
         _bare_raw = _BareFunctions(pdfium_c)
@@ -324,15 +329,27 @@ def _object_facts(obj, pdfium_c, ctypes) -> tuple[bool, float, bool, bool]:
     italic = False
     font = pdfium_c.FPDFTextObj_GetFont(obj)
     if font:
-        weight = pdfium_c.FPDFFont_GetWeight(font)
-        flags = pdfium_c.FPDFFont_GetFlags(font)
-        buf = ctypes.create_string_buffer(256)
-        n = pdfium_c.FPDFFont_GetBaseFontName(font, buf, len(buf))
-        name = buf.value.decode("latin-1", "replace").split("+", 1)[-1] if n else ""
-        bold = (bold or weight >= 600 or (flags > 0 and bool(flags & FORCE_BOLD))
-                or bool(_BOLD_NAME.search(name)))
-        italic = (flags > 0 and bool(flags & ITALIC)) or bool(_ITALIC_NAME.search(name))
+        address = ctypes.c_void_p.from_buffer(font).value if faces is not None else None
+        face = faces.get(address) if faces is not None else None
+        if face is None:
+            face = _font_face(font, pdfium_c, ctypes)
+            if faces is not None:
+                faces[address] = face
+        bold, italic = bold or face[0], face[1]
     return visible, font_size, bold, italic
+
+
+def _font_face(font, pdfium_c, ctypes) -> tuple[bool, bool]:
+    """(bold, italic) as a font says: its weight, its descriptor's flags or its name."""
+    weight = pdfium_c.FPDFFont_GetWeight(font)
+    flags = pdfium_c.FPDFFont_GetFlags(font)
+    buf = ctypes.create_string_buffer(256)
+    n = pdfium_c.FPDFFont_GetBaseFontName(font, buf, len(buf))
+    name = buf.value.decode("latin-1", "replace").split("+", 1)[-1] if n else ""
+    bold = (weight >= 600 or (flags > 0 and bool(flags & FORCE_BOLD))
+            or bool(_BOLD_NAME.search(name)))
+    italic = (flags > 0 and bool(flags & ITALIC)) or bool(_ITALIC_NAME.search(name))
+    return bold, italic
 
 
 _bare_raw = None  # the _BareFunctions of pypdfium2.raw, made on first use

@@ -188,7 +188,9 @@ def _images_in_paint_order(page):
             left, bottom, right, top = object_bounds(obj)
             images.append((page.rect_to_display(left, bottom, right, top), pos))
         elif kind == pdfium_c.FPDF_PAGEOBJ_TEXT:
-            texts[ctypes.cast(obj, ctypes.c_void_p).value or 0] = pos
+            # the pointer's value read in place: ctypes.cast would tie obj into a reference
+            # cycle (left to the garbage collector), one per text object
+            texts[ctypes.c_void_p.from_buffer(obj).value or 0] = pos
     return images, texts
 
 
@@ -196,14 +198,28 @@ def _ocr_layer_share(page, chars: list[Char]) -> tuple[int, int]:
     """(characters lying over an image, of those the ones that paint nothing: drawn
     invisibly, or drawn first and then covered by the image, as "text under image" OCR
     output does). MinerU finds the same by rendering the page with and without its text."""
-    solid = [c for c in chars if not c.text.isspace()]
-    images, texts = _images_in_paint_order(page) if solid else ([], {})
+    has_text = any(not c.text.isspace() for c in chars)
+    images, texts = _images_in_paint_order(page) if has_text else ([], {})
     if not images:
         return 0, 0
+    # the images' extent together: a character wholly beside it lies over none of them (not
+    # used when a corner is NaN, which min and max would pass over)
+    corners = [r for r, _ in images]
+    near = all(v == v for r in corners for v in r)
+    left, top = min(r[0] for r in corners), min(r[1] for r in corners)
+    right, bottom = max(r[2] for r in corners), max(r[3] for r in corners)
     over = hidden = 0
-    for c in solid:
+    for c in chars:
+        if c.text.isspace():
+            continue
         x0, y0, x1, y1 = c.box
         area = (x1 - x0) * (y1 - y0)
+        if near:  # no cover: the character's box (its centre, for an empty box) is beside
+            if area > 0:
+                if x1 <= left or x0 >= right or y1 <= top or y0 >= bottom:
+                    continue
+            elif not (left <= c.cx <= right and top <= c.cy <= bottom):
+                continue
         best, best_pos = 0.0, -1
         for r, pos in images:
             if area > 0:

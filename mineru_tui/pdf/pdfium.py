@@ -60,6 +60,13 @@ def owned() -> Iterator[None]:
         yield
 
 
+def unlocked(*functions):
+    """The bare PDFium functions behind :func:`load`'s locked wrappers (the same function
+    when it is not wrapped), for a loop that holds :data:`LOCK` itself: a page's thousands
+    of calls then pay for the lock once."""
+    return tuple(getattr(f, "__wrapped__", f) for f in functions)
+
+
 def page_objects(page, max_depth: int = 15) -> list[tuple[int, object]]:
     """``(type, FPDF_PAGEOBJECT)`` of every object ``page`` (a ``pypdfium2.PdfPage``) paints,
     in paint order, form XObjects entered depth first down to ``max_depth`` levels: the
@@ -70,29 +77,32 @@ def page_objects(page, max_depth: int = 15) -> list[tuple[int, object]]:
     import pypdfium2.raw as raw
     from pypdfium2 import PdfiumError
 
-    bare = [getattr(f, "__wrapped__", f) for f in (
+    page_count, page_get, form_count, form_get, get_type = unlocked(
         raw.FPDFPage_CountObjects, raw.FPDFPage_GetObject, raw.FPDFFormObj_CountObjects,
-        raw.FPDFFormObj_GetObject, raw.FPDFPageObj_GetType)]
-    page_count, page_get, form_count, form_get, get_type = bare
-    form_kind = raw.FPDF_PAGEOBJ_FORM
+        raw.FPDFFormObj_GetObject, raw.FPDFPageObj_GetType)
     out: list[tuple[int, object]] = []
-
-    def walk(parent, count, get, level):
-        n = count(parent)
-        if n < 0:
-            raise PdfiumError("Failed to get number of pageobjects.")
-        for i in range(n):
-            obj = get(parent, i)
-            if not obj:
-                raise PdfiumError("Failed to get pageobject.")
-            kind = get_type(obj)
-            out.append((kind, obj))
-            if kind == form_kind and level < max_depth - 1:
-                walk(obj, form_count, form_get, level + 1)
-
     with LOCK:
-        walk(page.raw, page_count, page_get, 0)
+        _walk(page.raw, page_count, page_get, 0, max_depth, out,
+              (form_count, form_get, get_type, raw.FPDF_PAGEOBJ_FORM, PdfiumError))
     return out
+
+
+def _walk(parent, count, get, level: int, max_depth: int, out: list, using: tuple) -> None:
+    """:func:`page_objects`' walk (a module function, not a closure: a nested function that
+    calls itself is a reference cycle, which kept each page's whole list of objects for
+    the garbage collector)."""
+    form_count, form_get, get_type, form_kind, error = using
+    n = count(parent)
+    if n < 0:
+        raise error("Failed to get number of pageobjects.")
+    for i in range(n):
+        obj = get(parent, i)
+        if not obj:
+            raise error("Failed to get pageobject.")
+        kind = get_type(obj)
+        out.append((kind, obj))
+        if kind == form_kind and level < max_depth - 1:
+            _walk(obj, form_count, form_get, level + 1, max_depth, out, using)
 
 
 def object_bounds(obj) -> tuple[float, float, float, float]:

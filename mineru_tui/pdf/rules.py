@@ -29,59 +29,74 @@ def page_rules(page) -> list[Rule]:
     import ctypes
 
     import pypdfium2.raw as pdfium_c
+    from pypdfium2 import PdfiumError
 
-    raw = page.raw
+    from mineru_tui.pdf.pdfium import LOCK, page_objects, unlocked
+
+    path_kind = pdfium_c.FPDF_PAGEOBJ_PATH
+    paths = [obj for kind, obj in page_objects(page.raw, max_depth=1) if kind == path_kind]
+    if len(paths) > MAX_PATHS:
+        return []
     found: list[Rule] = []
-    count = 0
     fill, stroke = ctypes.c_int(), ctypes.c_int()
     x, y = ctypes.c_float(), ctypes.c_float()
+    left, bottom, right, top = ctypes.c_float(), ctypes.c_float(), ctypes.c_float(), ctypes.c_float()
     m = pdfium_c.FS_MATRIX()
-    for obj in raw.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_PATH], max_depth=1):
-        count += 1
-        if count > MAX_PATHS:
-            return []
-        h = obj.raw
-        if not pdfium_c.FPDFPath_GetDrawMode(h, ctypes.byref(fill), ctypes.byref(stroke)):
-            continue
-        if not fill.value and not stroke.value:
-            continue
-        left, bottom, right, top = obj.get_bounds()
-        box = page.rect_to_display(left, bottom, right, top)
-        w, hgt = box[2] - box[0], box[3] - box[1]
-        if max(w, hgt) < MIN_LENGTH:
-            continue
-        if hgt <= THIN:
-            found.append(Rule(True, (box[1] + box[3]) / 2, box[0], box[2]))
-            continue
-        if w <= THIN:
-            found.append(Rule(False, (box[0] + box[2]) / 2, box[1], box[3]))
-            continue
-        if not stroke.value:
-            continue  # a filled area (shading, a figure): its edges are not drawn lines
-        if not pdfium_c.FPDFPageObj_GetMatrix(h, ctypes.byref(m)):
-            continue
-        n = pdfium_c.FPDFPath_CountSegments(h)
-        if n > 400:
-            continue  # a curve-heavy drawing
-        pts, start, prev = [], None, None
-        for i in range(n):
-            seg = pdfium_c.FPDFPath_GetPathSegment(h, i)
-            pdfium_c.FPDFPathSegment_GetPoint(seg, ctypes.byref(x), ctypes.byref(y))
-            ux, uy = m.a * x.value + m.c * y.value + m.e, m.b * x.value + m.d * y.value + m.f
-            p = page.to_display(ux, uy)
-            kind = pdfium_c.FPDFPathSegment_GetType(seg)
-            if kind == pdfium_c.FPDF_SEGMENT_MOVETO:
-                start = p
-            elif kind == pdfium_c.FPDF_SEGMENT_LINETO and prev is not None:
-                pts.append((prev, p))
-            if pdfium_c.FPDFPathSegment_GetClose(seg) and start is not None:
-                pts.append((p, start))
-            prev = p
-        for (x0, y0), (x1, y1) in pts:
-            if abs(y1 - y0) <= 0.5 and abs(x1 - x0) >= MIN_LENGTH:
-                found.append(Rule(True, (y0 + y1) / 2, min(x0, x1), max(x0, x1)))
-            elif abs(x1 - x0) <= 0.5 and abs(y1 - y0) >= MIN_LENGTH:
-                found.append(Rule(False, (x0 + x1) / 2, min(y0, y1), max(y0, y1)))
+    fill_ref, stroke_ref, x_ref, y_ref = (ctypes.byref(v) for v in (fill, stroke, x, y))
+    bounds_refs = [ctypes.byref(v) for v in (left, bottom, right, top)]
+    m_ref = ctypes.byref(m)
+    moveto, lineto = pdfium_c.FPDF_SEGMENT_MOVETO, pdfium_c.FPDF_SEGMENT_LINETO
+    to_display, rect_to_display = page.to_display, page.rect_to_display
+    with LOCK:  # PDFium held once for the page's paths, its functions called bare
+        (draw_mode, get_bounds, get_matrix, count_segments, get_segment, segment_point,
+         segment_type, segment_close) = unlocked(
+            pdfium_c.FPDFPath_GetDrawMode, pdfium_c.FPDFPageObj_GetBounds,
+            pdfium_c.FPDFPageObj_GetMatrix, pdfium_c.FPDFPath_CountSegments,
+            pdfium_c.FPDFPath_GetPathSegment, pdfium_c.FPDFPathSegment_GetPoint,
+            pdfium_c.FPDFPathSegment_GetType, pdfium_c.FPDFPathSegment_GetClose)
+        for h in paths:
+            if not draw_mode(h, fill_ref, stroke_ref):
+                continue
+            if not fill.value and not stroke.value:
+                continue
+            if not get_bounds(h, *bounds_refs):
+                raise PdfiumError("Failed to locate pageobject.")
+            box = rect_to_display(left.value, bottom.value, right.value, top.value)
+            w, hgt = box[2] - box[0], box[3] - box[1]
+            if max(w, hgt) < MIN_LENGTH:
+                continue
+            if hgt <= THIN:
+                found.append(Rule(True, (box[1] + box[3]) / 2, box[0], box[2]))
+                continue
+            if w <= THIN:
+                found.append(Rule(False, (box[0] + box[2]) / 2, box[1], box[3]))
+                continue
+            if not stroke.value:
+                continue  # a filled area (shading, a figure): its edges are not drawn lines
+            if not get_matrix(h, m_ref):
+                continue
+            n = count_segments(h)
+            if n > 400:
+                continue  # a curve-heavy drawing
+            pts, start, prev = [], None, None
+            for i in range(n):
+                seg = get_segment(h, i)
+                segment_point(seg, x_ref, y_ref)
+                ux, uy = m.a * x.value + m.c * y.value + m.e, m.b * x.value + m.d * y.value + m.f
+                p = to_display(ux, uy)
+                kind = segment_type(seg)
+                if kind == moveto:
+                    start = p
+                elif kind == lineto and prev is not None:
+                    pts.append((prev, p))
+                if segment_close(seg) and start is not None:
+                    pts.append((p, start))
+                prev = p
+            for (x0, y0), (x1, y1) in pts:
+                if abs(y1 - y0) <= 0.5 and abs(x1 - x0) >= MIN_LENGTH:
+                    found.append(Rule(True, (y0 + y1) / 2, min(x0, x1), max(x0, x1)))
+                elif abs(x1 - x0) <= 0.5 and abs(y1 - y0) >= MIN_LENGTH:
+                    found.append(Rule(False, (x0 + x1) / 2, min(y0, y1), max(y0, y1)))
     return merge_rules(found)
 
 

@@ -84,11 +84,18 @@ def _text_only_page(page, without_unmapped: bool) -> list:
     if not any(not c.text.isspace() for c in visible):
         raise NeedsModelError(page.number, "The page has no visible text.")
 
-    by_direction: dict[int, list] = {}
-    for c in visible:
-        by_direction.setdefault(c.direction, []).append(c)
-    main = max(by_direction, key=lambda d: (sum(not c.text.isspace() for c in by_direction[d]),
-                                            d == 0))
+    directions = {c.direction for c in visible}
+    if len(directions) == 1:  # most pages: all their text runs one way
+        by_direction: dict[int, list] = {directions.pop(): list(visible)}
+    else:
+        by_direction = {}
+        for c in visible:
+            by_direction.setdefault(c.direction, []).append(c)
+    if len(by_direction) == 1:  # most pages: one direction, nothing to count
+        main = next(iter(by_direction))
+    else:
+        main = max(by_direction, key=lambda d: (sum(not c.text.isspace() for c in by_direction[d]),
+                                                d == 0))
     page_structure = structure.PageStructure.read(page, visible)
     blocks: list[Block] = []
     table_boxes: list[Box] = []

@@ -29,3 +29,47 @@ def test_clean_parts_are_shared_and_dirty_ones_copied():
     assert all(any(b is c for c in cleaned.pages[1].para_blocks) for b in other)
     assert "\x1b" not in to_markdown(doc) and "\u202e" not in to_markdown(doc)
     assert "| 1\\[31m | 10 |" in to_markdown(doc)  # the rest of the text kept (escaped)
+
+
+def test_an_output_set_cleans_each_page_once(tmp_path, monkeypatch):
+    """The Markdown, the content list and MinerU 4's middle JSON each need a page without
+    controls; writing the set cleans each page once for all three, and the files are what
+    each writer gives on its own (a dirty cell's control gone from every one of them)."""
+    from mineru_tui import output
+    from mineru_tui.document import controls, to_content_list
+
+    doc = convert(CORPUS / "poi__WithThreeCharts.xls")
+    chart = next(b for b in doc.pages[1].para_blocks if b.type == BlockType.TABLE)
+    body = next(b for b in chart.blocks if b.type == BlockType.TABLE_BODY)
+    body.lines[0].spans[0].table.rows[1][0].blocks[0].lines[0].spans[0].content = "1\x1b[31m"
+    cleaned = []
+    real = controls._clean
+
+    def counting(value, depth=0):
+        if depth == 0:
+            cleaned.append(id(value))
+        return real(value, depth)
+
+    monkeypatch.setattr(controls, "_clean", counting)
+    written = output.write_outputs(doc, tmp_path, "set")
+    assert sorted(cleaned) == sorted(id(p) for p in doc.pages)  # each page once
+    md = (written.path / "set.md").read_text(encoding="utf-8")
+    assert md == to_markdown(doc)
+    assert "\x1b" not in md and "| 1\\[31m | 10 |" in md
+    import json
+
+    listed = json.loads((written.path / "set_content_list.json").read_text(encoding="utf-8"))
+    assert listed == json.loads(json.dumps(to_content_list(doc)))
+    assert "\x1b" not in (written.path / "middle_json.json").read_text(encoding="utf-8")
+
+
+def test_shared_cleaning_gives_what_page_without_controls_gives():
+    from mineru_tui.document.controls import SharedCleaning, page_without_controls
+
+    doc = convert(CORPUS / "poi__WithThreeCharts.xls")
+    chart = next(b for b in doc.pages[1].para_blocks if b.type == BlockType.TABLE)
+    chart.blocks[0].lines[0].spans[0].content = "x\u202ey"
+    shared = SharedCleaning(keep=1)
+    for page in doc.pages + doc.pages:  # the second round is past what it keeps: cleaned again
+        assert shared(page) == page_without_controls(page)
+    assert shared(doc.pages[-1]) is shared(doc.pages[-1])  # the one it keeps: the same object

@@ -69,10 +69,16 @@ class _Int(int):
     pass
 
 
+class _Float(float):
+    pass
+
+
 ODD = [None, True, False, 0, -7, 2**70, 1.5, -0.0, 1e16, 1e-7, float("nan"), float("inf"), -float("inf"),
        "", "é\u202e\x00\x1f\x7f\"\\/\n\t\ud800", _Str("sub"), _Int(5), (1, (2, [])), [[[]], {}],
        {"a": {}, 7: [], 2.5: None, True: 1, False: 2, None: 3, "é": {"x": [1, {"y": "z"}]}},
-       {_Str("k"): _Int(1)}, [float("nan"), {"n": -float("inf")}]]
+       {_Str("k"): _Int(1)}, [float("nan"), {"n": -float("inf")}],
+       [0.5, -2.25, _Float(3.5), 1, True, None, "s", _Int(2), float("inf"), [1.0, 2.0, 3.0, 4.0]],
+       {"bbox": [1.0, 2.0, 3.0, 4.5], "f": _Float(-0.0), "t": (1.5,), "n": None, "b": False}]
 
 
 @pytest.mark.parametrize("indent", [1, 2, 4])

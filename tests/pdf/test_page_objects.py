@@ -35,3 +35,33 @@ def test_the_walk_is_get_objects(depth):
                             assert object_bounds(obj) == theirs_obj.get_bounds()
                     walked += len(ours)
     assert walked > 1000
+
+
+def test_the_walk_and_the_text_checks_leave_no_pointers_to_the_garbage_collector():
+    """A page's object list goes when its last reference does: no reference cycle holds it
+    (a self-calling closure did, and ctypes.cast ties its source into one), so reading a
+    long PDF leaves the collector no pages' worth of pointers to find. (ctypes makes an
+    array type per buffer length, a cycle of its own: those are not the walk's.)"""
+    import gc
+
+    from mineru_tui.pdf.chars import page_chars
+    from mineru_tui.pdf.classify import _images_in_paint_order
+
+    path = CORPUS / "pdf" / "redp5110_pages_5_18.pdf"
+    with open_pdf(path) as pdf:
+        gc.collect()
+        gc.disable()
+        gc.set_debug(gc.DEBUG_SAVEALL)  # what a collection finds stays in gc.garbage
+        try:
+            walked = 0
+            for page in pdf:
+                walked += len(page_objects(page.raw, max_depth=15))
+                _images_in_paint_order(page)
+                page_chars(page)
+            gc.collect()
+            left = [o for o in gc.garbage if isinstance(o, (ctypes._Pointer, list))]
+            assert walked > 100 and not left
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+            gc.enable()

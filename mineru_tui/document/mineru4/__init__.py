@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from mineru_tui.document.controls import page_without_controls
 from mineru_tui.document.json_stream import JsonList
 from mineru_tui.document.mineru4.middle import (file_suffix, middle_v2_head, middle_v2_pages,
                                                 mineru_extension, to_middle_v2)
@@ -30,13 +31,15 @@ __all__ = ["MARKDOWN", "MIDDLE", "MODEL_OUTPUT", "NAMES", "STRUCTURED", "file_su
            "mineru_extension", "set_chunks", "to_middle_v2", "to_structured_content"]
 
 
-def set_chunks(doc, image_prefix: str = "images/", source: str | None = None) -> Iterator[tuple[str, str]]:
+def set_chunks(doc, image_prefix: str = "images/", source: str | None = None,
+               clean=page_without_controls) -> Iterator[tuple[str, str]]:
     """MinerU 4's JSON files for ``doc`` as (file name, text piece) pairs, page by page: the
     middle JSON and the structured content in one pass over the pages, then
-    ``model_output.json``. ``markdown.md`` and the images are the 3.x set's (the writer's)."""
+    ``model_output.json``. ``markdown.md`` and the images are the 3.x set's (the writer's).
+    ``clean`` gives a page without its control characters."""
     head = middle_v2_head(doc, source)
     middle, structured = JsonList(head, "pages"), JsonList(structured_head(head), "pages")
-    for page in middle_v2_pages(doc, image_prefix, source):
+    for page in middle_v2_pages(doc, image_prefix, source, clean):
         yield MIDDLE, middle.item(page)
         yield STRUCTURED, structured.item(structured_page(page))
     yield MIDDLE, middle.end() + "\n"

@@ -387,11 +387,12 @@ def middle_v2_head(doc: Document, source: str | None = None) -> dict:
 
 
 def middle_v2_pages(doc: Document, image_prefix: str = "images/",
-                    source: str | None = None) -> Iterator[dict]:
-    """The pages of ``middle_json.json`` one by one (a long document's never all at once)."""
+                    source: str | None = None, clean=page_without_controls) -> Iterator[dict]:
+    """The pages of ``middle_json.json`` one by one (a long document's never all at once);
+    ``clean`` gives a page without its control characters."""
     suffix = file_suffix(doc, source)
     for page in doc.pages:
-        page = page_without_controls(page)
+        page = clean(page)
         boxes = _Boxes(page.page_size if doc.backend == "vlm" or suffix == "pdf" else None)
         writer = _Writer(doc, image_prefix, boxes)
         blocks = _page_blocks(doc, page, writer)
