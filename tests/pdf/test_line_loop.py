@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from mineru_tui.pdf import glyph_loops, lines, open_pdf
+from mineru_tui.pdf import columns, glyph_loops, lines, open_pdf
 from mineru_tui.pdf.chars import Char, page_chars
+from mineru_tui.pdf.columns import PIECE_BASELINE, PIECE_GAP, SPACED_PIECE_GAP
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 PDFS = sorted((CORPUS / "pdf").glob("*.pdf")) + sorted((CORPUS / "pdf_lines").glob("*.pdf"))
@@ -266,3 +267,168 @@ def test_lines_are_read_without_the_compiled_loops(monkeypatch):
     finally:
         lines._compiled.cache_clear()
     assert expected
+
+
+# ---- the rules' edges: each threshold met exactly and missed by one float either side ----
+
+def _edges(v: float) -> tuple[float, float, float]:
+    return math.nextafter(v, -math.inf), v, math.nextafter(v, math.inf)
+
+
+def _span(bottom: float, height: float) -> float:
+    """A top such that ``bottom - top == height`` in floats (as the readers subtract)."""
+    top = bottom - height
+    for _ in range(8):
+        if bottom - top == height:
+            return top
+        top = math.nextafter(top, -math.inf if bottom - top < height else math.inf)
+    raise AssertionError(f"no float top for {bottom} - {height}")
+
+
+def _tall(text, x, y, loose_height, *, index, size=10.0) -> Char:
+    """A character of width 5 on baseline ``y`` whose loose box is exactly ``loose_height``
+    tall (the box a glyph's height is read from), reaching 1 below the baseline."""
+    bottom = y + 1.0
+    return Char(text, (x, y - 7.0, x + 5.0, y), (x, _span(bottom, loose_height), x + 5.0, bottom),
+                (x, y), 0, 0.0, size, index, False, False, False, True, 1, False, False)
+
+
+def _edge_page() -> list[Char]:
+    """One short line per case, 40 apart, each set so that a threshold of lines.py or
+    columns.py decides it by a hair (a glyph ``a`` ends at x = 0, so a gap is an x)."""
+    cs: list[Char] = []
+
+    def line(*made: Char):
+        cs.extend(made)
+
+    width, main = 5.0, 11.5  # a size-10 glyph of _char: 5 wide, loose 11.5 tall
+    cases = []
+    # a gap that counts as a space; a space of the file between glyphs that (nearly) touch
+    cases += [("gap", g) for g in _edges(lines.SPACE_GAP * width)]
+    cases += [("pdf space", g) for g in _edges(lines.SPACE_TOUCH * width)]
+    cases += [("pdf then generated", 0.5), ("generated then pdf", 0.5)]
+    # raised and lowered scripts: a small glyph's baseline against the line's
+    cases += [("script height", 0.0), ("body height", 0.0), ("zero width", 0.0)]
+    cases += [("bold half", 0.0), ("size median", 0.0)]
+    cases += [("fake bold", d) for d in _edges(0.07 * 10.0)] + [("tilt", 30.0)]
+    cases += [("fake bold small", d) for d in _edges(0.07 * 1.0)]  # near is 0.07 pt at least
+    cases += [("fake bold cells", 1.9)]  # a repeat in the 4-pt cell to the right, 1.9 away
+    cases += [("flat loose", 0.0), ("staircase", 0.0)]
+    # pieces (columns._pieces): a gap and a baseline step in font heights
+    cases += [("piece gap", g) for g in _edges(PIECE_GAP * main)]
+    cases += [("spaced piece gap", g) for g in _edges(SPACED_PIECE_GAP * main)]
+    # steps in y are exact on baseline 0 only: these cases stand side by side there, 100 apart
+    level = [("sup", v) for v in _edges(0.0 - 0.2 * main)] + [("sub", v) for v in _edges(0.0 + 0.1 * main)]
+    level += [("piece baseline", d) for d in _edges(PIECE_BASELINE * main)]
+    for k, (case, v) in enumerate(cases + level):
+        base, i = 100.0 + 40.0 * k, 1000 * (k + 1)
+        if k >= len(cases):
+            base = 0.0
+        a = _char("a", -5.0, base, index=i)
+        if case == "gap":
+            line(a, _char("b", v, base, index=i + 1))
+        elif case == "pdf space":
+            line(a, _char(" ", 0.0, base, index=i + 1, width=0.0), _char("b", v, base, index=i + 2))
+        elif case in ("pdf then generated", "generated then pdf"):
+            first = case.startswith("generated")
+            line(a, _char(" ", 0.0, base, index=i + 1, width=0.0, generated=first),
+                 _char(" ", 0.1, base, index=i + 2, width=0.0, generated=not first),
+                 _char("b", v, base, index=i + 3))
+        elif case in ("sup", "sub"):  # a small glyph whose baseline is `v`
+            line(a, _char("b", 0.0, base, index=i + 1), _char("2", 5.0, v, 6.0, index=i + 2))
+        elif case == "script height":  # raised, exactly the script size: no script
+            line(_tall("a", -5.0, base, 20.0, index=i), _tall("b", 0.0, base, 20.0, index=i + 1),
+                 _tall("2", 5.0, base - 6.0, lines.SCRIPT_SIZE * 20.0, index=i + 2, size=8.0))
+        elif case == "body height":  # exactly the script size: body (its size counts)
+            line(_tall("a", -5.0, base, 20.0, index=i),
+                 _tall("b", 0.0, base, lines.SCRIPT_SIZE * 20.0, index=i + 1, size=20.0))
+        elif case == "zero width":  # widths below 1e-3 count as 1e-3
+            line(*[_char(t, 0.01 * n, base, index=i + n, width=0.0) for n, t in enumerate("abc")])
+        elif case == "bold half":  # half the letters bold (and italic): the line is not
+            line(_char("a", -5.0, base, index=i, bold=True, italic=True), _char("b", 0.0, base, index=i + 1))
+        elif case == "size median":
+            b = _char("b", 0.0, base, index=i + 1)
+            b.size = 12.0
+            line(a, b)
+        elif case == "fake bold":  # drawn again by another object, `v` to the right
+            a.origin = (0.0, base)
+            line(a, Char("a", a.box, a.loose, (v, base), 0, 0.0, 10.0, i + 1, False, False, False,
+                         True, 2, False, False))
+        elif case == "fake bold small":  # a 1-pt character: near is 0.07
+            a = _char("a", 0.0, base, 1.0, index=i)
+            line(a, Char("a", a.box, a.loose, (v, base), 0, 0.0, 1.0, i + 1, False, False, False,
+                         True, 2, False, False))
+        elif case == "fake bold cells":  # the second at 2.2 in its cell (x / 4 = 0.55): the
+            # cell looked at beside its own is the right one, where the first is, 1.9 away
+            a = _char("a", 4.1, base, 28.0, index=i)
+            line(a, Char("a", a.box, a.loose, (4.1 - v, base), 0, 0.0, 28.0, i + 1, False, False,
+                         False, True, 2, False, False))
+        elif case == "flat loose":  # a loose box of no height: the box's is taken
+            b = _char("b", 0.0, base, index=i + 1)
+            b.loose = (b.loose[0], base, b.loose[2], base)
+            line(a, b)
+        elif case == "staircase":  # four thin lines, then a tall glyph whose core covers
+            # each of them wholly (a tie of shares), the first four groups back
+            line(*[_char("x", 10.0 * n, base + 3.0 * n, 2.0, index=i + n) for n in range(4)],
+                 _char("B", 50.0, base + 10.0, 20.0, index=i + 4))
+        elif case == "tilt":
+            line(a, _char("b", 0.0, base, index=i + 1, tilt=v))
+        elif case in ("piece gap", "spaced piece gap"):
+            spaced = case.startswith("spaced")
+            line(a, *([_char(" ", 0.0, base, index=i + 1, width=0.0)] if spaced else []),
+                 _char("b", v, base, index=i + 2))
+        elif case == "piece baseline":  # b's baseline `v` lower, its loose box as a's
+            b = _char("b", 0.0, base, index=i + 1)
+            b.origin = (0.0, base + v)
+            line(a, b)
+        if k >= len(cases):  # moved right: x = 0 is 100 * (its place among them)
+            shift = 100.0 * (k - len(cases))
+            for c in cs[-3:]:
+                if c.index >= i:
+                    c.box = (c.box[0] + shift, c.box[1], c.box[2] + shift, c.box[3])
+                    c.loose = (c.loose[0] + shift, c.loose[1], c.loose[2] + shift, c.loose[3])
+                    c.origin = (c.origin[0] + shift, c.origin[1])
+    return cs
+
+
+def _pieces_record(pieces) -> list[tuple]:
+    return [(tuple(id(g.char) for g in p.glyphs), p.x0, p.x1, p.top, p.bottom, p.height, p.baseline)
+            for p in pieces]
+
+
+@built
+def test_the_rules_edges_give_the_same_lines(monkeypatch):
+    """Every threshold met exactly and missed by one float on either side: a ``>`` written
+    ``>=`` in C (or the other way) gives other lines, or other pieces, than Python's."""
+    page = _edge_page()
+    assert _assert_same(monkeypatch, page, "edges") > 40
+    monkeypatch.setenv("MINERU_TUI_PURE_LINES", "1")
+    python = _pieces_record(columns._pieces(lines._glyphs(page, 0)))
+    monkeypatch.setenv("MINERU_TUI_PURE_LINES", "0")
+    glyphs = lines._glyphs(page, 0)
+    assert glyphs and type(glyphs[0]) is glyph_loops.loops.Glyph
+    assert _pieces_record(columns._pieces(glyphs)) == python
+
+
+def _groups_record(groups) -> list[tuple]:
+    return [(tuple(id(g.char) for g in members), tuple(ext)) for members, ext in groups]
+
+
+def _rows_record(rows) -> list[tuple]:
+    return [tuple(id(g.char) for g in r) for r in rows]
+
+
+@built
+def test_the_rules_edges_give_the_same_groups_and_rows(monkeypatch):
+    """The steps lines are made of, compared on their own where a line can hide a
+    difference: core groups (in drawing order, as fed) and rows in reading order."""
+    page = _edge_page()
+    made = {}
+    for pure in ("1", "0"):
+        monkeypatch.setenv("MINERU_TUI_PURE_LINES", pure)
+        glyphs = lines._glyphs(page, 0)
+        made[pure] = (_groups_record(lines._core_groups([g for g in glyphs if not g.space])),
+                      _rows_record(lines._ordered_rows(glyphs, None)),
+                      _rows_record(lines._ordered_rows(glyphs, 1.0)))
+    assert type(glyphs[0]) is glyph_loops.loops.Glyph
+    assert made["0"] == made["1"]
