@@ -427,8 +427,59 @@ def test_the_rules_edges_give_the_same_groups_and_rows(monkeypatch):
     for pure in ("1", "0"):
         monkeypatch.setenv("MINERU_TUI_PURE_LINES", pure)
         glyphs = lines._glyphs(page, 0)
+        # rows as _lines asks for them: C's own loop (lines._ordered_rows is Python's)
+        rows = glyph_loops.loops.rows if pure == "0" else lines._ordered_rows
         made[pure] = (_groups_record(lines._core_groups([g for g in glyphs if not g.space])),
-                      _rows_record(lines._ordered_rows(glyphs, None)),
-                      _rows_record(lines._ordered_rows(glyphs, 1.0)))
+                      _rows_record(rows(glyphs, None)), _rows_record(rows(glyphs, 1.0)))
     assert type(glyphs[0]) is glyph_loops.loops.Glyph
     assert made["0"] == made["1"]
+
+
+def _rows_edge_page() -> list[Char]:
+    """Rows joined and spaces placed where a rule of ``_join_scripts`` or of
+    ``_ordered_rows`` decides by a hair; each case 1000 below the last. Glyphs of
+    :func:`_tall`: loose height h gives a core from h / 2 above the baseline to h / 10 below."""
+    cs: list[Char] = []
+    # a space placed among eight thin rows (loose height 8, baselines 5 apart, cores 4.8
+    # tall): the space, 100 tall, looks a quarter of its height below its baseline (x = 121)
+    # among the rows whose cores' tops reach x: exactly row 5's top, so bisect_right gives
+    # 6 and rows 2..6 are looked at; all hold its baseline in their bands (0.25 * 100
+    # wide), so it goes to row 2 (a start point a little lower or higher gives row 1 or 3)
+    for n in range(8):
+        y = 100.0 + 5.0 * n
+        cs += [_tall("a", 0.0, y, 8.0, index=10 * n), _tall("b", 10.0, y, 8.0, index=10 * n + 1)]
+    cs.append(_tall(" ", 5.0, 96.0, 100.0, index=99))
+    # a raised row exactly the script size (0.85) of the row below, 9.5 above it (its core
+    # overlaps the row's by less than LINE_OVERLAP): a script, joined to the row
+    base = 1100.0
+    cs += [_tall("a", 0.0, base, 20.0, index=100), _tall("b", 5.0, base, 20.0, index=101),
+           _tall("2", 10.0, base - 9.5, lines.SCRIPT_SIZE * 20.0, index=102, size=8.5)]
+    # a small row midway (11.75 each way) between two rows it could be a script of: it
+    # joins the one above, the first of two at the same distance
+    base = 2100.0
+    cs += [_tall("a", 0.0, base - 11.75, 24.0, index=200), _tall("b", 5.0, base - 11.75, 24.0, index=201),
+           _tall("x", 5.0, base, 4.0, index=202, size=2.0),
+           _tall("c", 0.0, base + 11.75, 24.0, index=203), _tall("d", 5.0, base + 11.75, 24.0, index=204)]
+    return cs
+
+
+@built
+def test_script_rows_and_spaces_at_the_edges_give_the_same_rows(monkeypatch):
+    """A script row exactly the script size, a script row midway between two rows, a space
+    whose start point is exactly a row's top: the same rows (and lines) in C and Python."""
+    page = _rows_edge_page()
+    monkeypatch.setenv("MINERU_TUI_PURE_LINES", "1")
+    glyphs = lines._glyphs(page, 0)
+    python = [_rows_record(lines._ordered_rows(glyphs, split)) for split in (None, 1.0)]
+    monkeypatch.setenv("MINERU_TUI_PURE_LINES", "0")
+    glyphs = lines._glyphs(page, 0)
+    assert type(glyphs[0]) is glyph_loops.loops.Glyph
+    made = [glyph_loops.loops.rows(glyphs, split) for split in (None, 1.0)]  # as _lines asks
+    assert None not in made, "the C loops handed the rows over to Python"
+    assert [_rows_record(r) for r in made] == python
+    by_index = {id(c): c.index for c in page}
+    rows = [sorted(by_index[i] for i in r) for r in python[0]]
+    # the cases went the ways described: row 2 took the space, the scripts joined
+    assert [0, 1] in rows and [20, 21, 99] in rows and [100, 101, 102] in rows
+    assert [200, 201, 202] in rows and [203, 204] in rows
+    assert _assert_same(monkeypatch, page, "rows' edges") >= 11
