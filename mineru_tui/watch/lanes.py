@@ -179,7 +179,9 @@ class Lane:
         env = dict(os.environ)
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-        proc = subprocess.Popen([sys.executable, "-m", "mineru_tui.watch.worker"],
+        # -P: the worker comes from this installation, not from a mineru_tui/ folder in the
+        # working directory (python -m puts it first on the path otherwise)
+        proc = subprocess.Popen([sys.executable, "-P", "-m", "mineru_tui.watch.worker"],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, env=env, start_new_session=True)
         self._proc = proc

@@ -203,6 +203,26 @@ def test_a_reader_process_that_dies_fails_its_file_and_is_restarted(watched, mon
     assert nxt.status == "done"
 
 
+def test_a_mineru_tui_folder_in_the_working_directory_is_not_the_reader(watched, tmp_path,
+                                                                         monkeypatch):
+    """``python -m`` would import a ``mineru_tui/`` in the working directory first (a clone
+    beside an installed copy); the reader processes come from this installation."""
+    fake = tmp_path / "cwd" / "mineru_tui"
+    (fake / "watch").mkdir(parents=True)
+    for init in (fake / "__init__.py", fake / "watch" / "__init__.py"):
+        init.write_text("")
+    (fake / "watch" / "worker.py").write_text("raise SystemExit(3)\n")
+    monkeypatch.chdir(tmp_path / "cwd")
+    rec = Recorder()
+    service = start(watched, rec)
+    try:
+        drop(SAMPLE, watched / "report.docx")
+        done = rec.wait(ev.FileFinished, path=str(watched / "report.docx"))
+    finally:
+        service.stop()
+    assert done.status == "done", done.reason
+
+
 def test_a_page_is_read_with_the_real_engine_loaded_once(watched, tmp_path):
     """The tiny random checkpoint through the numpy engine: events, outputs, one load."""
     rec = Recorder()
