@@ -68,7 +68,8 @@ class PageProbe:
     """The child process that parses each page before the reading process loads it.
 
     ``reader``: the module the child runs (``python -m``), one that serves
-    :func:`.probe_child.main` with a reading function, for :meth:`read`; ``reading``: what that function is told (JSON)."""
+    :func:`.probe_child.main` with a reading function, for :meth:`read`; ``reading``: what
+    that function is told (JSON)."""
 
     def __init__(self, path, password: str | None = None, *, memory_mb: float | None = None,
                  objects: int | None = None, seconds: float | None = None,
@@ -84,7 +85,9 @@ class PageProbe:
         self._answers: _Answers | None = None
         self._passed: set[int] = set()
         self._refused: dict[int, str] = {}  # a refused page is not tried again
-        self._lock = threading.Lock()  # one question at a time: answers are lines in order
+        self._ahead: tuple[int, float] | None = None  # (page, when) read ahead, answer unread
+        self._early: dict[int, bytes | None] = {}  # a page read ahead, answered, not yet taken
+        self._lock = threading.Lock()  # one caller at a time: answers come in order
 
     def _start(self) -> subprocess.Popen:
         child = subprocess.Popen(
@@ -100,39 +103,85 @@ class PageProbe:
     def check(self, index: int) -> str | None:
         """None when page ``index`` (0-based) can be loaded; else why not, in words."""
         with self._lock:
+            self._settle()
             if index in self._passed:
                 return None
             refused = self._refused.get(index)
-            return refused if refused is not None else self._ask(f"{index}", index)
+            if refused is not None:
+                return refused
+            self._send(f"{index}", start=True)
+            return self._loaded(index, time.monotonic())
 
-    def read(self, index: int, ordinal: int) -> bytes | None:
+    def read(self, index: int, ordinal: int, ahead: tuple[int, int] | None = None) -> bytes | None:
         """Page ``index`` loaded and read whole by the child (``ordinal``: its place among
         the pages read): the bytes the reader's function gave for it, or None when this
         process must read the page itself, as without the reader: the page is refused
         (:meth:`check` then says why, without asking again), or the child died after the
-        load passed (the reading went over the memory limit; the page loads here)."""
-        with self._lock:
-            if index in self._refused or self._ask(f"read {index} {ordinal}", index):
-                return None
-            try:
-                head = self._answers.line(None).split()
-                if len(head) == 2 and head[0] == b"page" and head[1].isdigit():
-                    return self._answers.exactly(int(head[1]))
-            except OSError:
-                pass
-            self._stop()  # died (or said something else) while reading: read here
-            return None
+        load passed (the reading went over the memory limit; the page loads here).
 
-    def _ask(self, question: str, index: int) -> str | None:
-        """Ask the child to load page ``index``: None when it loaded, else why not."""
+        ``ahead``: (index, ordinal) of the page to be asked for next: the child reads it
+        while this process goes on with this one (its load's time limit counts from then)."""
+        with self._lock:
+            if self._ahead is not None and self._ahead[0] != index:
+                self._settle()
+            if index in self._early:
+                data = self._early.pop(index)
+            elif self._ahead is not None:  # this page, asked ahead
+                data = self._answer(index, self._ahead[1])
+            elif index in self._refused:
+                return None
+            else:
+                self._send(f"read {index} {ordinal}", start=True)
+                data = self._answer(index, time.monotonic())
+            self._ahead = None
+            if ahead is not None and ahead[0] not in self._refused and self._send(
+                    f"read {ahead[0]} {ahead[1]}", start=False):
+                self._ahead = (ahead[0], time.monotonic())
+            return data
+
+    def _settle(self) -> None:
+        """Take the answer to the page asked ahead, to keep for when it is asked for."""
+        if self._ahead is not None:
+            index, since = self._ahead
+            self._ahead = None
+            self._early[index] = self._answer(index, since)
+
+    def _send(self, question: str, *, start: bool) -> bool:
+        """Write ``question`` to the child (started first when ``start`` and none is
+        running); False when there is no child to ask (it died: its answer says so)."""
         if self._child is None or self._child.poll() is not None:
+            if not start:
+                return False
             self._child = self._start()
-        child = self._child
         try:
-            child.stdin.write(f"{question}\n".encode())
-            child.stdin.flush()
-            answer = self._answers.line(self.seconds)
-        except (BrokenPipeError, OSError):
+            self._child.stdin.write(f"{question}\n".encode())
+            self._child.stdin.flush()
+        except OSError:  # BrokenPipeError: it died; reading its answer finds that out
+            return start
+        return True
+
+    def _answer(self, index: int, since: float) -> bytes | None:
+        """The answer to "read": the page's bytes, or None (refused, or the child died or
+        said something else after the load passed: the page is read by this process)."""
+        if self._loaded(index, since) is not None:
+            return None
+        try:
+            head = self._answers.line(None).split()
+            if len(head) == 2 and head[0] == b"page" and head[1].isdigit():
+                data = self._answers.exactly(int(head[1]))
+                if data is not None:
+                    return data
+        except OSError:
+            pass
+        self._stop()
+        return None
+
+    def _loaded(self, index: int, since: float) -> str | None:
+        """The load's answer for page ``index`` (asked at ``since``): None when it loaded,
+        else why not (the page is then refused)."""
+        try:
+            answer = self._answers.line(since + self.seconds)
+        except OSError:
             answer = b""
         if answer is None:  # the time limit: the child is stopped, the page refused
             self._stop()
@@ -152,6 +201,7 @@ class PageProbe:
         return why
 
     def _stop(self) -> None:
+        self._ahead = None  # asked of this child: asked again of the next
         child, self._child = self._child, None
         if child is None:
             return
@@ -177,15 +227,15 @@ class _Answers:
         self.fd = fd
         self.buf = b""
 
-    def line(self, seconds: float | None) -> bytes | None:
-        """One line, b"" when the child ended first, None after ``seconds`` (None: no limit)."""
-        deadline = None if seconds is None else time.monotonic() + seconds
+    def line(self, deadline: float | None) -> bytes | None:
+        """One line, b"" when the child ended first, None when none came by ``deadline``
+        (``time.monotonic()``; None: no limit). What came before the deadline counts."""
         while b"\n" not in self.buf:
             if len(self.buf) > 4096:  # the child writes short lines only
                 return b""
             if deadline is not None:
-                left = deadline - time.monotonic()
-                if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+                left = max(0.0, deadline - time.monotonic())
+                if not select.select([self.fd], [], [], left)[0]:
                     return None
             if not self._more():
                 return b""

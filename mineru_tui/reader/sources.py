@@ -86,6 +86,7 @@ class Unread:
     page: object  # the PdfPage, not loaded
     pdf: object  # its PdfDocument
     classify: bool
+    ahead: tuple[int, int] | None = None  # (file index, ordinal) of the next page read so
 
 
 def prepare_pdf_page(page, ordinal: int, *, classify: bool, render: bool = True,
@@ -133,7 +134,9 @@ def _pdf_source(path: Path, pages: str | None, classify: bool, kept: dict[int, d
                 if ordinal in kept:
                     yield _kept_page(ordinal, page, kept[ordinal], ordinal in replayed)
                 elif not render:
-                    yield Unread(ordinal, int(page.index) + 1, page, pdf, classify)
+                    after = ordinal + 1  # the next page, read ahead when it is read whole too
+                    ahead = (pdf.selected[after], after) if after < n and after not in kept else None
+                    yield Unread(ordinal, int(page.index) + 1, page, pdf, classify, ahead)
                 else:
                     yield prepare_pdf_page(page, ordinal, classify=classify)
             finally:

@@ -61,7 +61,7 @@ def read(item: Unread) -> WholePage:
     else here."""
     probe = item.pdf.probe()
     if probe is not None:
-        data = probe.read(item.page.index, item.ordinal)
+        data = probe.read(item.page.index, item.ordinal, item.ahead)
         if data is not None:
             try:
                 return from_bytes(data)

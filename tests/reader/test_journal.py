@@ -227,9 +227,9 @@ def test_a_resumed_effort_low_run_takes_its_kept_pages_back_unread(tmp_path, mon
 
     real_read = PageProbe.read
 
-    def asked(self, index, ordinal):
+    def asked(self, index, ordinal, ahead=None):
         read.add(index + 1)
-        return real_read(self, index, ordinal)
+        return real_read(self, index, ordinal, ahead)
 
     monkeypatch.setattr(outcomes, "text_layer_blocks", counted)
     monkeypatch.setattr(PageProbe, "read", asked)

@@ -22,7 +22,7 @@ from mineru_tui.output import write_outputs
 from mineru_tui.pdf import open_pdf
 from mineru_tui.pdf.probe import PageProbe
 from mineru_tui.pdf.reader import PdfPage
-from mineru_tui.reader import outcomes, sources, whole_page
+from mineru_tui.reader import outcomes, pipeline, sources, whole_page
 from testkit import pdf_fixtures as pf
 from testkit.output_sets import output_set
 
@@ -76,18 +76,26 @@ def test_the_child_reads_every_page_and_the_set_is_the_same(tmp_path, monkeypatc
     assert any("no Unicode mapping and were left out" in w for w in alone[1]) == (pages is None)
 
 
-def test_each_page_is_parsed_once(tmp_path, monkeypatch):
-    """The child loads each page one time: no second load in the child, none here."""
-    pdf = pf.joined_pdf(tmp_path / "long.pdf", 4)
+def test_each_page_is_parsed_once_and_the_next_is_read_ahead(tmp_path, monkeypatch):
+    """Through the page source: one child loads each page once and reads it; while this
+    process keeps a page, the child has been asked for the next (not for a kept one)."""
+    pdf = pf.joined_pdf(tmp_path / "long.pdf", 5)
     loaded = _loads_here(monkeypatch)  # this process
-    with open_pdf(pdf) as doc:
-        doc.read_in_probe(CHILD, {"classify": True})
-        probe = doc.probe()
-        for n, page in enumerate(doc):
-            got = whole_page.read(sources.Unread(n, page.number, page, doc, True))
-            assert got.page is None and got.record["mode"] == "text-layer"
-        assert probe._child is not None and probe._child.poll() is None  # one child, alive
-    assert loaded == []
+    total, items, close = sources.open_source(pdf, "pdf", None, pipeline.Settings(effort="low"),
+                                              classify=True, kept={3: {"page_size": [1, 1]}})
+    asked_ahead = []
+    try:
+        for item in items:
+            if isinstance(item, sources.Unread):
+                got = whole_page.read(item)
+                assert got.page is None and got.record["page_no"] == item.number
+                probe = item.pdf.probe()
+                asked_ahead.append(probe._ahead and probe._ahead[0])
+        assert probe._child is not None and probe._child.poll() is None  # the one child, alive
+    finally:
+        close()
+    assert total == 5 and loaded == []
+    assert asked_ahead == [1, 2, None, None]  # page 4 (index 3) is kept: not asked for
 
 
 def test_a_page_read_in_the_child_equals_the_page_read_here(tmp_path):
@@ -227,6 +235,27 @@ def test_a_refused_page_is_refused_once_with_its_line(tmp_path, monkeypatch):
         page = doc.page(1)
         got = whole_page.read(sources.Unread(1, 2, page, doc, True))
         assert got.record["error"].startswith("page 2 cannot be loaded: its content cannot be parsed")
+
+
+def test_a_page_asked_ahead_keeps_its_answer_for_when_it_is_asked_for(tmp_path, monkeypatch):
+    """The next page is asked for while this one is kept (``ahead``). Its answer waits in
+    order behind other questions: here the page asked ahead is a bomb that kills the child
+    while a load-only question for another page comes first; the bomb is refused, the other
+    page loads (a new child), and the page after the bomb is read."""
+    monkeypatch.setenv("MINERU_TUI_PAGE_MEMORY_MB", "64")
+    path = tmp_path / "bomb.pdf"
+    path.write_bytes(build_pdf([GOOD_PAGE, bomb_content(8 << 20), OTHER_PAGE, GOOD_PAGE]))
+    probe = PageProbe(path, reader=CHILD, reading={"classify": True})
+    try:
+        assert whole_page.from_bytes(probe.read(0, 0, ahead=(1, 1))).record["mode"] == "text-layer"
+        assert probe.check(3) is None
+        assert probe.read(1, 1, ahead=(2, 2)) is None
+        assert probe.check(1).startswith("its content cannot be parsed within 64 MiB")
+        third = whole_page.from_bytes(probe.read(2, 2, ahead=(3, 3)))
+        assert third.ordinal == 2 and third.record["page_no"] == 3
+        assert whole_page.from_bytes(probe.read(3, 3)).record["page_no"] == 4
+    finally:
+        probe.close()
 
 
 # -- a MemoryError in the child is the child's limit, not the page's -------------------------
