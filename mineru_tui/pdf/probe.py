@@ -90,8 +90,10 @@ class PageProbe:
         self._lock = threading.Lock()  # one caller at a time: answers come in order
 
     def _start(self) -> subprocess.Popen:
+        # -P: the module comes from this installation, not from a mineru_tui/ folder in the
+        # working directory (python -m puts it first on the path otherwise)
         child = subprocess.Popen(
-            [sys.executable, "-m", self.reader], stdin=subprocess.PIPE,
+            [sys.executable, "-P", "-m", self.reader], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True)
         setup = {"path": self.path, "password": self.password, "memory_mb": self.memory_mb,
                  "objects": self.objects, "reading": self.reading}

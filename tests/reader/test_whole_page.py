@@ -153,6 +153,27 @@ def test_watch_gets_each_page_s_markdown_from_the_child(tmp_path, monkeypatch):
     assert any(isinstance(e, BlockDone) for e in seen["1"])
 
 
+def test_a_mineru_tui_folder_in_the_working_directory_is_not_the_child(tmp_path, monkeypatch):
+    """``python -m`` would import a ``mineru_tui/`` in the working directory first; the child
+    comes from this installation (here the folder's child would end at once)."""
+    fake = tmp_path / "cwd" / "mineru_tui"
+    for sub in ("", "pdf", "reader"):
+        (fake / sub).mkdir(parents=True, exist_ok=True)
+        (fake / sub / "__init__.py").write_text("")
+    for child in ("pdf/probe_child.py", "reader/whole_page.py"):
+        (fake / child).write_text("raise SystemExit(3)\n")
+    monkeypatch.chdir(tmp_path / "cwd")
+    path = tmp_path / "one.pdf"
+    path.write_bytes(build_pdf([GOOD_PAGE]))
+    for reader in (CHILD, "mineru_tui.pdf.probe_child"):
+        probe = PageProbe(path, reader=reader, reading={"classify": True})
+        try:
+            assert probe.check(0) is None
+            assert reader != CHILD or whole_page.from_bytes(probe.read(0, 0)).record["page_no"] == 1
+        finally:
+            probe.close()
+
+
 # -- what the child may do wrong ------------------------------------------------------------
 
 
