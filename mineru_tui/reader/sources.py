@@ -86,7 +86,7 @@ class Unread:
     page: object  # the PdfPage, not loaded
     pdf: object  # its PdfDocument
     classify: bool
-    ahead: tuple[int, int] | None = None  # (file index, ordinal) of the next page read so
+    ahead: tuple[int, int] | None = None  # (file index, ordinal) of the next page, if read whole too
 
 
 def prepare_pdf_page(page, ordinal: int, *, classify: bool, render: bool = True,
