@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 
 REOPEN_EVERY = 50  # pages checked before the child opens the file afresh (as pdf/reader.py)
@@ -35,7 +36,9 @@ def main(read=None) -> None:
     ``read(page, ordinal, reading)`` (a reader's module passes it): reads a loaded
     :class:`~mineru_tui.pdf.reader.PdfPage` whole and returns bytes for the reading process.
     Any failure ends the child with no answer: the page asked about is refused when it
-    happened while loading, and read by the reading process when after."""
+    happened while loading, and read by the reading process when after. Ctrl-C is left to
+    the reading process (the terminal sends it to both): it stops the child when it stops."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         _serve(read)
     except BaseException:  # noqa: BLE001 - an answer-less exit is the answer

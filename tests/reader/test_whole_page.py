@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 from pathlib import Path
 
 import pytest
@@ -172,6 +173,22 @@ def test_a_mineru_tui_folder_in_the_working_directory_is_not_the_child(tmp_path,
             assert reader != CHILD or whole_page.from_bytes(probe.read(0, 0)).record["page_no"] == 1
         finally:
             probe.close()
+
+
+def test_ctrl_c_is_left_to_the_reading_process(tmp_path):
+    """The terminal sends Ctrl-C to the child too: it goes on (the reading process stops it
+    when it stops), so the page it was reading is not taken for one that killed it."""
+    path = tmp_path / "two.pdf"
+    path.write_bytes(build_pdf([GOOD_PAGE, OTHER_PAGE]))
+    probe = PageProbe(path, reader=CHILD, reading={"classify": True})
+    try:
+        assert probe.read(0, 0) is not None
+        pid = probe._child.pid
+        os.kill(pid, signal.SIGINT)
+        assert whole_page.from_bytes(probe.read(1, 1)).record["page_no"] == 2
+        assert probe._child.pid == pid
+    finally:
+        probe.close()
 
 
 # -- what the child may do wrong ------------------------------------------------------------
