@@ -25,14 +25,16 @@ isolated: a crash ends the child, not the run. ``MINERU_TUI_PAGE_PROBE=0`` turns
 check off (pages are then loaded directly, as before).
 
 **Reading in the child.** A reader may have the child read a page whole right after loading
-it (:meth:`PageProbe.read`): the child is then ``python -m`` of the reader's module, which
-serves :func:`.probe_child.main` with its own reading function, and hands the finished page back as bytes
-(effort ``low`` does so: ``reader/whole_page.py``), so the reading process never loads the
-page at all. The load keeps its answer and its time limit; a child that dies after the load
-passed (its reading went over the memory limit) costs nothing but the work: the page loaded
+it (:meth:`PageProbe.read`; effort ``low`` does, ``reader/whole_page.py``): the child is then
+``python -m`` of the reader's module, which serves :func:`.probe_child.main` with its own
+reading function, and the finished page comes back as bytes, so the reading process never
+loads the page. The load keeps its answer and its time limit (counted from the question: the
+next page is asked for while the reading process keeps this one); a child that dies after the
+load passed (its reading went over the memory limit) costs only the work: the page loaded
 within the limits, and the reading process reads it itself.
 
-The child is :mod:`.probe_child`.
+The child is :mod:`.probe_child`, started with ``python -P`` (the working directory is not
+searched for it).
 """
 
 from __future__ import annotations

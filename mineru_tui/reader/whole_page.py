@@ -5,11 +5,11 @@ classification, its size, its text-layer blocks (with the unmapped-characters fa
 their warnings) and its furniture marks are all of its reading. :func:`read_whole` does them
 all, and it is the one function that reads such a page, wherever it runs:
 
-* in the page probe's child (``python -m`` of this module, :func:`.probe_child.main`): the child has
-  just loaded the page under the probe's limits, so the page is parsed once, there, and the
-  finished page comes back as bytes (:func:`to_bytes`): its :func:`dump_page` form, record,
-  warnings and marks; the reading process keeps the form as it is (``parse`` never unpickles
-  a page it does not need);
+* in the page probe's child (``python -m`` of this module, :func:`.probe_child.main`): the
+  child has just loaded the page under the probe's limits, so the page is parsed once, there,
+  and the finished page comes back as bytes (:func:`to_bytes`): its :func:`dump_page` form,
+  record, warnings and marks; the reading process keeps the form as it is (``parse`` never
+  unpickles a page it does not need);
 * in the reading process: when pages are not probed (``MINERU_TUI_PAGE_PROBE=0``), when the
   probe refused the page (the same one line as ever: the load refuses it again without
   asking), and when the child died after the load passed (its reading went over the
