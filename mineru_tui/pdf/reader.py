@@ -228,9 +228,11 @@ class PdfDocument:
     def probe(self):
         """The :class:`~.probe.PageProbe` that parses this document's pages first (its child
         starts with the first question), or None when pages are not probed."""
+        if not self.probing:
+            return None
         from mineru_tui.pdf import probe
 
-        if not self.probing or not probe.enabled():
+        if not probe.enabled():
             return None
         if self._probe is None:
             reader, reading = self._reader or (probe.MODULE, None)
