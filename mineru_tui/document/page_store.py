@@ -51,11 +51,18 @@ def dump_page(page: model.Page) -> bytes:
     return pickle.dumps(page, protocol=pickle.HIGHEST_PROTOCOL)
 
 
+def load_plain(data: bytes):
+    """What ``pickle`` made ``data`` from, when it is plain data: containers, text, numbers
+    and the document model's classes (raises ``pickle.UnpicklingError`` on anything else, so
+    bytes someone else made cannot run code)."""
+    return _ModelUnpickler(io.BytesIO(data)).load()
+
+
 def load_page(data: bytes, *, ours: bool = False) -> model.Page:
     """The page :func:`dump_page` gave ``data`` for (raises ``pickle.UnpicklingError`` on
     anything that is not a page of the document model). ``ours``: the bytes come from a
     file only this process wrote (any value a page holds comes back)."""
-    page = pickle.loads(data) if ours else _ModelUnpickler(io.BytesIO(data)).load()
+    page = pickle.loads(data) if ours else load_plain(data)
     if not isinstance(page, model.Page):
         raise pickle.UnpicklingError("not a page")
     return page
@@ -71,6 +78,7 @@ class PageStore(Sequence):
         self._file = os.fdopen(fd, "w+b")
         self._where: list[tuple[int, int]] = []  # (offset, length) of each page's bytes
         self._heads: list[tuple[int, dict]] = []  # (page_idx, extra) of each page: small
+        self._theirs: set[int] = set()  # pages whose bytes another process made
         self._amends: dict[int, list] = {}  # blocks given back to a page when it is read
         self._cache: OrderedDict[int, model.Page] = OrderedDict()
         self._cleanup = weakref.finalize(self, _remove, self._file, name)
@@ -80,10 +88,19 @@ class PageStore(Sequence):
         self._where.append(self._write(dump_page(page) if data is None else data))
         self._heads.append((page.page_idx, page.extra))
 
+    def append_form(self, data: bytes, page_idx: int, extra: dict) -> None:
+        """Add a page by its :func:`dump_page` bytes alone, as another process made them
+        (the page probe's child), with its ``page_idx`` and ``extra``: it is not unpickled
+        now, and when it is, only the document model comes back (:func:`load_page`)."""
+        self._theirs.add(len(self._where))
+        self._where.append(self._write(data))
+        self._heads.append((page_idx, extra))
+
     def __setitem__(self, index: int, page: model.Page) -> None:
         index = range(len(self._where))[index]
         self._where[index] = self._write(dump_page(page))
         self._heads[index] = (page.page_idx, page.extra)
+        self._theirs.discard(index)
         self._cache.pop(index, None)
 
     def heads(self) -> list[tuple[int, dict]]:
@@ -115,7 +132,7 @@ class PageStore(Sequence):
             return page
         offset, length = self._where[index]
         self._file.seek(offset)
-        page = load_page(self._file.read(length), ours=True)
+        page = load_page(self._file.read(length), ours=index not in self._theirs)
         for position, block in self._amends.get(index, ()):
             page.para_blocks[position] = block
         self._cache[index] = page

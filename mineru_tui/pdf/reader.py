@@ -22,7 +22,7 @@ from mineru_tui.pdf.pdfium import load, owned
 
 RENDER_DPI = 200  # MinerU's DEFAULT_PDF_IMAGE_DPI
 MAX_RENDER_EDGE = 3500  # MinerU's DEFAULT_MAX_RENDER_EDGE, in pixels
-REOPEN_EVERY = 50  # pages walked before the file is opened afresh (PdfDocument._reopen)
+REOPEN_EVERY = 50  # pages walked before the file is opened afresh (PdfDocument.reopen)
 
 
 class PageError(InputError):
@@ -43,13 +43,14 @@ class PdfPage:
     """One page of an open PDF. PDFium handles are made on first use and freed by
     :meth:`close` (a closed page reopens itself if used again).
 
-    ``index`` is the 0-based page number in the file; ``number`` the 1-based one.
+    ``index`` is the 0-based page number in the file; ``number`` the 1-based one; ``raw``
+    the ``pypdfium2.PdfPage`` when it is already loaded (the page probe's child loads it).
     """
 
-    def __init__(self, doc: PdfDocument, index: int):
+    def __init__(self, doc: PdfDocument, index: int, raw=None):
         self.document = doc
         self.index = index
-        self._page = None
+        self._page = raw
         self._textpage = None
         self._matrix = None  # display frame -> user space, see _display_matrix
         self.chars_cache = None  # the page's characters, kept by chars.page_chars until close
@@ -220,18 +221,35 @@ class PdfDocument:
         self.selected = selected
         self.page_count_total = len(raw)
         self.password = password
+        self.probing = True  # False in the page probe's own child
         self._probe = None  # the child process that parses pages first (pdf/probe.py)
+        self._reader = None  # (module, options): the probe's child reads pages too
 
-    def probe_page(self, index: int) -> str | None:
-        """Why page ``index`` must not be loaded here (its parse died, or went over the
-        memory, object or time limit in a child process), or None; see :mod:`.probe`."""
+    def probe(self):
+        """The :class:`~.probe.PageProbe` that parses this document's pages first (its child
+        starts with the first question), or None when pages are not probed."""
+        if not self.probing:
+            return None
         from mineru_tui.pdf import probe
 
         if not probe.enabled():
             return None
         if self._probe is None:
-            self._probe = probe.PageProbe(self.path, self.password)
-        return self._probe.check(index)
+            reader, reading = self._reader or (probe.MODULE, None)
+            self._probe = probe.PageProbe(self.path, self.password, reader=reader, reading=reading)
+        return self._probe
+
+    def read_in_probe(self, reader: str, reading: dict) -> None:
+        """Let the page probe's child read pages whole (:meth:`.probe.PageProbe.read`): it
+        runs ``python -m reader``, which tells it how, and is told ``reading``. Call before
+        any page is loaded: one child serves the document."""
+        self._reader = (reader, reading)
+
+    def probe_page(self, index: int) -> str | None:
+        """Why page ``index`` must not be loaded here (its parse died, or went over the
+        memory, object or time limit in a child process), or None; see :mod:`.probe`."""
+        probe = self.probe()
+        return None if probe is None else probe.check(index)
 
     def __len__(self) -> int:
         return len(self.selected)
@@ -252,13 +270,13 @@ class PdfDocument:
             if previous is not None:
                 previous.release()
             if n and n % REOPEN_EVERY == 0:
-                self._reopen()
+                self.reopen()
             previous = PdfPage(self, index)
             yield previous
         if previous is not None:
             previous.release()
 
-    def _reopen(self) -> None:
+    def reopen(self) -> None:
         """Close and open the file again. PDFium keeps every object it parsed until its
         document is closed (fonts, resources: 0.2–0.3 MB a page of a long report), so a
         long walk through the pages opens the file afresh every ``REOPEN_EVERY`` pages and

@@ -46,13 +46,16 @@ def no_events(event) -> None:
 @dataclass
 class Reading:
     """How a file's pages are read: its settings, and for the model the engine, the file's
-    path (named in events), where events go and the cancel flag."""
+    path (named in events), where events go and the cancel flag. ``isolated``: in the page
+    probe's child, where a MemoryError is the child's memory limit: it is raised, not made
+    the page's failure (the reading process reads the page again, :mod:`.whole_page`)."""
 
     settings: pipeline.Settings
     engine: object = None
     path: str = ""
     emit: Callable = field(default=no_events)
     cancel: object = None
+    isolated: bool = False
 
 
 Outcome = Callable[..., tuple[Page, dict]]
@@ -83,6 +86,8 @@ def read(item, doc, reading: Reading) -> tuple[Page, dict]:
     except (pipeline.PageFailed, InputError) as e:
         reason = str(e)
     except (MemoryError, RecursionError) as e:
+        if reading.isolated and isinstance(e, MemoryError):
+            raise
         reason = f"{type(e).__name__} while reading this page"
     except pipeline.PageCancelled:
         raise

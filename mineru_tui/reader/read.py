@@ -45,9 +45,9 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
         raise
     # after opening: a broken file loads no document model (tests/cli checks it)
     from mineru_tui.document import Document
-    from mineru_tui.document.page_store import PageStore, dump_page
+    from mineru_tui.document.page_store import PageStore, dump_page, load_page
     from mineru_tui.pdf.furniture import page_marks
-    from mineru_tui.reader import assemble, lookahead, outcomes
+    from mineru_tui.reader import assemble, lookahead, outcomes, whole_page
     from mineru_tui.reader.spool import PictureSpool
 
     engine = options.engine
@@ -76,9 +76,14 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
             warned, pictured = len(doc.warnings), len(doc.images)
             form = journal.kept_page(item.ordinal) if kept and journal is not None else None
             page = _taken_back(form[0]) if form is not None else None
+            whole = None
             if page is not None:  # the page as an earlier run finished it: not read again
                 blob, record = form[0], item.record
                 doc.warnings.extend(form[1])
+            elif isinstance(item, sources.Unread):  # effort low: read whole, maybe elsewhere
+                whole = whole_page.read(item)
+                page, blob, record = whole.page, whole.form, whole.record
+                doc.warnings.extend(whole.warnings)
             else:
                 try:
                     page, record = outcomes.read(item, doc, reading)
@@ -87,6 +92,8 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
                 blob = dump_page(page)
             markdown = None
             if options.page_markdown:  # kept in the record: a restored file shows it at once
+                if page is None:  # read by the probe's child: its form only
+                    page = load_page(blob)
                 markdown = record.get("markdown") if kept and "markdown" in record \
                     else assemble.page_markdown(doc, page)
                 record["markdown"] = markdown
@@ -100,9 +107,12 @@ def read_pages(path, detected, options, *, emit=None, cancel=None):
                 journal.keep(item.ordinal, record, blob, doc.warnings[warned:],
                              len(doc.images) - pictured)
             if record.get("mode") == "text-layer":
-                marks[len(records)] = page_marks(page)
+                marks[len(records)] = whole.marks if whole is not None else page_marks(page)
             records.append(record)
-            doc.pages.append(page, blob)  # the page leaves memory
+            if whole is not None and whole.page is None:  # kept as the child made it
+                doc.pages.append_form(blob, whole.page_idx, whole.extra)
+            else:
+                doc.pages.append(page, blob)  # the page leaves memory
             del page
             reading.emit(PageDone(str(path), item.ordinal, total, markdown, time.perf_counter() - t0))
     finally:

@@ -165,6 +165,7 @@ def test_links_past_the_pages_bound_stay_text_and_the_file_says_so(tmp_path, mon
     whole = convert(path, ConvertOptions(effort="low"))
     assert not any("under its links" in w for w in whole.warnings)
     monkeypatch.setattr(links, "MAX_PAGE_LINK_CHARS", 200)  # a few lines' worth
+    monkeypatch.setenv("MINERU_TUI_PAGE_PROBE", "0")  # the patch is here: read the page here
     cut = convert(path, ConvertOptions(effort="low"))
     assert [w for w in cut.warnings if "under its links" in w] == [
         "content cut: page 1: more than 200 characters under its links; the rest of its links "

@@ -440,6 +440,7 @@ def test_a_table_search_that_fails_leaves_the_page_as_text(monkeypatch):
         raise ZeroDivisionError("a degenerate drawing")
 
     monkeypatch.setattr(tables, "find_tables", broken)
+    monkeypatch.setenv("MINERU_TUI_PAGE_PROBE", "0")  # the patch is here: read the page here
     doc = convert(CORPUS / "2305.03393v1-pg9.pdf", ConvertOptions(effort="low"))
     assert not blocks(doc, BlockType.TABLE)
     assert "5.1 Hyper Parameter Optimization" in titles(doc) and "0.965" in to_markdown(doc)

@@ -202,11 +202,15 @@ def test_restore_shows_pages_from_disk_without_the_source(tmp_path):
     assert len(detail.pages) == 2 and "words" in detail.pages[0].markdown
 
 
-def test_a_resumed_effort_low_run_takes_its_kept_pages_back_unread(tmp_path, monkeypatch):
+@pytest.mark.parametrize("probe", ["1", "0"])
+def test_a_resumed_effort_low_run_takes_its_kept_pages_back_unread(tmp_path, monkeypatch, probe):
     """The journal keeps each finished page itself: a resumed run at effort low reads only
-    the pages not kept from the text layer, and writes what an uninterrupted run writes."""
+    the pages not kept from the text layer (in the page probe's child, or here without the
+    probe), and writes what an uninterrupted run writes."""
+    from mineru_tui.pdf.probe import PageProbe
     from mineru_tui.reader import outcomes
 
+    monkeypatch.setenv("MINERU_TUI_PAGE_PROBE", probe)
     pdf = pf.joined_pdf(tmp_path / "long.pdf", 12)  # the corpus's born-digital pages
     run(pdf, tmp_path / "whole", effort="low")
     out = tmp_path / "resumed"
@@ -221,7 +225,14 @@ def test_a_resumed_effort_low_run_takes_its_kept_pages_back_unread(tmp_path, mon
         read.add(pdf_page.number)
         return real(pdf_page, **kw)
 
+    real_read = PageProbe.read
+
+    def asked(self, index, ordinal, ahead=None):
+        read.add(index + 1)
+        return real_read(self, index, ordinal, ahead)
+
     monkeypatch.setattr(outcomes, "text_layer_blocks", counted)
+    monkeypatch.setattr(PageProbe, "read", asked)
     doc, events = run(pdf, out, effort="low")
     [note] = [e for e in events if isinstance(e, PagesResumed)]
     assert note.kept == len(kept)

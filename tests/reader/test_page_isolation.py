@@ -84,3 +84,43 @@ def test_the_output_set_of_a_pdf_with_a_bomb_page_is_written(tmp_path):
     assert "page 2 was not read: page 2 cannot be loaded" in proc.stderr
     with open_pdf(tmp_path / "out" / "mixed" / "mixed_layout.pdf") as drawing:
         assert len(drawing) == 3
+
+
+def dense_text(rows: int = 340, words: int = 30) -> bytes:
+    """A page of ``rows`` lines of ``words`` small words (51,000 characters at the defaults):
+    PDFium parses it in well under a MiB; reading its text takes tens of MiB."""
+    line = b"(" + b" ".join(b"w%03d" % (k % 1000) for k in range(words)) + b") Tj T* "
+    return b"BT /F1 2 Tf 2.2 TL 10 780 Td " + line * rows + b"ET\n"
+
+
+def test_a_page_whose_reading_kills_the_probe_child_is_read_in_the_reading_process(tmp_path, monkeypatch):
+    """At effort low the probe's child reads each page after loading it. A page that loads
+    within the memory limit but whose reading goes over it (here 16 MiB, a dense text page)
+    ends the child after the load passed: the page is not refused, the reading process reads
+    it, and the output is that of a run without the probe."""
+    from mineru_tui.convert import ConvertOptions, convert
+    from mineru_tui.document import to_markdown, to_middle_json
+    from mineru_tui.pdf.probe import PageProbe
+    from mineru_tui.reader.sources import WHOLE_PAGE_CHILD
+
+    path = tmp_path / "dense.pdf"
+    other = GOOD_PAGE.replace(b"(Hello from a good page)", b"(Hello from the last page)")
+    path.write_bytes(build_pdf([GOOD_PAGE, dense_text(), other]))
+    monkeypatch.setenv("MINERU_TUI_PAGE_MEMORY_MB", "16")
+    probe = PageProbe(path, reader=WHOLE_PAGE_CHILD, reading={"classify": True})
+    try:
+        answers = [probe.read(i, i) for i in range(3)]
+        assert answers[0] is not None and answers[2] is not None
+        assert answers[1] is None and probe.check(1) is None  # died reading, not loading
+    finally:
+        probe.close()
+
+    docs = {}
+    for probe_on in ("1", "0"):
+        monkeypatch.setenv("MINERU_TUI_PAGE_PROBE", probe_on)
+        doc = convert(path, ConvertOptions(engine=None, effort="low"))
+        docs[probe_on] = (to_markdown(doc), to_middle_json(doc), doc.warnings)
+    assert docs["1"] == docs["0"]
+    md = docs["1"][0]
+    assert "Hello from a good page" in md and "Hello from the last page" in md
+    assert md.count("w017") == 340  # every line of the dense page
