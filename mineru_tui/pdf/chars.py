@@ -113,14 +113,14 @@ def _read_chars_owned(page, limit: int, compiled: bool | None = None) -> list[Ch
     codes = _code_points(textpage.raw, n, pdfium_c, ctypes)
     loop = compiled_loop() if compiled is None else (_compiled() if compiled else None)
     if loop is not None:
-        f = _address_typed()
-        faces: dict[int, tuple[bool, bool]] = {}  # the page's fonts, each judged once
+        # the C loop works out each text object's facts as _object_facts does; a font met
+        # the first time on the page comes back here once (_font_face reads its name)
+        bare = _bare_functions(pdfium_c)
         return loop.read_chars(
-            tp, n, codes, f.addresses, (x0, y0, ua, ub, va, vb),
+            tp, n, codes, _address_typed().addresses, (x0, y0, ua, ub, va, vb),
             lambda raw_angle: _turn(raw_angle, ua, ub, va, vb),
-            lambda key: _object_facts(ctypes.cast(key, pdfium_c.FPDF_PAGEOBJECT), pdfium_c, ctypes,
-                                      faces),
-            Char)
+            lambda font: _font_face(ctypes.cast(font, pdfium_c.FPDF_FONT), bare, ctypes),
+            math.hypot, Char)
     return _python_loop(tp, n, codes, (x0, y0, ua, ub, va, vb), pdfium_c, ctypes)
 
 
@@ -259,10 +259,15 @@ class _AddressTyped:
             prototype = ctypes.CFUNCTYPE(plain(function.restype),
                                          *(plain(t) for t in function.argtypes))
             setattr(self, name, prototype(address))
-        # the functions' addresses, in NAMES' order, for the C loop (_charloop.c)
+        # the functions' addresses, in NAMES' then OBJECT_FUNCTIONS' order, for the C loop
+        # (_charloop.c)
         self.addresses = tuple(ctypes.cast(_bare(getattr(pdfium_c, name)), ctypes.c_void_p).value
-                               for name in self.NAMES)
+                               for name in self.NAMES + OBJECT_FUNCTIONS)
 
+
+# the PDFium functions _object_facts calls on a text object, which the C loop calls itself
+OBJECT_FUNCTIONS = ("FPDFTextObj_GetTextRenderMode", "FPDFTextObj_GetFontSize",
+                    "FPDFPageObj_GetMatrix", "FPDFTextObj_GetFont")
 
 _typed: _AddressTyped | None = None
 
@@ -307,15 +312,11 @@ FORCE_BOLD = 1 << 18  # the font descriptor's ForceBold flag
 ITALIC = 1 << 6  # ... and its Italic flag
 
 
-def _object_facts(obj, pdfium_c, ctypes, faces: dict | None = None) -> tuple[bool, float, bool, bool]:
+def _object_facts(obj, pdfium_c, ctypes) -> tuple[bool, float, bool, bool]:
     """(visible, font size as drawn, bold, italic) of one text object, read once per object
-    (the caller holds PDFium: its functions are called bare). ``faces`` keeps what each
-    font says (bold, italic) by its address, for one open page (a page's hundreds of text
-    objects share a few fonts)."""
-    global _bare_raw
-    if _bare_raw is None:
-        _bare_raw = _BareFunctions(pdfium_c)
-    pdfium_c = _bare_raw
+    (the caller holds PDFium: its functions are called bare). ``_charloop.c``'s
+    ``object_facts`` does the same."""
+    pdfium_c = _bare_functions(pdfium_c)
     mode = pdfium_c.FPDFTextObj_GetTextRenderMode(obj)
     visible = mode not in (pdfium_c.FPDF_TEXTRENDERMODE_INVISIBLE,
                            pdfium_c.FPDF_TEXTRENDERMODE_CLIP)
@@ -329,12 +330,7 @@ def _object_facts(obj, pdfium_c, ctypes, faces: dict | None = None) -> tuple[boo
     italic = False
     font = pdfium_c.FPDFTextObj_GetFont(obj)
     if font:
-        address = ctypes.c_void_p.from_buffer(font).value if faces is not None else None
-        face = faces.get(address) if faces is not None else None
-        if face is None:
-            face = _font_face(font, pdfium_c, ctypes)
-            if faces is not None:
-                faces[address] = face
+        face = _font_face(font, pdfium_c, ctypes)
         bold, italic = bold or face[0], face[1]
     return visible, font_size, bold, italic
 
@@ -353,6 +349,14 @@ def _font_face(font, pdfium_c, ctypes) -> tuple[bool, bool]:
 
 
 _bare_raw = None  # the _BareFunctions of pypdfium2.raw, made on first use
+
+
+def _bare_functions(pdfium_c):
+    """``pypdfium2.raw`` (``pdfium_c``) with its functions bare, made once."""
+    global _bare_raw
+    if _bare_raw is None:
+        _bare_raw = _BareFunctions(pdfium_c)
+    return _bare_raw
 
 
 class _BareFunctions:
