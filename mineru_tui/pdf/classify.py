@@ -19,7 +19,9 @@ abnormal characters, which are checked.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
+from itertools import groupby
 
 from mineru_tui.pdf.chars import MAX_NATIVE_CHARS, Char, page_chars
 from mineru_tui.pdf.lines import is_cjk, is_private_use
@@ -88,42 +90,35 @@ class TextStats:
 
 
 def text_stats(chars: list[Char]) -> TextStats:
+    """The counts ``_text_problem`` judges, over ``chars`` in their order."""
     s = TextStats()
-    run: list[str] = []
-    kinds: dict[str, tuple] = {}  # a page repeats few distinct characters: each judged once
+    texts = [c.text for c in chars]
     scripts = s.scripts
-
-    for c in chars:
-        t = c.text
-        kind = kinds.get(t)
-        if kind is None:
-            kind = kinds[t] = _char_kind(t)
-        space, abnormal, cjk, garble, script, punct = kind
+    kinds: dict[str, tuple] = {}
+    # a page repeats few distinct characters: each judged once, counted by how often it occurs
+    for t, n in Counter(texts).items():
+        space, abnormal, cjk, garble, script, punct = kinds[t] = _char_kind(t)
         if space:
-            if run:
+            continue
+        s.chars += n
+        s.abnormal += abnormal * n  # soft hyphens taken off below
+        if cjk:
+            s.cjk += n
+            s.garble += garble * n
+        elif script is not None:
+            scripts[script] = scripts.get(script, 0) + n
+        s.punct += punct * n
+    for c in [c for c in chars if c.map_error or c.hyphen]:  # few characters, if any
+        space, abnormal = kinds[c.text][:2]
+        if not space:
+            s.map_errors += c.map_error
+            s.abnormal -= abnormal and c.hyphen
+    if s.punct >= 4:  # runs of four or more punctuation marks, two kinds at least
+        for punct, run in groupby(texts, _ASCII_PUNCT.__contains__):
+            if punct:
+                run = list(run)
                 if len(run) >= 4 and len(set(run)) >= 2:
                     s.punct_in_runs += len(run)
-                run.clear()
-            continue
-        s.chars += 1
-        if c.map_error:
-            s.map_errors += 1
-        if abnormal and not c.hyphen:
-            s.abnormal += 1
-        if cjk:
-            s.cjk += 1
-            s.garble += garble
-        elif script is not None:
-            scripts[script] = scripts.get(script, 0) + 1
-        if punct:
-            s.punct += 1
-            run.append(t)
-        elif run:
-            if len(run) >= 4 and len(set(run)) >= 2:
-                s.punct_in_runs += len(run)
-            run.clear()
-    if len(run) >= 4 and len(set(run)) >= 2:
-        s.punct_in_runs += len(run)
     return s
 
 
