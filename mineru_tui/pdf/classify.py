@@ -19,6 +19,7 @@ abnormal characters, which are checked.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import groupby
@@ -122,6 +123,7 @@ def text_stats(chars: list[Char]) -> TextStats:
     return s
 
 
+@functools.lru_cache(maxsize=4096)  # pages share their characters
 def _char_kind(t: str) -> tuple[bool, bool, bool, int, str | None, bool]:
     """(space, abnormal unless a hyphen, CJK, in the garbling range, its script or None,
     ASCII punctuation) of one character's text."""

@@ -24,6 +24,7 @@ table when nothing is lost and HTML with spans otherwise.
 
 from __future__ import annotations
 
+import functools
 import re
 import statistics
 from bisect import bisect_left, bisect_right
@@ -326,9 +327,10 @@ def _grid_table(chars: list[Char], hs: list[Rule], vs: list[Rule]):
             s = spans.setdefault(find(r * nc + c), [r, c, r, c])
             s[0], s[1], s[2], s[3] = min(s[0], r), min(s[1], c), max(s[2], r), max(s[3], c)
     texts: dict[int, list[Char]] = {}
+    row_of, col_of = _indexer(ys), _indexer(xs)
     for ch in chars:
-        r = _index(ys, ch.cy)
-        c = _index(xs, ch.cx)
+        r = row_of(ch.cy)
+        c = col_of(ch.cx)
         if r is not None and c is not None:
             texts.setdefault(find(r * nc + c), []).append(ch)
     # rows or columns with no text anywhere (double rules, a border's margin) are dropped
@@ -407,10 +409,26 @@ def _text_rows(chars: list[Char], xs: list[float], ys: list[float]) -> list[Rule
 
 
 def _index(edges: list[float], v: float) -> int | None:
+    """The first gap ``i`` of ``edges`` holding ``v``, one point of slack each side."""
     for i in range(len(edges) - 1):
         if edges[i] - 1 <= v <= edges[i + 1] + 1:
             return i
     return None
+
+
+def _indexer(edges: list[float]):
+    """``_index`` over ``edges`` for many values: with ``edges`` ascending (``_positions``),
+    the first gap whose far side reaches ``v`` is the answer if its near side does too (a
+    later gap's near side lies further on), found by bisection."""
+    if not all(e == e for e in edges):  # a NaN leaves the order undefined: scan
+        return functools.partial(_index, edges)
+    tops = [e + 1 for e in edges[1:]]
+    n = len(tops)
+
+    def index(v: float) -> int | None:
+        i = bisect_left(tops, v)
+        return i if i < n and edges[i] - 1 <= v <= tops[i] else None
+    return index
 
 
 def _text_block(text: str):

@@ -463,3 +463,33 @@ def test_a_table_takes_the_reading_place_of_its_first_line(monkeypatch):
     paras = [NS(lines=[ln]) for ln in rest]
     ordered = ps.place_tables(paras, found, lambda t: NS(lines=[], table=t))
     assert [p.lines[0].text if p.lines else "TABLE" for p in ordered] == ["before", "TABLE", "after", "last"]
+
+
+def test_grid_cell_index_by_bisection_matches_the_scan():
+    """A character's grid row/column, found by bisection, is the one the plain scan finds:
+    at an edge, within the point of slack (the first gap wins), beyond it, and for NaN."""
+    from mineru_tui.pdf.tables import _index, _indexer
+
+    edges = [10.0, 20.0, 21.5, 40.0]
+    values = [v + d for v in (*edges, 0.0, 15.0, 30.0, 60.0) for d in (-1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5)]
+    for e in (edges, [], [5.0], [10.0, float("nan"), 30.0]):
+        index = _indexer(e)
+        assert [index(v) for v in values + [float("nan")]] == [_index(e, v) for v in values + [float("nan")]]
+    assert _indexer(edges)(21.0) == 0 and _indexer(edges)(22.0) == 1  # overlapping slack: the first
+
+
+def test_text_stats_counts_each_character_kind():
+    """text_stats counted by distinct character: spaces left out, soft hyphens not abnormal,
+    map errors on non-space characters only, punctuation runs of four with two kinds."""
+    from dataclasses import replace
+
+    from mineru_tui.pdf.classify import text_stats
+
+    chars = [_char(t, 10.0 * i, 0.0) for i, t in enumerate("ab .,;: c ---- x\x02y")]
+    chars[1] = replace(chars[1], map_error=True)
+    chars[2] = replace(chars[2], map_error=True)  # a space: not counted
+    chars[-2] = replace(chars[-2], hyphen=True)
+    s = text_stats(chars)
+    assert (s.chars, s.map_errors, s.abnormal, s.punct, s.punct_in_runs) == (14, 1, 0, 8, 4)
+    assert s.scripts == {"latin": 5}
+    assert text_stats(chars[:-2] + [replace(chars[-2], hyphen=False), chars[-1]]).abnormal == 1
