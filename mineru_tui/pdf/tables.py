@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import re
 import statistics
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from mineru_tui.pdf.chars import Box, Char
@@ -189,27 +189,17 @@ class _Centred:
 
     def __init__(self, chars: list[Char]):
         self.chars = chars
-        self._by_y: tuple[list[float], list[int]] | None = None
-        self._centres: list[tuple[Char, float, bool]] = []
+        self._centres: list[tuple[Char, float, float, bool]] | None = None
 
     def inside(self, box: Box, upright: bool = False, pad: float = 1.0) -> list[Char]:
         """The characters (those running upright only, with ``upright``), in their order,
         whose centre lies in ``box`` grown by ``pad`` on each side."""
-        if self._by_y is None:  # once per page: the centres, and their order from the top
-            self._centres = [(c, (c.box[0] + c.box[2]) / 2, c.direction == 0) for c in self.chars]
-            ys = [(c.box[1] + c.box[3]) / 2 for c in self.chars]
-            order = sorted(range(len(ys)), key=ys.__getitem__)
-            self._by_y = [ys[i] for i in order], order
+        if self._centres is None:
+            self._centres = [(c, (c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2,
+                              c.direction == 0) for c in self.chars]
         x0, y0, x1, y1 = box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad
-        ys, order = self._by_y
-        band = sorted(order[bisect_left(ys, y0):bisect_right(ys, y1)])  # a region's rows only
-        centres = self._centres
-        out = []
-        for i in band:
-            c, x, up = centres[i]
-            if (up or not upright) and x0 <= x <= x1:
-                out.append(c)
-        return out
+        return [c for c, x, y, up in self._centres
+                if (up or not upright) and x0 <= x <= x1 and y0 <= y <= y1]
 
 
 def _centre_in(b: Box, box: Box) -> bool:
