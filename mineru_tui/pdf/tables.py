@@ -79,10 +79,11 @@ def find_tables(chars: list[Char], lines: list, rules: list[Rule],
         elif frames is not None and len(vs) >= 2:  # a closed box, not stacked rules
             frames.append(region)
     taken = [f.box for f in found]
-    free = [ln for ln in lines if not any(_centre_in(ln.box, b) for b in taken)]
+    free = ([ln for ln in lines if not any(_centre_in(ln.box, b) for b in taken)] if taken
+            else list(lines))
     found += _contents_tables(free)
     taken = [f.box for f in found]
-    rest = [ln for ln in free if not any(_centre_in(ln.box, b) for b in taken)]
+    rest = [ln for ln in free if not any(_centre_in(ln.box, b) for b in taken)] if taken else free
     for region in _aligned_regions(rest):
         held = [len(ln.text) >= PROSE_CHARS for ln in rest if _centre_in(ln.box, region)]
         if sum(held) > 0.6 * len(held):  # mostly long lines: columns of prose, no need to look
@@ -106,10 +107,8 @@ def _contents_tables(lines: list) -> list[FoundTable]:
     out: list[FoundTable] = []
     run: list[tuple] = []
 
-    numbers = [ln for ln in lines if _SECTION_NUMBER.match(ln.text.strip())]
-
-    def number_of(ln):
-        """A section number set apart to the left of an entry, on its row."""
+    def number_of(ln, numbers):
+        """A section number (one of ``numbers``) set apart to the left of an entry, on its row."""
         cy = (ln.box[1] + ln.box[3]) / 2
         left = [n for n in numbers if n.box[2] <= ln.box[0] + 1 and n.box[1] <= cy <= n.box[3]
                 and ln.box[0] - n.box[2] < 80]
@@ -118,8 +117,9 @@ def _contents_tables(lines: list) -> list[FoundTable]:
     def close():
         if len(run) >= MIN_ROWS:
             rows, boxes = [], []
+            numbers = [n for n in lines if _SECTION_NUMBER.match(n.text.strip())]
             for ln, m in run:
-                entry, num = m.group(1), number_of(ln)
+                entry, num = m.group(1), number_of(ln, numbers)
                 if num is not None:
                     entry = num.text.strip() + " " + entry
                     boxes.append(num.box)
@@ -132,7 +132,8 @@ def _contents_tables(lines: list) -> list[FoundTable]:
         run.clear()
 
     for ln in sorted(lines, key=lambda ln: (ln.box[1], ln.box[0])):
-        m = _CONTENTS_LINE.match(ln.text.strip())
+        # a leader is three dots at least: most lines have fewer, and need no match
+        m = _CONTENTS_LINE.match(ln.text.strip()) if ln.text.count(".") >= 3 else None
         if m and run and ln.box[1] - run[-1][0].box[3] > ROW_GAP * max(ln.height, 1.0):
             close()
         if m:
@@ -141,9 +142,15 @@ def _contents_tables(lines: list) -> list[FoundTable]:
     return out
 
 
+# where a right-to-left letter may start (is_rtl's ranges): a text without any has none
+_RTL_LETTER = re.compile("[\u0590-\u08ff\ufb1d-\ufefc]")
+
+
 def is_rtl(chars: list[Char]) -> bool:
     """Mostly right-to-left letters (Hebrew, Arabic, Syriac, Thaana, N'Ko): the table's
     columns read from the right, so its first cell is the rightmost."""
+    if not _RTL_LETTER.search("".join([c.text for c in chars])):
+        return False  # most tables: not one character of those scripts
     letters = [c.text for c in chars if c.text.isalpha()]
     rtl = sum(1 for t in letters if "\u0590" <= t <= "\u08ff" or "\ufb1d" <= t <= "\ufefc")
     return bool(letters) and rtl > 0.5 * len(letters)
@@ -326,7 +333,7 @@ def _grid_table(chars: list[Char], hs: list[Rule], vs: list[Rule]):
     # rows or columns with no text anywhere (double rules, a border's margin) are dropped
     used_rows = {r for root, s in spans.items() if root in texts for r in range(s[0], s[2] + 1)}
     used_cols = {c for root, s in spans.items() if root in texts for c in range(s[1], s[3] + 1)}
-    rows_keep = [r for r in range(nr) if any(s[0] <= r <= s[2] for root, s in spans.items() if root in texts)]
+    rows_keep = sorted(used_rows)
     cols_keep = sorted(used_cols)
     if len(cols_keep) < 2 or len(rows_keep) < 1 or not used_rows:
         return None

@@ -493,3 +493,18 @@ def test_text_stats_counts_each_character_kind():
     assert (s.chars, s.map_errors, s.abnormal, s.punct, s.punct_in_runs) == (14, 1, 0, 8, 4)
     assert s.scripts == {"latin": 5}
     assert text_stats(chars[:-2] + [replace(chars[-2], hyphen=False), chars[-1]]).abnormal == 1
+
+
+def test_right_to_left_is_judged_on_letters_only():
+    """``is_rtl`` skips its count when no character of those scripts is there; where some
+    are, only letters count (a Hebrew sof pasuq or an Arabic-Indic digit is no letter)."""
+    from mineru_tui.pdf.tables import is_rtl
+
+    def chars(text):
+        return [_char(t, 10 * i, 0) for i, t in enumerate(text)]
+
+    assert not is_rtl(chars("abc 123")) and not is_rtl([])
+    assert is_rtl(chars("שלום a"))
+    assert not is_rtl(chars("ab\u05c3\u05c3\u05c3\u0661\u0662"))  # marks and digits: no letters
+    assert is_rtl(chars("a\u05d0\u05d1\u0661\u0662"))  # two letters of three
+    assert not is_rtl(chars("ab\u05d0"))
