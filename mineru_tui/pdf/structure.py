@@ -63,7 +63,7 @@ class PageStructure:
             out.rules = []
         try:
             links = page_links(page)
-            upright = [c for c in chars if c.direction == 0]
+            upright = [c for c in chars if c.direction == 0] if links else []
             out.links = linked_texts(links, upright)  # the characters indexed once
             out.links_cut = out.links.cut
         except Exception:  # noqa: BLE001 - links are an extra
@@ -130,13 +130,12 @@ class PageStructure:
         return a[:2] != b[:2] or bool(a[2] and b[2] and a[2] != b[2])
 
     def take_tables(self, chars: list[Char], lines: list[TextLine]):
-        """``(tables, the lines outside them)``: ``chars`` are the page's characters (a
-        table's cells may hold turned text), ``lines`` the lines of its upright ones."""
+        """``(tables, the lines outside them)``: ``chars`` are the page's visible characters
+        (a table's cells may hold turned text), ``lines`` the lines of its upright ones."""
         from mineru_tui.pdf.tables import find_tables
 
-        visible = [c for c in chars if c.visible]
         try:
-            tables = find_tables(visible, lines, self.rules, self.frames)
+            tables = find_tables(chars, lines, self.rules, self.frames)
         except (ValueError, ZeroDivisionError, IndexError, OverflowError):
             # a degenerate drawing (zero-size boxes, NaN coordinates): the page is still read,
             # as text without tables, rather than lost

@@ -62,8 +62,7 @@ def find_tables(chars: list[Char], lines: list, rules: list[Rule],
     title set vertically) is read in its own direction. Ruled regions that hold text but
     are no table (a framed figure, a boxed note) are added to ``frames`` when it is given."""
     found: list[FoundTable] = []
-    every, chars = chars, [c for c in chars if c.direction == 0]
-    centred = _Centred(every)
+    centred = _Centred(chars)
     for region, hs, vs in (_ruled_regions(rules) if len(rules) <= MAX_RULES else []):
         inside = centred.inside(region, upright=True)
         if not any(not c.text.isspace() for c in inside):
