@@ -289,9 +289,10 @@ def _code_points(tp, n: int, pdfium_c, ctypes):
     if pdfium_c.FPDFText_GetText(tp, 0, n, buf) != n + 1:
         return None
     codes = buf[:n]
-    for i, code in enumerate(codes):
-        if code == 0xFFFE:
-            codes[i] = pdfium_c.FPDFText_GetUnicode(tp, i)
+    if 0xFFFE in codes:  # (looked for in C: most pages have none)
+        for i, code in enumerate(codes):
+            if code == 0xFFFE:
+                codes[i] = pdfium_c.FPDFText_GetUnicode(tp, i)
     return codes
 
 

@@ -95,6 +95,7 @@ def find_tables(chars: list[Char], lines: list, rules: list[Rule],
 
 
 _CONTENTS_LINE = re.compile(r"^(.*?\S)(?:\s*\.){3,}\s*(\S{1,8})$")
+_DOTS = re.compile(r"\.\s*\.\s*\.")  # what _CONTENTS_LINE's leader starts with
 _SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.?|[A-Z]\.)$")
 
 
@@ -131,8 +132,9 @@ def _contents_tables(lines: list) -> list[FoundTable]:
         run.clear()
 
     for ln in sorted(lines, key=lambda ln: (ln.box[1], ln.box[0])):
-        # a leader is three dots at least: most lines have fewer, and need no match
-        m = _CONTENTS_LINE.match(ln.text.strip()) if ln.text.count(".") >= 3 else None
+        # a leader is three dots with nothing but spaces between: most lines have none, and
+        # need no match (which tries every split of a line with many full stops)
+        m = _CONTENTS_LINE.match(ln.text.strip()) if _DOTS.search(ln.text) else None
         if m and run and ln.box[1] - run[-1][0].box[3] > ROW_GAP * max(ln.height, 1.0):
             close()
         if m:
