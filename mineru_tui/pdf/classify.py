@@ -172,22 +172,28 @@ def _image_rects(page) -> list[tuple[float, float, float, float]]:
 
 def _images_in_paint_order(page):
     """([(display rect, paint position)] of the images, {text object address: position}):
-    positions in the order objects are painted, forms entered depth first."""
+    positions in the order objects are painted, forms entered depth first. A page without
+    images gives no positions of its text objects (nothing lies over an image there)."""
     import ctypes
 
     import pypdfium2.raw as pdfium_c
 
     from mineru_tui.pdf.pdfium import object_bounds, page_objects
 
-    images, texts = [], {}
-    for pos, (kind, obj) in enumerate(page_objects(page.raw, max_depth=4)):
-        if kind == pdfium_c.FPDF_PAGEOBJ_IMAGE:
+    objects = page_objects(page.raw, max_depth=4)
+    image_kind = pdfium_c.FPDF_PAGEOBJ_IMAGE
+    images = []
+    for pos, (kind, obj) in enumerate(objects):
+        if kind == image_kind:
             left, bottom, right, top = object_bounds(obj)
             images.append((page.rect_to_display(left, bottom, right, top), pos))
-        elif kind == pdfium_c.FPDF_PAGEOBJ_TEXT:
-            # the pointer's value read in place: ctypes.cast would tie obj into a reference
-            # cycle (left to the garbage collector), one per text object
-            texts[ctypes.c_void_p.from_buffer(obj).value or 0] = pos
+    if not images:
+        return [], {}
+    # the pointer's value read in place: ctypes.cast would tie obj into a reference cycle
+    # (left to the garbage collector), one per text object
+    text_kind, address = pdfium_c.FPDF_PAGEOBJ_TEXT, ctypes.c_void_p.from_buffer
+    texts = {address(obj).value or 0: pos for pos, (kind, obj) in enumerate(objects)
+             if kind == text_kind}
     return images, texts
 
 
