@@ -273,8 +273,8 @@ def split_type_sizes(lines: list[TextLine]) -> list[TextLine]:
 def _size_cut(ln: TextLine) -> int | None:
     # type size read from the glyphs' font-height boxes: the font size a producer writes
     # can be folded into the text matrix, differently from one text object to the next
-    sizes = [c.loose[3] - c.loose[1] for c in ln.chars
-             if not c.text.isspace() and c.loose[3] > c.loose[1]]
+    looses = [c.loose for c in ln.chars if not c.text.isspace()]
+    sizes = [bottom - top for _, top, _, bottom in looses if bottom > top]
     if len(sizes) < 4 or max(sizes) < SIZE_STEP * min(sizes):  # most lines: one size, or
         return None  # sub- and superscripts; the glyphs' places only for the others
     solid = [i for i, c in enumerate(ln.chars) if not c.text.isspace() and c.loose[3] > c.loose[1]]

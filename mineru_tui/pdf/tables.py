@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import re
 import statistics
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from mineru_tui.pdf.chars import Box, Char
@@ -374,9 +374,19 @@ def _text_rows(chars: list[Char], xs: list[float], ys: list[float]) -> list[Rule
     # each character's centre worked out once, not once per row of the grid
     placed = [(c, (c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2)
               for c in chars if not c.text.isspace()]
+    # ... and sorted from the top once, so a row's band is found by bisection (what a band
+    # holds is only counted, measured and sorted: its order does not matter); a NaN centre
+    # leaves no order to bisect, and the bands are then scanned for
+    by_y = sorted(placed, key=lambda p: p[2]) if all(p[2] == p[2] for p in placed) else None
+    centre_ys = [p[2] for p in by_y] if by_y is not None else []
     for r in range(len(ys) - 1):
         top, bottom = ys[r], ys[r + 1]
-        band = [p for p in placed if top <= p[2] <= bottom]
+        if by_y is None:
+            band = [p for p in placed if top <= p[2] <= bottom]
+        elif top == top and bottom == bottom:  # (no character lies between NaN edges)
+            band = by_y[bisect_left(centre_ys, top):bisect_right(centre_ys, bottom)]
+        else:
+            band = []
         if len(band) < 4:
             continue
         height = statistics.median(c.box[3] - c.box[1] for c, _, _ in band)

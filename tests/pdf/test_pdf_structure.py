@@ -508,3 +508,51 @@ def test_right_to_left_is_judged_on_letters_only():
     assert not is_rtl(chars("ab\u05c3\u05c3\u05c3\u0661\u0662"))  # marks and digits: no letters
     assert is_rtl(chars("a\u05d0\u05d1\u0661\u0662"))  # two letters of three
     assert not is_rtl(chars("ab\u05d0"))
+
+
+def test_rows_drawn_in_ruled_cells_do_not_depend_on_how_the_characters_are_found():
+    """_text_rows finds a ruled row's characters by bisection over their centres sorted once;
+    a character with a NaN centre sends it back to the plain scan (and lies in no row). Both
+    find the same rows, whatever order the characters come in."""
+    import random
+
+    from mineru_tui.pdf.tables import _text_rows
+
+    xs, ys = [0.0, 100.0, 200.0, 300.0], [0.0, 40.0, 60.0]
+    chars = []
+    for col in range(3):  # the first ruled row: two records per cell, one line each
+        for line, y in enumerate((6.0, 22.0)):
+            chars += [_char(t, 100 * col + 5 + 6 * k, y) for k, t in enumerate(f"r{line}c{col}")]
+    chars += [_char(t, 10 + 6 * k, 46.0) for k, t in enumerate("one line")]  # the second row
+    rules = _text_rows(chars, xs, ys)
+    assert sorted((r.at, r.a, r.b) for r in rules) == [(18.0, x, x + 100) for x in (0.0, 100.0, 200.0)]
+    shuffled = chars[:]
+    random.Random(7).shuffle(shuffled)
+    assert _text_rows(shuffled, xs, ys) == rules
+    nan = _char("z", float("nan"), float("nan"))
+    assert _text_rows(chars + [nan], xs, ys) == rules
+    assert _text_rows(chars, xs, [0.0, float("nan"), 60.0]) == []
+
+
+def test_rows_drawn_by_bisection_match_the_scan_on_random_grids():
+    """Seeded random ruled grids, characters often centred exactly on a row's edge: the rows
+    found by bisection equal the plain scan's (which a NaN-centred character forces)."""
+    import random
+
+    from mineru_tui.pdf.tables import _text_rows
+
+    rng = random.Random(30)
+    nan = _char("z", float("nan"), float("nan"))
+    found = 0
+    for _ in range(300):
+        xs = [0.0, 100.0, 200.0, 300.0]
+        ys = [0.0, 40.0, 80.0, 120.0]
+        chars = []
+        for _ in range(rng.randrange(4, 40)):
+            y = rng.choice([*ys, *(rng.uniform(0, 120) for _ in range(3)), 6.0, 22.0, 46.0, 62.0])
+            x = rng.choice([5.0, 40.0, 105.0, 150.0, 205.0, 250.0])
+            chars.append(_char(rng.choice("ab1."), x, y - 4.0))  # centred on y
+        rules = _text_rows(chars, xs, ys)
+        assert _text_rows(chars + [nan], xs, ys) == rules
+        found += bool(rules)
+    assert found > 10  # the grids draw rows often enough to compare
