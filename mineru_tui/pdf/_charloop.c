@@ -110,16 +110,18 @@ typedef struct {
     GetObjectFontSize font_size;
     GetMatrix matrix;
     GetFont font;
-    PyObject *faces; /* font address -> (bold, italic), for this page */
-    PyObject *face;  /* face(font address) -> (bold, italic): chars._font_face */
+    PyObject *faces; /* font address -> face(font address), for this page */
+    PyObject *face;  /* face(font address) -> (bold, italic, what the font says): chars._font_face */
+    PyObject *fonts; /* text object -> what its font says (the third of face's answer) */
     PyObject *hypot; /* math.hypot: the size must round as chars._object_facts' does */
 } ObjectFacts;
 
 /* chars._object_facts in C: (visible, font size as drawn, bold, italic) of a text object
- * (a new reference; NULL on error). Only a font met the first time on the page goes back
- * to Python (its name's words). */
+ * whose address is `key` (a new reference; NULL on error), and what its font says put in
+ * of->fonts. Only a font met the first time on the page goes back to Python (its name's
+ * words). */
 static PyObject *
-object_facts(PageObject obj, const ObjectFacts *of)
+object_facts(PageObject obj, PyObject *key, const ObjectFacts *of)
 {
     int mode = of->render_mode(obj);
     int visible = mode != INVISIBLE && mode != CLIP;
@@ -149,15 +151,19 @@ object_facts(PageObject obj, const ObjectFacts *of)
     PyObject *italic = Py_False, *face = NULL;
     void *font = of->font(obj);
     if (font) {
-        PyObject *key = PyLong_FromVoidPtr(font);
-        if (!key)
+        PyObject *font_key = PyLong_FromVoidPtr(font);
+        if (!font_key)
             return NULL;
-        face = remembered(of->faces, of->face, key);
-        Py_DECREF(key);
+        face = remembered(of->faces, of->face, font_key);
+        Py_DECREF(font_key);
         if (!face)
             return NULL;
-        if (!PyTuple_Check(face) || PyTuple_GET_SIZE(face) != 2) {
-            PyErr_SetString(PyExc_TypeError, "face() must give (bold, italic)");
+        if (!PyTuple_Check(face) || PyTuple_GET_SIZE(face) != 3) {
+            PyErr_SetString(PyExc_TypeError, "face() must give (bold, italic, font)");
+            Py_DECREF(face);
+            return NULL;
+        }
+        if (PyDict_SetItem(of->fonts, key, PyTuple_GET_ITEM(face, 2)) < 0) {
             Py_DECREF(face);
             return NULL;
         }
@@ -228,22 +234,24 @@ new_char(PyObject *char_class, const Py_ssize_t *offsets, int in_place, PyObject
     return c;
 }
 
-/* read_chars(tp, n, codes, functions, matrix, turn, face, hypot, char_class) -> list of Char
+/* read_chars(tp, n, codes, functions, matrix, turn, face, hypot, char_class, fonts)
+ *     -> list of Char
  *
  * tp: the text page's address; codes: its UTF-16 units (a list of n ints) or None;
  * functions: the addresses of chars._AddressTyped.NAMES and chars.OBJECT_FUNCTIONS;
  * matrix: (x0, y0, ua, ub, va, vb), user space to the display frame;
- * turn(raw_angle) -> (direction, tilt); face(font address) -> (bold, italic);
- * hypot: math.hypot; char_class: chars.Char. */
+ * turn(raw_angle) -> (direction, tilt); face(font address) -> (bold, italic, font);
+ * hypot: math.hypot; char_class: chars.Char; fonts: a dict, filled with each text object's
+ * font (the third of face's answer) by its address. */
 static PyObject *
 read_chars(PyObject *self, PyObject *args)
 {
     unsigned long long tp_address;
     Py_ssize_t n;
-    PyObject *codes, *functions, *matrix, *turn, *face, *hypot, *char_class;
-    if (!PyArg_ParseTuple(args, "KnOO!O!OOOO", &tp_address, &n, &codes, &PyTuple_Type,
+    PyObject *codes, *functions, *matrix, *turn, *face, *hypot, *char_class, *fonts;
+    if (!PyArg_ParseTuple(args, "KnOO!O!OOOOO!", &tp_address, &n, &codes, &PyTuple_Type,
                           &functions, &PyTuple_Type, &matrix, &turn, &face, &hypot,
-                          &char_class))
+                          &char_class, &PyDict_Type, &fonts))
         return NULL;
     if (PyTuple_GET_SIZE(functions) != N_FUNCTIONS || PyTuple_GET_SIZE(matrix) != 6) {
         PyErr_SetString(PyExc_ValueError, "read_chars: 14 functions and a 6-number matrix");
@@ -281,7 +289,7 @@ read_chars(PyObject *self, PyObject *args)
     GetTextObject get_object = (GetTextObject)f[F_OBJECT];
     GetFontSize font_size_at = (GetFontSize)f[F_FONT_SIZE];
     ObjectFacts of = {(GetRenderMode)f[F_RENDER_MODE], (GetObjectFontSize)f[F_OBJECT_FONT_SIZE],
-                      (GetMatrix)f[F_MATRIX], (GetFont)f[F_FONT], NULL, face, hypot};
+                      (GetMatrix)f[F_MATRIX], (GetFont)f[F_FONT], NULL, face, fonts, hypot};
 
     PyObject *out = PyList_New(0);
     PyObject *objects = PyDict_New(), *turns = PyDict_New(), *angles = PyDict_New();
@@ -362,7 +370,7 @@ read_chars(PyObject *self, PyObject *args)
                 } else {
                     if (PyErr_Occurred())
                         goto fail_char;
-                    last_known = object_facts(object, &of);
+                    last_known = object_facts(object, last_key, &of);
                     if (!last_known || PyDict_SetItem(objects, last_key, last_known) < 0)
                         goto fail_char;
                 }
@@ -481,7 +489,8 @@ fail:
 
 static PyMethodDef methods[] = {
     {"read_chars", read_chars, METH_VARARGS,
-     "read_chars(tp, n, codes, functions, matrix, turn, face, hypot, char_class) -> list of Char: "
+     "read_chars(tp, n, codes, functions, matrix, turn, face, hypot, char_class, fonts) -> "
+     "list of Char: "
      "chars.py's character loop (see mineru_tui/pdf/chars.py)."},
     {NULL, NULL, 0, NULL}};
 

@@ -18,6 +18,8 @@ STANDARD_TOLERANCE = 0.1  # degrees: a character at 0/90/180/270 within this is 
 MAX_TILT = 30.0  # degrees: tilted characters (faux italics) kept only up to this
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1
+# what a font says of itself, as PDFium gives it: (base font name, weight, descriptor flags)
+FontFacts = tuple[bytes, int, int]
 
 
 @dataclass(slots=True)
@@ -71,17 +73,26 @@ def page_chars(page, limit: int = MAX_NATIVE_CHARS) -> list[Char] | None:
     cached = getattr(page, "chars_cache", None)
     if cached is not None and cached[0] == limit:
         return cached[1]
-    chars = _read_chars(page, limit)
-    page.chars_cache = (limit, chars)
+    fonts: dict[int, FontFacts] = {}
+    chars = _read_chars(page, limit, fonts)
+    page.chars_cache = (limit, chars, fonts)
     return chars
 
 
-def _read_chars(page, limit: int) -> list[Char] | None:
+def object_fonts(page) -> dict[int, FontFacts]:
+    """``{text object address: FontFacts}`` of the text objects whose characters
+    :func:`page_chars` read on ``page`` (empty when none are kept): what each one's font
+    says, read while the page was loaded, so no PDFium call is needed for it later."""
+    cached = getattr(page, "chars_cache", None)
+    return cached[2] if cached is not None and len(cached) > 2 else {}
+
+
+def _read_chars(page, limit: int, fonts: dict | None = None) -> list[Char] | None:
     from mineru_tui.pdf.gc_pause import collector_paused
     from mineru_tui.pdf.pdfium import owned
 
     with owned(), collector_paused():  # PDFium is held over the whole page: the loop calls its bare functions
-        return _read_chars_owned(page, limit)
+        return _read_chars_owned(page, limit, fonts=fonts)
 
 
 def _bare(function):
@@ -90,11 +101,13 @@ def _bare(function):
     return getattr(function, "__wrapped__", function)
 
 
-def _read_chars_owned(page, limit: int, compiled: bool | None = None) -> list[Char] | None:
+def _read_chars_owned(page, limit: int, compiled: bool | None = None,
+                      fonts: dict | None = None) -> list[Char] | None:
     """The characters of ``page`` (the caller holds PDFium). ``compiled`` picks the loop:
     the C one (:mod:`._charloop`, built by ``pip install``) or this module's own; by
     default the C one when it was built and ``MINERU_TUI_PURE_CHARS`` is not ``1``. Both
-    give equal characters (``tests/pdf/test_char_loop.py``)."""
+    give equal characters (``tests/pdf/test_char_loop.py``), and fill ``fonts`` alike
+    with each text object's :data:`FontFacts`."""
     import ctypes
 
     import pypdfium2.raw as pdfium_c
@@ -112,6 +125,7 @@ def _read_chars_owned(page, limit: int, compiled: bool | None = None) -> list[Ch
     ua, ub, va, vb = by / det, -bx / det, -ay / det, ax / det
     codes = _code_points(textpage.raw, n, pdfium_c, ctypes)
     loop = compiled_loop() if compiled is None else (_compiled() if compiled else None)
+    fonts = {} if fonts is None else fonts
     if loop is not None:
         # the C loop works out each text object's facts as _object_facts does; a font met
         # the first time on the page comes back here once (_font_face reads its name)
@@ -120,8 +134,8 @@ def _read_chars_owned(page, limit: int, compiled: bool | None = None) -> list[Ch
             tp, n, codes, _address_typed().addresses, (x0, y0, ua, ub, va, vb),
             lambda raw_angle: _turn(raw_angle, ua, ub, va, vb),
             lambda font: _font_face(ctypes.cast(font, pdfium_c.FPDF_FONT), bare, ctypes),
-            math.hypot, Char)
-    return _python_loop(tp, n, codes, (x0, y0, ua, ub, va, vb), pdfium_c, ctypes)
+            math.hypot, Char, fonts)
+    return _python_loop(tp, n, codes, (x0, y0, ua, ub, va, vb), pdfium_c, ctypes, fonts)
 
 
 def compiled_loop():
@@ -143,7 +157,7 @@ def _compiled():
         return None
 
 
-def _python_loop(tp: int, n: int, codes, matrix, pdfium_c, ctypes) -> list[Char]:
+def _python_loop(tp: int, n: int, codes, matrix, pdfium_c, ctypes, fonts: dict) -> list[Char]:
     """The character loop in Python (the C loop in ``_charloop.c`` does the same)."""
     x0, y0, ua, ub, va, vb = matrix
     # this loop is the text path's hottest: PDFium's functions take plain addresses
@@ -218,7 +232,7 @@ def _python_loop(tp: int, n: int, codes, matrix, pdfium_c, ctypes) -> list[Char]
             known = objects.get(key)
             if known is None:
                 obj = ctypes.cast(key, pdfium_c.FPDF_PAGEOBJECT)
-                known = objects[key] = _object_facts(obj, pdfium_c, ctypes)
+                known = objects[key] = _object_facts(obj, key, fonts, pdfium_c, ctypes)
             visible, size, bold, italic = known
         if size <= 0:
             size = font_size_at(tp, i)
@@ -313,10 +327,11 @@ FORCE_BOLD = 1 << 18  # the font descriptor's ForceBold flag
 ITALIC = 1 << 6  # ... and its Italic flag
 
 
-def _object_facts(obj, pdfium_c, ctypes) -> tuple[bool, float, bool, bool]:
-    """(visible, font size as drawn, bold, italic) of one text object, read once per object
-    (the caller holds PDFium: its functions are called bare). ``_charloop.c``'s
-    ``object_facts`` does the same."""
+def _object_facts(obj, key: int, fonts: dict, pdfium_c, ctypes) -> tuple[bool, float, bool, bool]:
+    """(visible, font size as drawn, bold, italic) of one text object (at address ``key``),
+    read once per object, and its font's :data:`FontFacts` put in ``fonts`` (the caller
+    holds PDFium: its functions are called bare). ``_charloop.c``'s ``object_facts`` does
+    the same."""
     pdfium_c = _bare_functions(pdfium_c)
     mode = pdfium_c.FPDFTextObj_GetTextRenderMode(obj)
     visible = mode not in (pdfium_c.FPDF_TEXTRENDERMODE_INVISIBLE,
@@ -333,20 +348,23 @@ def _object_facts(obj, pdfium_c, ctypes) -> tuple[bool, float, bool, bool]:
     if font:
         face = _font_face(font, pdfium_c, ctypes)
         bold, italic = bold or face[0], face[1]
+        fonts[key] = face[2]
     return visible, font_size, bold, italic
 
 
-def _font_face(font, pdfium_c, ctypes) -> tuple[bool, bool]:
-    """(bold, italic) as a font says: its weight, its descriptor's flags or its name."""
+def _font_face(font, pdfium_c, ctypes) -> tuple[bool, bool, FontFacts]:
+    """(bold, italic) as a font says: its weight, its descriptor's flags or its name; and
+    those :data:`FontFacts` themselves (for :func:`~mineru_tui.pdf.fonts.font_styles`)."""
     weight = pdfium_c.FPDFFont_GetWeight(font)
     flags = pdfium_c.FPDFFont_GetFlags(font)
     buf = ctypes.create_string_buffer(256)
     n = pdfium_c.FPDFFont_GetBaseFontName(font, buf, len(buf))
-    name = buf.value.decode("latin-1", "replace").split("+", 1)[-1] if n else ""
+    raw_name = buf.value if n else b""
+    name = raw_name.decode("latin-1", "replace").split("+", 1)[-1]
     bold = (weight >= 600 or (flags > 0 and bool(flags & FORCE_BOLD))
             or bool(_BOLD_NAME.search(name)))
     italic = (flags > 0 and bool(flags & ITALIC)) or bool(_ITALIC_NAME.search(name))
-    return bold, italic
+    return bold, italic, (raw_name, weight, flags)
 
 
 _bare_raw = None  # the _BareFunctions of pypdfium2.raw, made on first use

@@ -12,7 +12,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from mineru_tui.pdf.chars import Char
+from mineru_tui.pdf.chars import Char, object_fonts
 
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demibold|demi\b|extrabold|ultrabold"
                         r"|^(?:cm|sf|lm|ec)bx|\bbx\d|-bd\b|,bold", re.IGNORECASE)
@@ -52,6 +52,12 @@ def font_styles(page, chars: list[Char]) -> dict[int, FontStyle]:
     # made from the last character back keeps the first)
     todo = {c.text_object: c.index for c in reversed(chars) if not c.text.isspace()}
     for key in cache.keys() & todo.keys():
+        del todo[key]
+    # what each object's font says was read with the characters (page_chars): no PDFium
+    # call is needed for those (the same name, weight and flags a character's font gives)
+    said = object_fonts(page)
+    for key in [key for key in todo if key in said]:
+        cache[key] = _style(*said[key])
         del todo[key]
     if not todo:
         return cache

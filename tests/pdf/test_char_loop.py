@@ -32,9 +32,15 @@ def _fields(c: chars.Char) -> tuple:
 
 
 def _both(page):
+    """Both loops' characters; and the text objects' fonts each loop gathered, equal."""
+    python_fonts, compiled_fonts = {}, {}
     with owned():
-        python = chars._read_chars_owned(page, chars.MAX_NATIVE_CHARS, compiled=False)
-        compiled = chars._read_chars_owned(page, chars.MAX_NATIVE_CHARS, compiled=True)
+        python = chars._read_chars_owned(page, chars.MAX_NATIVE_CHARS, compiled=False,
+                                         fonts=python_fonts)
+        compiled = chars._read_chars_owned(page, chars.MAX_NATIVE_CHARS, compiled=True,
+                                           fonts=compiled_fonts)
+    assert compiled_fonts == python_fonts, f"page {page.number}"
+    assert set(python_fonts) <= {c.text_object for c in python or ()}
     return python, compiled
 
 
