@@ -178,9 +178,9 @@ def _images_in_paint_order(page):
 
     import pypdfium2.raw as pdfium_c
 
-    from mineru_tui.pdf.pdfium import object_bounds, page_objects
+    from mineru_tui.pdf.pdfium import kept_page_objects, object_bounds
 
-    objects = page_objects(page.raw, max_depth=4)
+    objects = kept_page_objects(page, max_depth=4)
     image_kind = pdfium_c.FPDF_PAGEOBJ_IMAGE
     images = []
     for pos, (kind, obj) in enumerate(objects):
