@@ -64,13 +64,13 @@ def find_tables(chars: list[Char], lines: list, rules: list[Rule],
     found: list[FoundTable] = []
     centred = _Centred(chars)
     for region, hs, vs in (_ruled_regions(rules) if len(rules) <= MAX_RULES else []):
-        inside = centred.inside(region, upright=True)
+        every = centred.inside(region)  # (the page's characters looked through once)
+        inside = [c for c in every if c.direction == 0]
         if not any(not c.text.isspace() for c in inside):
             continue
         # a box of crossing rules is a grid or a frame; only rules without verticals
         # (booktabs) leave the columns to the text
-        table = (_grid_table(centred.inside(region), hs, vs) if len(vs) >= 2
-                 else _column_table(inside))
+        table = _grid_table(every, hs, vs) if len(vs) >= 2 else _column_table(inside)
         if table is not None and _plausible(table) and not any(_overlap(region, f.box) for f in found):
             found.append(FoundTable(region, table))
         elif table is not None and _panels(table):
