@@ -20,9 +20,9 @@ abnormal characters, which are checked.
 from __future__ import annotations
 
 import functools
+import re
 from collections import Counter
 from dataclasses import dataclass, field
-from itertools import groupby
 
 from mineru_tui.pdf.chars import MAX_NATIVE_CHARS, Char, page_chars
 from mineru_tui.pdf.lines import is_cjk, is_private_use
@@ -40,6 +40,7 @@ IMAGE_TEXT_OVERLAP = 0.8
 IMAGE_TEXT_MIN, IMAGE_TEXT_RATIO = 50, 0.5
 
 _ASCII_PUNCT = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_PUNCT_RUN = re.compile("[" + re.escape("".join(sorted(_ASCII_PUNCT))) + "]{4,}")
 _SCRIPTS = (  # (name, first, last) for the non-CJK scripts the noise check counts
     ("latin", 0x41, 0x24F), ("greek", 0x370, 0x3FF), ("cyrillic", 0x400, 0x52F),
     ("armenian", 0x530, 0x58F), ("hebrew", 0x590, 0x5FF), ("arabic", 0x600, 0x6FF),
@@ -115,11 +116,10 @@ def text_stats(chars: list[Char]) -> TextStats:
             s.map_errors += c.map_error
             s.abnormal -= abnormal and c.hyphen
     if s.punct >= 4:  # runs of four or more punctuation marks, two kinds at least
-        for punct, run in groupby(texts, _ASCII_PUNCT.__contains__):
-            if punct:
-                run = list(run)
-                if len(run) >= 4 and len(set(run)) >= 2:
-                    s.punct_in_runs += len(run)
+        # found in the page's text as one string (each character's text is one character,
+        # as _char_kind takes it), not walked character by character
+        s.punct_in_runs = sum(len(run) for run in _PUNCT_RUN.findall("".join(texts))
+                              if len(set(run)) >= 2)
     return s
 
 

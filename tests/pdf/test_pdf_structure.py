@@ -556,3 +556,30 @@ def test_rows_drawn_by_bisection_match_the_scan_on_random_grids():
         assert _text_rows(chars + [nan], xs, ys) == rules
         found += bool(rules)
     assert found > 10  # the grids draw rows often enough to compare
+
+
+def test_punctuation_runs_are_counted_as_the_plain_walk_counts_them():
+    """text_stats' runs of four or more ASCII punctuation marks with two kinds at least, on
+    seeded random texts (found over the page's text in one string), equal the character walk
+    the check is defined by."""
+    import random
+
+    from mineru_tui.pdf.classify import _ASCII_PUNCT, text_stats
+
+    def walked(texts):
+        total, run = 0, []
+        for t in texts + [" "]:
+            if t in _ASCII_PUNCT:
+                run.append(t)
+                continue
+            if len(run) >= 4 and len(set(run)) >= 2:
+                total += len(run)
+            run = []
+        return total
+
+    rng = random.Random(30)
+    alphabet = list(".,;:-!?()[]a b\u00e9\u4e00") + ["\n"]
+    for _ in range(400):
+        texts = [rng.choice(alphabet) for _ in range(rng.randrange(0, 60))]
+        chars = [_char(t, 5.0 * i, 0.0) for i, t in enumerate(texts)]
+        assert text_stats(chars).punct_in_runs == walked(texts), texts
