@@ -13,9 +13,12 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <structmember.h> /* T_OBJECT_EX */
 
 typedef void *TextPage;
+typedef void *PageObject;
 typedef struct { float left, top, right, bottom; } RectF; /* PDFium's FS_RECTF */
+typedef struct { float a, b, c, d, e, f; } Matrix;         /* PDFium's FS_MATRIX */
 
 typedef unsigned int (*GetUnicode)(TextPage, int);
 typedef int (*IntAt)(TextPage, int);
@@ -25,21 +28,55 @@ typedef int (*GetCharOrigin)(TextPage, int, double *, double *);
 typedef float (*GetCharAngle)(TextPage, int);
 typedef void *(*GetTextObject)(TextPage, int);
 typedef double (*GetFontSize)(TextPage, int);
+typedef int (*GetRenderMode)(PageObject);
+typedef int (*GetObjectFontSize)(PageObject, float *);
+typedef int (*GetMatrix)(PageObject, Matrix *);
+typedef void *(*GetFont)(PageObject);
 
-/* the order of chars._AddressTyped.NAMES */
+/* the order of chars._AddressTyped.NAMES, then of chars.OBJECT_FUNCTIONS */
 enum { F_UNICODE, F_GENERATED, F_BOX, F_LOOSE, F_ORIGIN, F_ANGLE, F_HYPHEN, F_OBJECT,
-       F_MAP_ERROR, F_FONT_SIZE, N_FUNCTIONS };
+       F_MAP_ERROR, F_FONT_SIZE, F_RENDER_MODE, F_OBJECT_FONT_SIZE, F_MATRIX, F_FONT,
+       N_FUNCTIONS };
+
+/* PDFium's FPDF_TEXTRENDERMODE_* (fpdf_edit.h) */
+enum { FILL_STROKE = 2, INVISIBLE = 3, CLIP = 7 };
+
+/* Char's fields, in its order (chars.Char) */
+#define N_FIELDS 15
+static const char *const FIELDS[N_FIELDS] = {
+    "text", "box", "loose", "origin", "direction", "tilt", "size", "index", "generated",
+    "hyphen", "map_error", "visible", "text_object", "bold", "italic"};
 
 /* a display-frame box from two user-space corners, as chars.py computes it */
-static PyObject *
-display_box(double left, double right, double bottom, double top, const double *m)
+static void
+display_box(double left, double right, double bottom, double top, const double *m, double *out)
 {
     double x0 = m[0], y0 = m[1], ua = m[2], ub = m[3], va = m[4], vb = m[5];
     double lx = left - x0, rx = right - x0, by = bottom - y0, ty = top - y0;
     double u1 = ua * lx + ub * by, v1 = va * lx + vb * by;
     double u2 = ua * rx + ub * ty, v2 = va * rx + vb * ty;
-    return Py_BuildValue("(dddd)", u1 < u2 ? u1 : u2, v1 < v2 ? v1 : v2,
-                         u1 < u2 ? u2 : u1, v1 < v2 ? v2 : v1);
+    out[0] = u1 < u2 ? u1 : u2;
+    out[1] = v1 < v2 ? v1 : v2;
+    out[2] = u1 < u2 ? u2 : u1;
+    out[3] = v1 < v2 ? v2 : v1;
+}
+
+/* a tuple of n floats (a new reference; NULL on error) */
+static PyObject *
+float_tuple(const double *values, Py_ssize_t n)
+{
+    PyObject *t = PyTuple_New(n);
+    if (!t)
+        return NULL;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *v = PyFloat_FromDouble(values[k]);
+        if (!v) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, k, v);
+    }
+    return t;
 }
 
 static unsigned int
@@ -50,12 +87,6 @@ code_at(PyObject *codes, GetUnicode get_unicode, TextPage tp, Py_ssize_t i)
     return get_unicode(tp, (int)i);
 }
 
-/* read_chars(tp, n, codes, functions, matrix, turn, facts, char_class) -> list of Char
- *
- * tp: the text page's address; codes: its UTF-16 units (a list of n ints) or None;
- * functions: the addresses of chars._AddressTyped.NAMES; matrix: (x0, y0, ua, ub, va, vb),
- * user space to the display frame; turn(raw_angle) -> (direction, tilt);
- * facts(text object address) -> (visible, size, bold, italic); char_class: chars.Char. */
 /* fn(key), asked once per key: the answer kept in `cache` (a new reference; NULL on error) */
 static PyObject *
 remembered(PyObject *cache, PyObject *fn, PyObject *key)
@@ -73,17 +104,157 @@ remembered(PyObject *cache, PyObject *fn, PyObject *key)
     return value;
 }
 
+/* what read_chars needs to say a text object's facts */
+typedef struct {
+    GetRenderMode render_mode;
+    GetObjectFontSize font_size;
+    GetMatrix matrix;
+    GetFont font;
+    PyObject *faces; /* font address -> face(font address), for this page */
+    PyObject *face;  /* face(font address) -> (bold, italic, what the font says): chars._font_face */
+    PyObject *fonts; /* text object -> what its font says (the third of face's answer) */
+    PyObject *hypot; /* math.hypot: the size must round as chars._object_facts' does */
+} ObjectFacts;
+
+/* chars._object_facts in C: (visible, font size as drawn, bold, italic) of a text object
+ * whose address is `key` (a new reference; NULL on error), and what its font says put in
+ * of->fonts. Only a font met the first time on the page goes back to Python (its name's
+ * words). */
+static PyObject *
+object_facts(PageObject obj, PyObject *key, const ObjectFacts *of)
+{
+    int mode = of->render_mode(obj);
+    int visible = mode != INVISIBLE && mode != CLIP;
+    float size = 0;
+    Matrix matrix = {0, 0, 0, 0, 0, 0};
+    double font_size = 0.0;
+    if (of->font_size(obj, &size) && of->matrix(obj, &matrix)) {
+        /* the size along the glyphs' vertical axis (the matrix may scale, skew or turn) */
+        PyObject *c = PyFloat_FromDouble((double)matrix.c);
+        PyObject *d = PyFloat_FromDouble((double)matrix.d);
+        PyObject *h = NULL;
+        if (c && d) {
+            PyObject *cd[2] = {c, d};
+            h = PyObject_Vectorcall(of->hypot, cd, 2, NULL);
+        }
+        Py_XDECREF(c);
+        Py_XDECREF(d);
+        if (!h)
+            return NULL;
+        double hv = PyFloat_AsDouble(h);
+        Py_DECREF(h);
+        if (hv == -1.0 && PyErr_Occurred())
+            return NULL;
+        font_size = (double)size * hv;
+    }
+    PyObject *bold = mode == FILL_STROKE ? Py_True : Py_False; /* faux bold */
+    PyObject *italic = Py_False, *face = NULL;
+    void *font = of->font(obj);
+    if (font) {
+        PyObject *font_key = PyLong_FromVoidPtr(font);
+        if (!font_key)
+            return NULL;
+        face = remembered(of->faces, of->face, font_key);
+        Py_DECREF(font_key);
+        if (!face)
+            return NULL;
+        if (!PyTuple_Check(face) || PyTuple_GET_SIZE(face) != 3) {
+            PyErr_SetString(PyExc_TypeError, "face() must give (bold, italic, font)");
+            Py_DECREF(face);
+            return NULL;
+        }
+        if (PyDict_SetItem(of->fonts, key, PyTuple_GET_ITEM(face, 2)) < 0) {
+            Py_DECREF(face);
+            return NULL;
+        }
+        if (bold == Py_False)
+            bold = PyTuple_GET_ITEM(face, 0);
+        italic = PyTuple_GET_ITEM(face, 1);
+    }
+    PyObject *out = PyTuple_New(4);
+    PyObject *size_obj = PyFloat_FromDouble(font_size);
+    if (!out || !size_obj) {
+        Py_XDECREF(out);
+        Py_XDECREF(size_obj);
+        Py_XDECREF(face);
+        return NULL;
+    }
+    PyObject *v = visible ? Py_True : Py_False;
+    Py_INCREF(v);
+    Py_INCREF(bold);
+    Py_INCREF(italic);
+    PyTuple_SET_ITEM(out, 0, v);
+    PyTuple_SET_ITEM(out, 1, size_obj);
+    PyTuple_SET_ITEM(out, 2, bold);
+    PyTuple_SET_ITEM(out, 3, italic);
+    Py_XDECREF(face);
+    return out;
+}
+
+/* Where each of Char's fields lives in a Char (it is a slots dataclass): filled in place,
+ * a record costs no call of its __init__. 0 when the class is not such (a caller's own
+ * class): then it is called. */
+static int
+slot_offsets(PyObject *char_class, Py_ssize_t *offsets)
+{
+    if (!PyType_Check(char_class))
+        return 0;
+    for (int k = 0; k < N_FIELDS; k++) {
+        PyObject *d = PyObject_GetAttrString(char_class, FIELDS[k]);
+        if (!d) {
+            PyErr_Clear();
+            return 0;
+        }
+        int ok = Py_IS_TYPE(d, &PyMemberDescr_Type)
+                 && ((PyMemberDescrObject *)d)->d_common.d_type == (PyTypeObject *)char_class
+                 && ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX;
+        if (ok)
+            offsets[k] = ((PyMemberDescrObject *)d)->d_member->offset;
+        Py_DECREF(d);
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+/* a Char of `fields` (borrowed; a new reference, NULL on error) */
+static PyObject *
+new_char(PyObject *char_class, const Py_ssize_t *offsets, int in_place, PyObject **fields)
+{
+    if (!in_place)
+        return PyObject_Vectorcall(char_class, fields, N_FIELDS, NULL);
+    PyTypeObject *type = (PyTypeObject *)char_class;
+    PyObject *c = type->tp_alloc(type, 0);
+    if (!c)
+        return NULL;
+    for (int k = 0; k < N_FIELDS; k++) {
+        Py_INCREF(fields[k]);
+        *(PyObject **)((char *)c + offsets[k]) = fields[k];
+    }
+    return c;
+}
+
+/* read_chars(tp, n, codes, functions, matrix, turn, face, hypot, char_class, fonts)
+ *     -> list of Char
+ *
+ * tp: the text page's address; codes: its UTF-16 units (a list of n ints) or None;
+ * functions: the addresses of chars._AddressTyped.NAMES and chars.OBJECT_FUNCTIONS;
+ * matrix: (x0, y0, ua, ub, va, vb), user space to the display frame;
+ * turn(raw_angle) -> (direction, tilt); face(font address) -> (bold, italic, font);
+ * hypot: math.hypot; char_class: chars.Char; fonts: a dict, filled with each text object's
+ * font (the third of face's answer) by its address. */
 static PyObject *
 read_chars(PyObject *self, PyObject *args)
 {
     unsigned long long tp_address;
     Py_ssize_t n;
-    PyObject *codes, *functions, *matrix, *turn, *facts, *char_class;
-    if (!PyArg_ParseTuple(args, "KnOO!O!OOO", &tp_address, &n, &codes, &PyTuple_Type,
-                          &functions, &PyTuple_Type, &matrix, &turn, &facts, &char_class))
+    PyObject *codes, *functions, *matrix, *turn, *face, *hypot, *char_class, *fonts;
+    if (!PyArg_ParseTuple(args, "KnOO!O!OOOOO!", &tp_address, &n, &codes, &PyTuple_Type,
+                          &functions, &PyTuple_Type, &matrix, &turn, &face, &hypot,
+                          &char_class, &PyDict_Type, &fonts))
         return NULL;
     if (PyTuple_GET_SIZE(functions) != N_FUNCTIONS || PyTuple_GET_SIZE(matrix) != 6) {
-        PyErr_SetString(PyExc_ValueError, "read_chars: 10 functions and a 6-number matrix");
+        PyErr_SetString(PyExc_ValueError, "read_chars: 14 functions and a 6-number matrix");
         return NULL;
     }
     if (codes != Py_None && (!PyList_Check(codes) || PyList_GET_SIZE(codes) < n)) {
@@ -105,6 +276,8 @@ read_chars(PyObject *self, PyObject *args)
         if (m[k] == -1.0 && PyErr_Occurred())
             return NULL;
     }
+    Py_ssize_t offsets[N_FIELDS];
+    int in_place = slot_offsets(char_class, offsets);
     TextPage tp = (TextPage)(uintptr_t)tp_address;
     GetUnicode get_unicode = (GetUnicode)f[F_UNICODE];
     IntAt is_generated = (IntAt)f[F_GENERATED], is_hyphen = (IntAt)f[F_HYPHEN];
@@ -115,10 +288,17 @@ read_chars(PyObject *self, PyObject *args)
     GetCharAngle get_angle = (GetCharAngle)f[F_ANGLE];
     GetTextObject get_object = (GetTextObject)f[F_OBJECT];
     GetFontSize font_size_at = (GetFontSize)f[F_FONT_SIZE];
+    ObjectFacts of = {(GetRenderMode)f[F_RENDER_MODE], (GetObjectFontSize)f[F_OBJECT_FONT_SIZE],
+                      (GetMatrix)f[F_MATRIX], (GetFont)f[F_FONT], NULL, face, fonts, hypot};
 
     PyObject *out = PyList_New(0);
     PyObject *objects = PyDict_New(), *turns = PyDict_New(), *angles = PyDict_New();
-    if (!out || !objects || !turns || !angles)
+    of.faces = PyDict_New();
+    /* the text object of the characters before, while they share one (most runs do):
+     * its address as an int, its facts, and the angle and turn of its drawn characters */
+    void *last_object = NULL;
+    PyObject *last_key = NULL, *last_known = NULL, *last_angle = NULL, *last_turn = NULL;
+    if (!out || !objects || !turns || !angles || !of.faces)
         goto fail;
     /* like chars.py's output buffers, kept from one character to the next */
     double left = 0, right = 0, bottom = 0, top = 0, ox = 0, oy = 0;
@@ -147,71 +327,92 @@ read_chars(PyObject *self, PyObject *args)
         }
         Py_UCS4 ch = (code > 0 && code < 0x110000 && !(code >= 0xD800 && code <= 0xDFFF))
                      ? (Py_UCS4)code : 0xFFFD;
+        double tight_box[4], loose_box_v[4];
         get_box(tp, (int)i, &left, &right, &bottom, &top);
         get_origin(tp, (int)i, &ox, &oy);
         get_loose(tp, (int)i, &loose);
-        PyObject *tight = display_box(left, right, bottom, top, m);
-        PyObject *loose_box = display_box((double)loose.left, (double)loose.right,
-                                          (double)loose.bottom, (double)loose.top, m);
-        if (!tight || !loose_box) {
-            Py_XDECREF(tight);
-            Py_XDECREF(loose_box);
+        display_box(left, right, bottom, top, m, tight_box);
+        display_box((double)loose.left, (double)loose.right, (double)loose.bottom,
+                    (double)loose.top, m, loose_box_v);
+        PyObject *loose_box = float_tuple(loose_box_v, 4), *tight = NULL, *origin = NULL;
+        PyObject *raw_angle = NULL, *direction_tilt = NULL;
+        if (!loose_box)
             goto fail;
-        }
-        double t0 = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(tight, 0));
-        double t1 = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(tight, 1));
-        double t2 = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(tight, 2));
-        double t3 = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(tight, 3));
-        if ((t2 - t0 <= 0 || t3 - t1 <= 0) && !Py_UNICODE_ISSPACE(ch)) {
-            Py_DECREF(tight);
-            Py_INCREF(loose_box);
+        if ((tight_box[2] - tight_box[0] <= 0 || tight_box[3] - tight_box[1] <= 0)
+            && !Py_UNICODE_ISSPACE(ch)) {
+            Py_INCREF(loose_box); /* the very tuple, as in chars.py */
             tight = loose_box;
+        } else {
+            tight = float_tuple(tight_box, 4);
+            if (!tight)
+                goto fail_char;
         }
         double dx = ox - m[0], dy = oy - m[1];
-        PyObject *origin = Py_BuildValue("(dd)", m[2] * dx + m[3] * dy, m[4] * dx + m[5] * dy);
+        double origin_v[2] = {m[2] * dx + m[3] * dy, m[4] * dx + m[5] * dy};
+        origin = float_tuple(origin_v, 2);
+        if (!origin)
+            goto fail_char;
 
         void *object = get_object(tp, (int)i);
-        PyObject *key = object ? PyLong_FromVoidPtr(object) : PyLong_FromLong(0);
-        PyObject *raw_angle = NULL, *direction_tilt = NULL, *known = NULL;
-        if (!origin || !key)
-            goto fail_char;
+        if (!last_key || object != last_object) {
+            Py_CLEAR(last_key);
+            Py_CLEAR(last_known);
+            Py_CLEAR(last_angle);
+            Py_CLEAR(last_turn);
+            last_object = object;
+            last_key = object ? PyLong_FromVoidPtr(object) : PyLong_FromLong(0);
+            if (!last_key)
+                goto fail_char;
+            if (object) { /* its facts, worked out once per object */
+                last_known = PyDict_GetItemWithError(objects, last_key);
+                if (last_known) {
+                    Py_INCREF(last_known);
+                } else {
+                    if (PyErr_Occurred())
+                        goto fail_char;
+                    last_known = object_facts(object, last_key, &of);
+                    if (!last_known || PyDict_SetItem(objects, last_key, last_known) < 0)
+                        goto fail_char;
+                }
+            }
+        }
         if (object && !generated) {
             /* a drawn character's angle is its text object's: asked once per object */
-            raw_angle = PyDict_GetItemWithError(angles, key);
-            if (raw_angle) {
-                Py_INCREF(raw_angle);
-            } else {
-                if (PyErr_Occurred())
-                    goto fail_char;
-                raw_angle = PyFloat_FromDouble((double)get_angle(tp, (int)i));
-                if (!raw_angle || PyDict_SetItem(angles, key, raw_angle) < 0)
+            if (!last_angle) {
+                last_angle = PyDict_GetItemWithError(angles, last_key);
+                if (last_angle) {
+                    Py_INCREF(last_angle);
+                } else {
+                    if (PyErr_Occurred())
+                        goto fail_char;
+                    last_angle = PyFloat_FromDouble((double)get_angle(tp, (int)i));
+                    if (!last_angle || PyDict_SetItem(angles, last_key, last_angle) < 0)
+                        goto fail_char;
+                }
+                last_turn = remembered(turns, turn, last_angle);
+                if (!last_turn)
                     goto fail_char;
             }
+            raw_angle = Py_NewRef(last_angle);
+            direction_tilt = Py_NewRef(last_turn);
         } else {
             raw_angle = PyFloat_FromDouble((double)get_angle(tp, (int)i));
             if (!raw_angle)
                 goto fail_char;
+            direction_tilt = remembered(turns, turn, raw_angle);
+            if (!direction_tilt)
+                goto fail_char;
         }
-        direction_tilt = remembered(turns, turn, raw_angle);
-        if (!direction_tilt)
-            goto fail_char;
         if (!PyTuple_Check(direction_tilt) || PyTuple_GET_SIZE(direction_tilt) != 2) {
             PyErr_SetString(PyExc_TypeError, "turn() must give (direction, tilt)");
             goto fail_char;
         }
         PyObject *visible = Py_True, *size = NULL, *bold = Py_False, *italic = Py_False;
         if (object) {
-            known = remembered(objects, facts, key);
-            if (!known)
-                goto fail_char;
-            if (!PyTuple_Check(known) || PyTuple_GET_SIZE(known) != 4) {
-                PyErr_SetString(PyExc_TypeError, "facts() must give 4 values");
-                goto fail_char;
-            }
-            visible = PyTuple_GET_ITEM(known, 0);
-            size = PyTuple_GET_ITEM(known, 1);
-            bold = PyTuple_GET_ITEM(known, 2);
-            italic = PyTuple_GET_ITEM(known, 3);
+            visible = PyTuple_GET_ITEM(last_known, 0);
+            size = PyTuple_GET_ITEM(last_known, 1);
+            bold = PyTuple_GET_ITEM(last_known, 2);
+            italic = PyTuple_GET_ITEM(last_known, 3);
         }
         double size_value = 0.0;
         if (size) {
@@ -235,12 +436,12 @@ read_chars(PyObject *self, PyObject *args)
         PyObject *index = PyLong_FromSsize_t(i);
         PyObject *c = NULL;
         if (text && index) {
-            PyObject *fields[15] = {
+            PyObject *fields[N_FIELDS] = {
                 text, tight, loose_box, origin, PyTuple_GET_ITEM(direction_tilt, 0),
                 PyTuple_GET_ITEM(direction_tilt, 1), size_obj, index,
                 generated ? Py_True : Py_False, hyphen ? Py_True : Py_False,
-                map_error ? Py_True : Py_False, visible, key, bold, italic};
-            c = PyObject_Vectorcall(char_class, fields, 15, NULL);
+                map_error ? Py_True : Py_False, visible, last_key, bold, italic};
+            c = new_char(char_class, offsets, in_place, fields);
         }
         Py_XDECREF(text);
         Py_XDECREF(index);
@@ -253,36 +454,43 @@ read_chars(PyObject *self, PyObject *args)
         Py_DECREF(tight);
         Py_DECREF(loose_box);
         Py_DECREF(origin);
-        Py_DECREF(key);
         Py_DECREF(raw_angle);
         Py_DECREF(direction_tilt);
-        Py_XDECREF(known);
         continue;
     fail_char:
-        Py_DECREF(tight);
         Py_DECREF(loose_box);
+        Py_XDECREF(tight);
         Py_XDECREF(origin);
-        Py_XDECREF(key);
         Py_XDECREF(raw_angle);
         Py_XDECREF(direction_tilt);
-        Py_XDECREF(known);
         goto fail;
     }
+    Py_XDECREF(last_key);
+    Py_XDECREF(last_known);
+    Py_XDECREF(last_angle);
+    Py_XDECREF(last_turn);
     Py_DECREF(objects);
     Py_DECREF(turns);
     Py_DECREF(angles);
+    Py_DECREF(of.faces);
     return out;
 fail:
+    Py_XDECREF(last_key);
+    Py_XDECREF(last_known);
+    Py_XDECREF(last_angle);
+    Py_XDECREF(last_turn);
     Py_XDECREF(out);
     Py_XDECREF(objects);
     Py_XDECREF(turns);
     Py_XDECREF(angles);
+    Py_XDECREF(of.faces);
     return NULL;
 }
 
 static PyMethodDef methods[] = {
     {"read_chars", read_chars, METH_VARARGS,
-     "read_chars(tp, n, codes, functions, matrix, turn, facts, char_class) -> list of Char: "
+     "read_chars(tp, n, codes, functions, matrix, turn, face, hypot, char_class, fonts) -> "
+     "list of Char: "
      "chars.py's character loop (see mineru_tui/pdf/chars.py)."},
     {NULL, NULL, 0, NULL}};
 

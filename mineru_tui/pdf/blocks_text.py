@@ -139,6 +139,8 @@ def text_to_spans(text: str):
     """Text with ``<sup>``/``<sub>`` runs as document spans (superscript/subscript styles)."""
     from mineru_tui.document import text_span
 
+    if "<" not in text:  # most text: no script runs to look for
+        return [text_span(text)] if text else []
     spans, pos = [], 0
     for m in _SCRIPT.finditer(text):
         if m.start() > pos:

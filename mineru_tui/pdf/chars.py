@@ -18,6 +18,8 @@ STANDARD_TOLERANCE = 0.1  # degrees: a character at 0/90/180/270 within this is 
 MAX_TILT = 30.0  # degrees: tilted characters (faux italics) kept only up to this
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1
+# what a font says of itself, as PDFium gives it: (base font name, weight, descriptor flags)
+FontFacts = tuple[bytes, int, int]
 
 
 @dataclass(slots=True)
@@ -71,17 +73,26 @@ def page_chars(page, limit: int = MAX_NATIVE_CHARS) -> list[Char] | None:
     cached = getattr(page, "chars_cache", None)
     if cached is not None and cached[0] == limit:
         return cached[1]
-    chars = _read_chars(page, limit)
-    page.chars_cache = (limit, chars)
+    fonts: dict[int, FontFacts] = {}
+    chars = _read_chars(page, limit, fonts)
+    page.chars_cache = (limit, chars, fonts)
     return chars
 
 
-def _read_chars(page, limit: int) -> list[Char] | None:
+def object_fonts(page) -> dict[int, FontFacts]:
+    """``{text object address: FontFacts}`` of the text objects whose characters
+    :func:`page_chars` read on ``page`` (empty when none are kept): what each one's font
+    says, read while the page was loaded, so no PDFium call is needed for it later."""
+    cached = getattr(page, "chars_cache", None)
+    return cached[2] if cached is not None and len(cached) > 2 else {}
+
+
+def _read_chars(page, limit: int, fonts: dict | None = None) -> list[Char] | None:
     from mineru_tui.pdf.gc_pause import collector_paused
     from mineru_tui.pdf.pdfium import owned
 
     with owned(), collector_paused():  # PDFium is held over the whole page: the loop calls its bare functions
-        return _read_chars_owned(page, limit)
+        return _read_chars_owned(page, limit, fonts=fonts)
 
 
 def _bare(function):
@@ -90,11 +101,13 @@ def _bare(function):
     return getattr(function, "__wrapped__", function)
 
 
-def _read_chars_owned(page, limit: int, compiled: bool | None = None) -> list[Char] | None:
+def _read_chars_owned(page, limit: int, compiled: bool | None = None,
+                      fonts: dict | None = None) -> list[Char] | None:
     """The characters of ``page`` (the caller holds PDFium). ``compiled`` picks the loop:
     the C one (:mod:`._charloop`, built by ``pip install``) or this module's own; by
     default the C one when it was built and ``MINERU_TUI_PURE_CHARS`` is not ``1``. Both
-    give equal characters (``tests/pdf/test_char_loop.py``)."""
+    give equal characters (``tests/pdf/test_char_loop.py``), and fill ``fonts`` alike
+    with each text object's :data:`FontFacts`."""
     import ctypes
 
     import pypdfium2.raw as pdfium_c
@@ -112,16 +125,17 @@ def _read_chars_owned(page, limit: int, compiled: bool | None = None) -> list[Ch
     ua, ub, va, vb = by / det, -bx / det, -ay / det, ax / det
     codes = _code_points(textpage.raw, n, pdfium_c, ctypes)
     loop = compiled_loop() if compiled is None else (_compiled() if compiled else None)
+    fonts = {} if fonts is None else fonts
     if loop is not None:
-        f = _address_typed()
-        faces: dict[int, tuple[bool, bool]] = {}  # the page's fonts, each judged once
+        # the C loop works out each text object's facts as _object_facts does; a font met
+        # the first time on the page comes back here once (_font_face reads its name)
+        bare = _bare_functions(pdfium_c)
         return loop.read_chars(
-            tp, n, codes, f.addresses, (x0, y0, ua, ub, va, vb),
+            tp, n, codes, _address_typed().addresses, (x0, y0, ua, ub, va, vb),
             lambda raw_angle: _turn(raw_angle, ua, ub, va, vb),
-            lambda key: _object_facts(ctypes.cast(key, pdfium_c.FPDF_PAGEOBJECT), pdfium_c, ctypes,
-                                      faces),
-            Char)
-    return _python_loop(tp, n, codes, (x0, y0, ua, ub, va, vb), pdfium_c, ctypes)
+            lambda font: _font_face(ctypes.cast(font, pdfium_c.FPDF_FONT), bare, ctypes),
+            math.hypot, Char, fonts)
+    return _python_loop(tp, n, codes, (x0, y0, ua, ub, va, vb), pdfium_c, ctypes, fonts)
 
 
 def compiled_loop():
@@ -143,7 +157,7 @@ def _compiled():
         return None
 
 
-def _python_loop(tp: int, n: int, codes, matrix, pdfium_c, ctypes) -> list[Char]:
+def _python_loop(tp: int, n: int, codes, matrix, pdfium_c, ctypes, fonts: dict) -> list[Char]:
     """The character loop in Python (the C loop in ``_charloop.c`` does the same)."""
     x0, y0, ua, ub, va, vb = matrix
     # this loop is the text path's hottest: PDFium's functions take plain addresses
@@ -218,7 +232,7 @@ def _python_loop(tp: int, n: int, codes, matrix, pdfium_c, ctypes) -> list[Char]
             known = objects.get(key)
             if known is None:
                 obj = ctypes.cast(key, pdfium_c.FPDF_PAGEOBJECT)
-                known = objects[key] = _object_facts(obj, pdfium_c, ctypes)
+                known = objects[key] = _object_facts(obj, key, fonts, pdfium_c, ctypes)
             visible, size, bold, italic = known
         if size <= 0:
             size = font_size_at(tp, i)
@@ -259,10 +273,15 @@ class _AddressTyped:
             prototype = ctypes.CFUNCTYPE(plain(function.restype),
                                          *(plain(t) for t in function.argtypes))
             setattr(self, name, prototype(address))
-        # the functions' addresses, in NAMES' order, for the C loop (_charloop.c)
+        # the functions' addresses, in NAMES' then OBJECT_FUNCTIONS' order, for the C loop
+        # (_charloop.c)
         self.addresses = tuple(ctypes.cast(_bare(getattr(pdfium_c, name)), ctypes.c_void_p).value
-                               for name in self.NAMES)
+                               for name in self.NAMES + OBJECT_FUNCTIONS)
 
+
+# the PDFium functions _object_facts calls on a text object, which the C loop calls itself
+OBJECT_FUNCTIONS = ("FPDFTextObj_GetTextRenderMode", "FPDFTextObj_GetFontSize",
+                    "FPDFPageObj_GetMatrix", "FPDFTextObj_GetFont")
 
 _typed: _AddressTyped | None = None
 
@@ -284,9 +303,10 @@ def _code_points(tp, n: int, pdfium_c, ctypes):
     if pdfium_c.FPDFText_GetText(tp, 0, n, buf) != n + 1:
         return None
     codes = buf[:n]
-    for i, code in enumerate(codes):
-        if code == 0xFFFE:
-            codes[i] = pdfium_c.FPDFText_GetUnicode(tp, i)
+    if 0xFFFE in codes:  # (looked for in C: most pages have none)
+        for i, code in enumerate(codes):
+            if code == 0xFFFE:
+                codes[i] = pdfium_c.FPDFText_GetUnicode(tp, i)
     return codes
 
 
@@ -307,15 +327,12 @@ FORCE_BOLD = 1 << 18  # the font descriptor's ForceBold flag
 ITALIC = 1 << 6  # ... and its Italic flag
 
 
-def _object_facts(obj, pdfium_c, ctypes, faces: dict | None = None) -> tuple[bool, float, bool, bool]:
-    """(visible, font size as drawn, bold, italic) of one text object, read once per object
-    (the caller holds PDFium: its functions are called bare). ``faces`` keeps what each
-    font says (bold, italic) by its address, for one open page (a page's hundreds of text
-    objects share a few fonts)."""
-    global _bare_raw
-    if _bare_raw is None:
-        _bare_raw = _BareFunctions(pdfium_c)
-    pdfium_c = _bare_raw
+def _object_facts(obj, key: int, fonts: dict, pdfium_c, ctypes) -> tuple[bool, float, bool, bool]:
+    """(visible, font size as drawn, bold, italic) of one text object (at address ``key``),
+    read once per object, and its font's :data:`FontFacts` put in ``fonts`` (the caller
+    holds PDFium: its functions are called bare). ``_charloop.c``'s ``object_facts`` does
+    the same."""
+    pdfium_c = _bare_functions(pdfium_c)
     mode = pdfium_c.FPDFTextObj_GetTextRenderMode(obj)
     visible = mode not in (pdfium_c.FPDF_TEXTRENDERMODE_INVISIBLE,
                            pdfium_c.FPDF_TEXTRENDERMODE_CLIP)
@@ -329,30 +346,36 @@ def _object_facts(obj, pdfium_c, ctypes, faces: dict | None = None) -> tuple[boo
     italic = False
     font = pdfium_c.FPDFTextObj_GetFont(obj)
     if font:
-        address = ctypes.c_void_p.from_buffer(font).value if faces is not None else None
-        face = faces.get(address) if faces is not None else None
-        if face is None:
-            face = _font_face(font, pdfium_c, ctypes)
-            if faces is not None:
-                faces[address] = face
+        face = _font_face(font, pdfium_c, ctypes)
         bold, italic = bold or face[0], face[1]
+        fonts[key] = face[2]
     return visible, font_size, bold, italic
 
 
-def _font_face(font, pdfium_c, ctypes) -> tuple[bool, bool]:
-    """(bold, italic) as a font says: its weight, its descriptor's flags or its name."""
+def _font_face(font, pdfium_c, ctypes) -> tuple[bool, bool, FontFacts]:
+    """(bold, italic) as a font says: its weight, its descriptor's flags or its name; and
+    those :data:`FontFacts` themselves (for :func:`~mineru_tui.pdf.fonts.font_styles`)."""
     weight = pdfium_c.FPDFFont_GetWeight(font)
     flags = pdfium_c.FPDFFont_GetFlags(font)
     buf = ctypes.create_string_buffer(256)
     n = pdfium_c.FPDFFont_GetBaseFontName(font, buf, len(buf))
-    name = buf.value.decode("latin-1", "replace").split("+", 1)[-1] if n else ""
+    raw_name = buf.value if n else b""
+    name = raw_name.decode("latin-1", "replace").split("+", 1)[-1]
     bold = (weight >= 600 or (flags > 0 and bool(flags & FORCE_BOLD))
             or bool(_BOLD_NAME.search(name)))
     italic = (flags > 0 and bool(flags & ITALIC)) or bool(_ITALIC_NAME.search(name))
-    return bold, italic
+    return bold, italic, (raw_name, weight, flags)
 
 
 _bare_raw = None  # the _BareFunctions of pypdfium2.raw, made on first use
+
+
+def _bare_functions(pdfium_c):
+    """``pypdfium2.raw`` (``pdfium_c``) with its functions bare, made once."""
+    global _bare_raw
+    if _bare_raw is None:
+        _bare_raw = _BareFunctions(pdfium_c)
+    return _bare_raw
 
 
 class _BareFunctions:

@@ -19,6 +19,9 @@ abnormal characters, which are checked.
 
 from __future__ import annotations
 
+import functools
+import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from mineru_tui.pdf.chars import MAX_NATIVE_CHARS, Char, page_chars
@@ -37,6 +40,7 @@ IMAGE_TEXT_OVERLAP = 0.8
 IMAGE_TEXT_MIN, IMAGE_TEXT_RATIO = 50, 0.5
 
 _ASCII_PUNCT = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_PUNCT_RUN = re.compile("[" + re.escape("".join(sorted(_ASCII_PUNCT))) + "]{4,}")
 _SCRIPTS = (  # (name, first, last) for the non-CJK scripts the noise check counts
     ("latin", 0x41, 0x24F), ("greek", 0x370, 0x3FF), ("cyrillic", 0x400, 0x52F),
     ("armenian", 0x530, 0x58F), ("hebrew", 0x590, 0x5FF), ("arabic", 0x600, 0x6FF),
@@ -88,45 +92,38 @@ class TextStats:
 
 
 def text_stats(chars: list[Char]) -> TextStats:
+    """The counts ``_text_problem`` judges, over ``chars`` in their order."""
     s = TextStats()
-    run: list[str] = []
-    kinds: dict[str, tuple] = {}  # a page repeats few distinct characters: each judged once
+    texts = [c.text for c in chars]
     scripts = s.scripts
-
-    for c in chars:
-        t = c.text
-        kind = kinds.get(t)
-        if kind is None:
-            kind = kinds[t] = _char_kind(t)
-        space, abnormal, cjk, garble, script, punct = kind
+    kinds: dict[str, tuple] = {}
+    # a page repeats few distinct characters: each judged once, counted by how often it occurs
+    for t, n in Counter(texts).items():
+        space, abnormal, cjk, garble, script, punct = kinds[t] = _char_kind(t)
         if space:
-            if run:
-                if len(run) >= 4 and len(set(run)) >= 2:
-                    s.punct_in_runs += len(run)
-                run.clear()
             continue
-        s.chars += 1
-        if c.map_error:
-            s.map_errors += 1
-        if abnormal and not c.hyphen:
-            s.abnormal += 1
+        s.chars += n
+        s.abnormal += abnormal * n  # soft hyphens taken off below
         if cjk:
-            s.cjk += 1
-            s.garble += garble
+            s.cjk += n
+            s.garble += garble * n
         elif script is not None:
-            scripts[script] = scripts.get(script, 0) + 1
-        if punct:
-            s.punct += 1
-            run.append(t)
-        elif run:
-            if len(run) >= 4 and len(set(run)) >= 2:
-                s.punct_in_runs += len(run)
-            run.clear()
-    if len(run) >= 4 and len(set(run)) >= 2:
-        s.punct_in_runs += len(run)
+            scripts[script] = scripts.get(script, 0) + n
+        s.punct += punct * n
+    for c in [c for c in chars if c.map_error or c.hyphen]:  # few characters, if any
+        space, abnormal = kinds[c.text][:2]
+        if not space:
+            s.map_errors += c.map_error
+            s.abnormal -= abnormal and c.hyphen
+    if s.punct >= 4:  # runs of four or more punctuation marks, two kinds at least
+        # found in the page's text as one string (each character's text is one character,
+        # as _char_kind takes it), not walked character by character
+        s.punct_in_runs = sum(len(run) for run in _PUNCT_RUN.findall("".join(texts))
+                              if len(set(run)) >= 2)
     return s
 
 
+@functools.lru_cache(maxsize=4096)  # pages share their characters
 def _char_kind(t: str) -> tuple[bool, bool, bool, int, str | None, bool]:
     """(space, abnormal unless a hyphen, CJK, in the garbling range, its script or None,
     ASCII punctuation) of one character's text."""
@@ -175,22 +172,28 @@ def _image_rects(page) -> list[tuple[float, float, float, float]]:
 
 def _images_in_paint_order(page):
     """([(display rect, paint position)] of the images, {text object address: position}):
-    positions in the order objects are painted, forms entered depth first."""
+    positions in the order objects are painted, forms entered depth first. A page without
+    images gives no positions of its text objects (nothing lies over an image there)."""
     import ctypes
 
     import pypdfium2.raw as pdfium_c
 
-    from mineru_tui.pdf.pdfium import object_bounds, page_objects
+    from mineru_tui.pdf.pdfium import kept_page_objects, object_bounds
 
-    images, texts = [], {}
-    for pos, (kind, obj) in enumerate(page_objects(page.raw, max_depth=4)):
-        if kind == pdfium_c.FPDF_PAGEOBJ_IMAGE:
+    objects = kept_page_objects(page, max_depth=4)
+    image_kind = pdfium_c.FPDF_PAGEOBJ_IMAGE
+    images = []
+    for pos, (kind, obj) in enumerate(objects):
+        if kind == image_kind:
             left, bottom, right, top = object_bounds(obj)
             images.append((page.rect_to_display(left, bottom, right, top), pos))
-        elif kind == pdfium_c.FPDF_PAGEOBJ_TEXT:
-            # the pointer's value read in place: ctypes.cast would tie obj into a reference
-            # cycle (left to the garbage collector), one per text object
-            texts[ctypes.c_void_p.from_buffer(obj).value or 0] = pos
+    if not images:
+        return [], {}
+    # the pointer's value read in place: ctypes.cast would tie obj into a reference cycle
+    # (left to the garbage collector), one per text object
+    text_kind, address = pdfium_c.FPDF_PAGEOBJ_TEXT, ctypes.c_void_p.from_buffer
+    texts = {address(obj).value or 0: pos for pos, (kind, obj) in enumerate(objects)
+             if kind == text_kind}
     return images, texts
 
 

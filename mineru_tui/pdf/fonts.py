@@ -12,7 +12,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from mineru_tui.pdf.chars import Char
+from mineru_tui.pdf.chars import Char, object_fonts
 
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demibold|demi\b|extrabold|ultrabold"
                         r"|^(?:cm|sf|lm|ec)bx|\bbx\d|-bd\b|,bold", re.IGNORECASE)
@@ -48,23 +48,31 @@ def font_styles(page, chars: list[Char]) -> dict[int, FontStyle]:
             page.font_styles_cache = cache
         except AttributeError:  # a page object without attributes: no cache, still correct
             pass
-    todo = {}
-    for c in chars:
-        if c.text_object not in cache and c.text_object not in todo and not c.text.isspace():
-            todo[c.text_object] = c.index
+    # each text object not yet known, by the first of its non-space characters (the dict
+    # made from the last character back keeps the first)
+    todo = {c.text_object: c.index for c in reversed(chars) if not c.text.isspace()}
+    for key in cache.keys() & todo.keys():
+        del todo[key]
+    # what each object's font says was read with the characters (page_chars): no PDFium
+    # call is needed for those (the same name, weight and flags a character's font gives)
+    said = object_fonts(page)
+    for key in [key for key in todo if key in said]:
+        cache[key] = _style(*said[key])
+        del todo[key]
     if not todo:
         return cache
     from mineru_tui.pdf.pdfium import owned
 
-    tp = page.textpage()
+    tp = page.textpage().raw
     buf = ctypes.create_string_buffer(256)
-    flags = ctypes.c_int()
+    size, flags = len(buf), ctypes.c_int()
+    flags_ref = ctypes.byref(flags)
     # PDFium held once for the page's text objects, its functions called bare
     font_info = getattr(pdfium_c.FPDFText_GetFontInfo, "__wrapped__", pdfium_c.FPDFText_GetFontInfo)
     font_weight = getattr(pdfium_c.FPDFText_GetFontWeight, "__wrapped__", pdfium_c.FPDFText_GetFontWeight)
     with owned():
         for key, index in todo.items():
-            n = font_info(tp, index, buf, len(buf), ctypes.byref(flags))
+            n = font_info(tp, index, buf, size, flags_ref)
             cache[key] = _style(buf.value if n else b"", font_weight(tp, index), flags.value)
     return cache
 

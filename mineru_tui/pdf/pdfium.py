@@ -67,12 +67,13 @@ def unlocked(*functions):
     return tuple(getattr(f, "__wrapped__", f) for f in functions)
 
 
-def page_objects(page, max_depth: int = 15) -> list[tuple[int, object]]:
+def page_objects(page, max_depth: int = 15, levels: list[int] | None = None) -> list[tuple[int, object]]:
     """``(type, FPDF_PAGEOBJECT)`` of every object ``page`` (a ``pypdfium2.PdfPage``) paints,
     in paint order, form XObjects entered depth first down to ``max_depth`` levels: the
     objects and order of pypdfium2's ``PdfPage.get_objects(max_depth=...)``, without a
     Python wrapper per object and with PDFium held once for the whole walk (a page of a
-    long report has a few hundred objects, each asked its type). Raises pypdfium2's
+    long report has a few hundred objects, each asked its type). ``levels``, when given,
+    gets each object's level (0: on the page, 1: in a form on it, ...). Raises pypdfium2's
     ``PdfiumError`` where ``get_objects`` does, with its words."""
     import pypdfium2.raw as raw
     from pypdfium2 import PdfiumError
@@ -83,7 +84,7 @@ def page_objects(page, max_depth: int = 15) -> list[tuple[int, object]]:
     out: list[tuple[int, object]] = []
     with LOCK:
         _walk(page.raw, page_count, page_get, 0, max_depth, out,
-              (form_count, form_get, get_type, raw.FPDF_PAGEOBJ_FORM, PdfiumError))
+              (form_count, form_get, get_type, raw.FPDF_PAGEOBJ_FORM, PdfiumError, levels))
     return out
 
 
@@ -91,7 +92,7 @@ def _walk(parent, count, get, level: int, max_depth: int, out: list, using: tupl
     """:func:`page_objects`' walk (a module function, not a closure: a nested function that
     calls itself is a reference cycle, which kept each page's whole list of objects for
     the garbage collector)."""
-    form_count, form_get, get_type, form_kind, error = using
+    form_count, form_get, get_type, form_kind, error, levels = using
     n = count(parent)
     if n < 0:
         raise error("Failed to get number of pageobjects.")
@@ -101,8 +102,30 @@ def _walk(parent, count, get, level: int, max_depth: int, out: list, using: tupl
             raise error("Failed to get pageobject.")
         kind = get_type(obj)
         out.append((kind, obj))
+        if levels is not None:
+            levels.append(level)
         if kind == form_kind and level < max_depth - 1:
             _walk(obj, form_count, form_get, level + 1, max_depth, out, using)
+
+
+def kept_page_objects(page, max_depth: int) -> list[tuple[int, object]]:
+    """:func:`page_objects` of ``page.raw`` for a reader page (:class:`.reader.PdfPage`),
+    walked once per load of the page: the deepest walk asked for so far is kept on it (the
+    OCR-layer check walks into forms, the ruling lines take the page's own objects), and a
+    shallower one is read from it (the objects above that depth, in the same order)."""
+    raw = page.raw
+    kept = getattr(page, "objects_cache", None)
+    if kept is None or kept[0] is not raw or kept[1] < max_depth:
+        levels: list[int] = []
+        kept = (raw, max_depth, page_objects(raw, max_depth, levels), levels)
+        try:
+            page.objects_cache = kept  # with the page it was walked on: a reload walks anew
+        except AttributeError:  # a page object that takes no attributes: nothing kept
+            pass
+    _, depth, objects, levels = kept
+    if depth == max_depth:
+        return objects
+    return [o for o, level in zip(objects, levels) if level < max_depth]
 
 
 def object_bounds(obj) -> tuple[float, float, float, float]:

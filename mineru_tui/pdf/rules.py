@@ -31,10 +31,10 @@ def page_rules(page) -> list[Rule]:
     import pypdfium2.raw as pdfium_c
     from pypdfium2 import PdfiumError
 
-    from mineru_tui.pdf.pdfium import LOCK, page_objects, unlocked
+    from mineru_tui.pdf.pdfium import LOCK, kept_page_objects, unlocked
 
     path_kind = pdfium_c.FPDF_PAGEOBJ_PATH
-    paths = [obj for kind, obj in page_objects(page.raw, max_depth=1) if kind == path_kind]
+    paths = [obj for kind, obj in kept_page_objects(page, max_depth=1) if kind == path_kind]
     if len(paths) > MAX_PATHS:
         return []
     found: list[Rule] = []

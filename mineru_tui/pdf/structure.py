@@ -37,6 +37,9 @@ class PageStructure:
     table_lines: list = field(default_factory=list)  # the lines the tables took
     _faces: dict[int, tuple] = field(default_factory=dict, repr=False)
     _object_faces: dict | None = field(default=None, repr=False)  # text object -> its face
+    # id(line) -> (line, its face counts): each line counted once per page; the line is held
+    # so its id is not reused by a line made later
+    _counted: dict[int, tuple] = field(default_factory=dict, repr=False)
 
     @classmethod
     def read(cls, page, chars: list[Char]) -> PageStructure:
@@ -60,7 +63,7 @@ class PageStructure:
             out.rules = []
         try:
             links = page_links(page)
-            upright = [c for c in chars if c.direction == 0]
+            upright = [c for c in chars if c.direction == 0] if links else []
             out.links = linked_texts(links, upright)  # the characters indexed once
             out.links_cut = out.links.cut
         except Exception:  # noqa: BLE001 - links are an extra
@@ -72,12 +75,19 @@ class PageStructure:
         key = id(line)
         face = self._faces.get(key)
         if face is None:
-            solid, bold, italic, _, counts = self._face_counts(line)
+            solid, bold, italic, _, counts = self._line_counts(line)
             fam = max(counts, key=counts.get) if counts else ""
             face = self._faces[key] = ((bold / solid if solid else 0.0) >= BOLD_SHARE,
                                        (italic / solid if solid else 0.0) >= BOLD_SHARE,
                                        fam if solid and counts[fam] >= BOLD_SHARE * solid else "")
         return face
+
+    def _line_counts(self, line: TextLine) -> tuple[int, int, int, int, dict[str, int]]:
+        """``_face_counts(line)``, worked out once per page."""
+        held = self._counted.get(id(line))
+        if held is None or held[0] is not line:
+            held = self._counted[id(line)] = (line, self._face_counts(line))
+        return held[1]
 
     def _face_counts(self, line: TextLine) -> tuple[int, int, int, int, dict[str, int]]:
         """Of ``line``'s non-space characters: how many, how many bold, italic and mono, and
@@ -96,19 +106,15 @@ class PageStructure:
             bold, italic, mono, solid = bold + b * n, italic + i * n, mono + m * n, solid + n
         return solid, bold, italic, mono, counts
 
-    def _face_of(self, lines: list[TextLine], counted: dict) -> tuple[float, float, float, str]:
+    def _face_of(self, lines: list[TextLine]) -> tuple[float, float, float, str]:
         """(bold share, italic share, mono share, main family) of the non-space characters of
         ``lines`` together, as ``fonts.share`` and ``fonts.main_family`` give them for their
         characters: summed from each line's counts (whole numbers, so the shares come out
-        the same), each line counted once into ``counted`` (by id: the caller holds the
-        lines)."""
+        the same), each line counted once a page)."""
         solid = bold = italic = mono = 0
         counts: dict[str, int] = {}
         for ln in lines:
-            own = counted.get(id(ln))
-            if own is None:
-                own = counted[id(ln)] = self._face_counts(ln)
-            n, b, i, m, families = own
+            n, b, i, m, families = self._line_counts(ln)
             solid, bold, italic, mono = solid + n, bold + b, italic + i, mono + m
             for f, k in families.items():
                 counts[f] = counts.get(f, 0) + k
@@ -124,13 +130,12 @@ class PageStructure:
         return a[:2] != b[:2] or bool(a[2] and b[2] and a[2] != b[2])
 
     def take_tables(self, chars: list[Char], lines: list[TextLine]):
-        """``(tables, the lines outside them)``: ``chars`` are the page's characters (a
-        table's cells may hold turned text), ``lines`` the lines of its upright ones."""
+        """``(tables, the lines outside them)``: ``chars`` are the page's visible characters
+        (a table's cells may hold turned text), ``lines`` the lines of its upright ones."""
         from mineru_tui.pdf.tables import find_tables
 
-        visible = [c for c in chars if c.visible]
         try:
-            tables = find_tables(visible, lines, self.rules, self.frames)
+            tables = find_tables(chars, lines, self.rules, self.frames)
         except (ValueError, ZeroDivisionError, IndexError, OverflowError):
             # a degenerate drawing (zero-size boxes, NaN coordinates): the page is still read,
             # as text without tables, rather than lost
@@ -163,14 +168,13 @@ class PageStructure:
         every = [_Lines(p.lines) for p in paras if p.lines] + [_Lines(self.table_lines)]
         body_height = _body_height(every) or body_height
         cands = []
-        counted: dict[int, tuple] = {}  # id(line) -> its face counts, for this call
         for p, text in zip(paras, texts):
-            bold, italic, mono, fam = self._face_of(p.lines, counted)
+            bold, italic, mono, fam = self._face_of(p.lines)
             cands.append(Candidate(text, len(p.lines), p.height, bold, italic, mono, fam,
                                    getattr(p, "block", None)))
         body_lines = [ln for group in every for ln in group.lines
                       if abs(ln.height - body_height) <= 0.1 * body_height]
-        body_bold, body_italic, _, body_family = self._face_of(body_lines, counted)
+        body_bold, body_italic, _, body_family = self._face_of(body_lines)
         levels = _levels(cands, body_height, body_bold, body_italic, body_family)
         # text in a framed drawing (a syntax diagram, a labelled figure) is no heading; a
         # border round the whole page is no such frame
@@ -269,8 +273,8 @@ def split_type_sizes(lines: list[TextLine]) -> list[TextLine]:
 def _size_cut(ln: TextLine) -> int | None:
     # type size read from the glyphs' font-height boxes: the font size a producer writes
     # can be folded into the text matrix, differently from one text object to the next
-    sizes = [c.loose[3] - c.loose[1] for c in ln.chars
-             if not c.text.isspace() and c.loose[3] > c.loose[1]]
+    looses = [c.loose for c in ln.chars if not c.text.isspace()]
+    sizes = [bottom - top for _, top, _, bottom in looses if bottom > top]
     if len(sizes) < 4 or max(sizes) < SIZE_STEP * min(sizes):  # most lines: one size, or
         return None  # sub- and superscripts; the glyphs' places only for the others
     solid = [i for i, c in enumerate(ln.chars) if not c.text.isspace() and c.loose[3] > c.loose[1]]

@@ -24,8 +24,10 @@ table when nothing is lost and HTML with spans otherwise.
 
 from __future__ import annotations
 
+import functools
 import re
 import statistics
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from mineru_tui.pdf.chars import Box, Char
@@ -60,16 +62,15 @@ def find_tables(chars: list[Char], lines: list, rules: list[Rule],
     title set vertically) is read in its own direction. Ruled regions that hold text but
     are no table (a framed figure, a boxed note) are added to ``frames`` when it is given."""
     found: list[FoundTable] = []
-    every, chars = chars, [c for c in chars if c.direction == 0]
-    centred = _Centred(every)
+    centred = _Centred(chars)
     for region, hs, vs in (_ruled_regions(rules) if len(rules) <= MAX_RULES else []):
-        inside = centred.inside(region, upright=True)
+        every = centred.inside(region)  # (the page's characters looked through once)
+        inside = [c for c in every if c.direction == 0]
         if not any(not c.text.isspace() for c in inside):
             continue
         # a box of crossing rules is a grid or a frame; only rules without verticals
         # (booktabs) leave the columns to the text
-        table = (_grid_table(centred.inside(region), hs, vs) if len(vs) >= 2
-                 else _column_table(inside))
+        table = _grid_table(every, hs, vs) if len(vs) >= 2 else _column_table(inside)
         if table is not None and _plausible(table) and not any(_overlap(region, f.box) for f in found):
             found.append(FoundTable(region, table))
         elif table is not None and _panels(table):
@@ -77,10 +78,11 @@ def find_tables(chars: list[Char], lines: list, rules: list[Rule],
         elif frames is not None and len(vs) >= 2:  # a closed box, not stacked rules
             frames.append(region)
     taken = [f.box for f in found]
-    free = [ln for ln in lines if not any(_centre_in(ln.box, b) for b in taken)]
+    free = ([ln for ln in lines if not any(_centre_in(ln.box, b) for b in taken)] if taken
+            else list(lines))
     found += _contents_tables(free)
     taken = [f.box for f in found]
-    rest = [ln for ln in free if not any(_centre_in(ln.box, b) for b in taken)]
+    rest = [ln for ln in free if not any(_centre_in(ln.box, b) for b in taken)] if taken else free
     for region in _aligned_regions(rest):
         held = [len(ln.text) >= PROSE_CHARS for ln in rest if _centre_in(ln.box, region)]
         if sum(held) > 0.6 * len(held):  # mostly long lines: columns of prose, no need to look
@@ -93,6 +95,7 @@ def find_tables(chars: list[Char], lines: list, rules: list[Rule],
 
 
 _CONTENTS_LINE = re.compile(r"^(.*?\S)(?:\s*\.){3,}\s*(\S{1,8})$")
+_DOTS = re.compile(r"\.\s*\.\s*\.")  # what _CONTENTS_LINE's leader starts with
 _SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.?|[A-Z]\.)$")
 
 
@@ -104,10 +107,8 @@ def _contents_tables(lines: list) -> list[FoundTable]:
     out: list[FoundTable] = []
     run: list[tuple] = []
 
-    numbers = [ln for ln in lines if _SECTION_NUMBER.match(ln.text.strip())]
-
-    def number_of(ln):
-        """A section number set apart to the left of an entry, on its row."""
+    def number_of(ln, numbers):
+        """A section number (one of ``numbers``) set apart to the left of an entry, on its row."""
         cy = (ln.box[1] + ln.box[3]) / 2
         left = [n for n in numbers if n.box[2] <= ln.box[0] + 1 and n.box[1] <= cy <= n.box[3]
                 and ln.box[0] - n.box[2] < 80]
@@ -116,8 +117,9 @@ def _contents_tables(lines: list) -> list[FoundTable]:
     def close():
         if len(run) >= MIN_ROWS:
             rows, boxes = [], []
+            numbers = [n for n in lines if _SECTION_NUMBER.match(n.text.strip())]
             for ln, m in run:
-                entry, num = m.group(1), number_of(ln)
+                entry, num = m.group(1), number_of(ln, numbers)
                 if num is not None:
                     entry = num.text.strip() + " " + entry
                     boxes.append(num.box)
@@ -130,7 +132,9 @@ def _contents_tables(lines: list) -> list[FoundTable]:
         run.clear()
 
     for ln in sorted(lines, key=lambda ln: (ln.box[1], ln.box[0])):
-        m = _CONTENTS_LINE.match(ln.text.strip())
+        # a leader is three dots with nothing but spaces between: most lines have none, and
+        # need no match (which tries every split of a line with many full stops)
+        m = _CONTENTS_LINE.match(ln.text.strip()) if _DOTS.search(ln.text) else None
         if m and run and ln.box[1] - run[-1][0].box[3] > ROW_GAP * max(ln.height, 1.0):
             close()
         if m:
@@ -139,9 +143,15 @@ def _contents_tables(lines: list) -> list[FoundTable]:
     return out
 
 
+# where a right-to-left letter may start (is_rtl's ranges): a text without any has none
+_RTL_LETTER = re.compile("[\u0590-\u08ff\ufb1d-\ufefc]")
+
+
 def is_rtl(chars: list[Char]) -> bool:
     """Mostly right-to-left letters (Hebrew, Arabic, Syriac, Thaana, N'Ko): the table's
     columns read from the right, so its first cell is the rightmost."""
+    if not _RTL_LETTER.search("".join([c.text for c in chars])):
+        return False  # most tables: not one character of those scripts
     letters = [c.text for c in chars if c.text.isalpha()]
     rtl = sum(1 for t in letters if "\u0590" <= t <= "\u08ff" or "\ufb1d" <= t <= "\ufefc")
     return bool(letters) and rtl > 0.5 * len(letters)
@@ -315,15 +325,16 @@ def _grid_table(chars: list[Char], hs: list[Rule], vs: list[Rule]):
             s = spans.setdefault(find(r * nc + c), [r, c, r, c])
             s[0], s[1], s[2], s[3] = min(s[0], r), min(s[1], c), max(s[2], r), max(s[3], c)
     texts: dict[int, list[Char]] = {}
+    row_of, col_of = _indexer(ys), _indexer(xs)
     for ch in chars:
-        r = _index(ys, ch.cy)
-        c = _index(xs, ch.cx)
+        r = row_of(ch.cy)
+        c = col_of(ch.cx)
         if r is not None and c is not None:
             texts.setdefault(find(r * nc + c), []).append(ch)
     # rows or columns with no text anywhere (double rules, a border's margin) are dropped
     used_rows = {r for root, s in spans.items() if root in texts for r in range(s[0], s[2] + 1)}
     used_cols = {c for root, s in spans.items() if root in texts for c in range(s[1], s[3] + 1)}
-    rows_keep = [r for r in range(nr) if any(s[0] <= r <= s[2] for root, s in spans.items() if root in texts)]
+    rows_keep = sorted(used_rows)
     cols_keep = sorted(used_cols)
     if len(cols_keep) < 2 or len(rows_keep) < 1 or not used_rows:
         return None
@@ -363,9 +374,19 @@ def _text_rows(chars: list[Char], xs: list[float], ys: list[float]) -> list[Rule
     # each character's centre worked out once, not once per row of the grid
     placed = [(c, (c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2)
               for c in chars if not c.text.isspace()]
+    # ... and sorted from the top once, so a row's band is found by bisection (what a band
+    # holds is only counted, measured and sorted: its order does not matter); a NaN centre
+    # leaves no order to bisect, and the bands are then scanned for
+    by_y = sorted(placed, key=lambda p: p[2]) if all(p[2] == p[2] for p in placed) else None
+    centre_ys = [p[2] for p in by_y] if by_y is not None else []
     for r in range(len(ys) - 1):
         top, bottom = ys[r], ys[r + 1]
-        band = [p for p in placed if top <= p[2] <= bottom]
+        if by_y is None:
+            band = [p for p in placed if top <= p[2] <= bottom]
+        elif top == top and bottom == bottom:  # (no character lies between NaN edges)
+            band = by_y[bisect_left(centre_ys, top):bisect_right(centre_ys, bottom)]
+        else:
+            band = []
         if len(band) < 4:
             continue
         height = statistics.median(c.box[3] - c.box[1] for c, _, _ in band)
@@ -396,10 +417,26 @@ def _text_rows(chars: list[Char], xs: list[float], ys: list[float]) -> list[Rule
 
 
 def _index(edges: list[float], v: float) -> int | None:
+    """The first gap ``i`` of ``edges`` holding ``v``, one point of slack each side."""
     for i in range(len(edges) - 1):
         if edges[i] - 1 <= v <= edges[i + 1] + 1:
             return i
     return None
+
+
+def _indexer(edges: list[float]):
+    """``_index`` over ``edges`` for many values: with ``edges`` ascending (``_positions``),
+    the first gap whose far side reaches ``v`` is the answer if its near side does too (a
+    later gap's near side lies further on), found by bisection."""
+    if not all(e == e for e in edges):  # a NaN leaves the order undefined: scan
+        return functools.partial(_index, edges)
+    tops = [e + 1 for e in edges[1:]]
+    n = len(tops)
+
+    def index(v: float) -> int | None:
+        i = bisect_left(tops, v)
+        return i if i < n and edges[i] - 1 <= v <= tops[i] else None
+    return index
 
 
 def _text_block(text: str):

@@ -118,7 +118,8 @@ def _text_only_page(page, without_unmapped: bool) -> list:
         levels = page_structure.heading_levels(ordered, texts, body) if direction == main else []
         made, xs = [], []
         for k, (para, text) in enumerate(zip(ordered, texts)):
-            box = [round(v, 2) for v in para.display_box()]
+            shown = para.display_box()
+            box = [round(v, 2) for v in shown]
             if para.table is not None:
                 block = table_block(para.table.table)
                 block.bbox = box
@@ -142,7 +143,7 @@ def _text_only_page(page, without_unmapped: bool) -> list:
                 block.level = levels[k]
                 block.extra["type_height"] = round(para.height, 2)  # document/headings.py
             made.append(block)
-            xs.append(upright(para.display_box(), direction)[0])
+            xs.append(upright(shown, direction)[0])
         blocks += structure.gather_lists(made, xs) if direction == main else made
     for i, block in enumerate(blocks):
         block.index = i

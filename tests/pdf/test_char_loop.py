@@ -32,9 +32,15 @@ def _fields(c: chars.Char) -> tuple:
 
 
 def _both(page):
+    """Both loops' characters; and the text objects' fonts each loop gathered, equal."""
+    python_fonts, compiled_fonts = {}, {}
     with owned():
-        python = chars._read_chars_owned(page, chars.MAX_NATIVE_CHARS, compiled=False)
-        compiled = chars._read_chars_owned(page, chars.MAX_NATIVE_CHARS, compiled=True)
+        python = chars._read_chars_owned(page, chars.MAX_NATIVE_CHARS, compiled=False,
+                                         fonts=python_fonts)
+        compiled = chars._read_chars_owned(page, chars.MAX_NATIVE_CHARS, compiled=True,
+                                           fonts=compiled_fonts)
+    assert compiled_fonts == python_fonts, f"page {page.number}"
+    assert set(python_fonts) <= {c.text_object for c in python or ()}
     return python, compiled
 
 
@@ -83,3 +89,23 @@ def test_characters_are_read_without_the_compiled_loop(monkeypatch):
     assert chars.compiled_loop() is None
     assert read() == expected
     assert expected
+
+
+@pytest.mark.skipif(chars._compiled() is None, reason="the C character loop was not built")
+def test_compiled_loop_calls_a_record_class_it_cannot_fill_in_place(monkeypatch):
+    """The C loop fills a ``Char``'s slots directly; a record class without those slots
+    (here a plain dataclass of the same fields) is called instead, with the same values."""
+    import dataclasses
+
+    plain = dataclasses.make_dataclass(
+        "PlainChar", [(f.name, f.type, f) for f in dataclasses.fields(chars.Char)])
+    assert not hasattr(plain, "__slots__")
+    with open_pdf(CORPUS / "pdf" / "multi_page.pdf") as pdf:
+        page = pdf[0]
+        with owned():
+            filled = chars._read_chars_owned(page, chars.MAX_NATIVE_CHARS, compiled=True)
+            monkeypatch.setattr(chars, "Char", plain)
+            called = chars._read_chars_owned(page, chars.MAX_NATIVE_CHARS, compiled=True)
+    assert type(filled[0]) is not plain and type(called[0]) is plain
+    assert [_fields(c) for c in called] == [_fields(c) for c in filled]
+    assert filled

@@ -65,3 +65,29 @@ def test_the_walk_and_the_text_checks_leave_no_pointers_to_the_garbage_collector
             gc.set_debug(0)
             gc.garbage.clear()
             gc.enable()
+
+
+def test_a_kept_walk_is_the_walk_at_every_depth_and_goes_with_the_page_load():
+    """kept_page_objects walks a page once per load and gives each depth what page_objects
+    gives it, whichever depth was asked for first; a page loaded again is walked again."""
+    from mineru_tui.pdf.pdfium import kept_page_objects
+
+    compared = 0
+    for path in PDFS:
+        with open_pdf(path) as pdf:
+            for page in pdf:
+                for order in ((4, 1, 15), (1, 4, 2)):
+                    page.close()  # a fresh load, nothing kept
+                    for depth in order:
+                        kept = kept_page_objects(page, depth)
+                        with owned():
+                            walked = page_objects(page.raw, max_depth=depth)
+                        assert [(k, _address(o)) for k, o in kept] == \
+                            [(k, _address(o)) for k, o in walked], f"{path.name} {page.number}"
+                        compared += len(walked)
+                before = page.objects_cache
+                assert kept_page_objects(page, 1) is not None and page.objects_cache is before
+                page.release()
+                kept_page_objects(page, 1)  # reloads the page: its own walk
+                assert page.objects_cache is not before and page.objects_cache[0] is page.raw
+    assert compared > 1000

@@ -464,3 +464,123 @@ def test_a_table_takes_the_reading_place_of_its_first_line(monkeypatch):
     paras = [NS(lines=[ln]) for ln in rest]
     ordered = ps.place_tables(paras, found, lambda t: NS(lines=[], table=t))
     assert [p.lines[0].text if p.lines else "TABLE" for p in ordered] == ["before", "TABLE", "after", "last"]
+
+
+def test_grid_cell_index_by_bisection_matches_the_scan():
+    """A character's grid row/column, found by bisection, is the one the plain scan finds:
+    at an edge, within the point of slack (the first gap wins), beyond it, and for NaN."""
+    from mineru_tui.pdf.tables import _index, _indexer
+
+    edges = [10.0, 20.0, 21.5, 40.0]
+    values = [v + d for v in (*edges, 0.0, 15.0, 30.0, 60.0) for d in (-1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5)]
+    for e in (edges, [], [5.0], [10.0, float("nan"), 30.0]):
+        index = _indexer(e)
+        assert [index(v) for v in values + [float("nan")]] == [_index(e, v) for v in values + [float("nan")]]
+    assert _indexer(edges)(21.0) == 0 and _indexer(edges)(22.0) == 1  # overlapping slack: the first
+
+
+def test_text_stats_counts_each_character_kind():
+    """text_stats counted by distinct character: spaces left out, soft hyphens not abnormal,
+    map errors on non-space characters only, punctuation runs of four with two kinds."""
+    from dataclasses import replace
+
+    from mineru_tui.pdf.classify import text_stats
+
+    chars = [_char(t, 10.0 * i, 0.0) for i, t in enumerate("ab .,;: c ---- x\x02y")]
+    chars[1] = replace(chars[1], map_error=True)
+    chars[2] = replace(chars[2], map_error=True)  # a space: not counted
+    chars[-2] = replace(chars[-2], hyphen=True)
+    s = text_stats(chars)
+    assert (s.chars, s.map_errors, s.abnormal, s.punct, s.punct_in_runs) == (14, 1, 0, 8, 4)
+    assert s.scripts == {"latin": 5}
+    assert text_stats(chars[:-2] + [replace(chars[-2], hyphen=False), chars[-1]]).abnormal == 1
+
+
+def test_right_to_left_is_judged_on_letters_only():
+    """``is_rtl`` skips its count when no character of those scripts is there; where some
+    are, only letters count (a Hebrew sof pasuq or an Arabic-Indic digit is no letter)."""
+    from mineru_tui.pdf.tables import is_rtl
+
+    def chars(text):
+        return [_char(t, 10 * i, 0) for i, t in enumerate(text)]
+
+    assert not is_rtl(chars("abc 123")) and not is_rtl([])
+    assert is_rtl(chars("שלום a"))
+    assert not is_rtl(chars("ab\u05c3\u05c3\u05c3\u0661\u0662"))  # marks and digits: no letters
+    assert is_rtl(chars("a\u05d0\u05d1\u0661\u0662"))  # two letters of three
+    assert not is_rtl(chars("ab\u05d0"))
+
+
+def test_rows_drawn_in_ruled_cells_do_not_depend_on_how_the_characters_are_found():
+    """_text_rows finds a ruled row's characters by bisection over their centres sorted once;
+    a character with a NaN centre sends it back to the plain scan (and lies in no row). Both
+    find the same rows, whatever order the characters come in."""
+    import random
+
+    from mineru_tui.pdf.tables import _text_rows
+
+    xs, ys = [0.0, 100.0, 200.0, 300.0], [0.0, 40.0, 60.0]
+    chars = []
+    for col in range(3):  # the first ruled row: two records per cell, one line each
+        for line, y in enumerate((6.0, 22.0)):
+            chars += [_char(t, 100 * col + 5 + 6 * k, y) for k, t in enumerate(f"r{line}c{col}")]
+    chars += [_char(t, 10 + 6 * k, 46.0) for k, t in enumerate("one line")]  # the second row
+    rules = _text_rows(chars, xs, ys)
+    assert sorted((r.at, r.a, r.b) for r in rules) == [(18.0, x, x + 100) for x in (0.0, 100.0, 200.0)]
+    shuffled = chars[:]
+    random.Random(7).shuffle(shuffled)
+    assert _text_rows(shuffled, xs, ys) == rules
+    nan = _char("z", float("nan"), float("nan"))
+    assert _text_rows(chars + [nan], xs, ys) == rules
+    assert _text_rows(chars, xs, [0.0, float("nan"), 60.0]) == []
+
+
+def test_rows_drawn_by_bisection_match_the_scan_on_random_grids():
+    """Seeded random ruled grids, characters often centred exactly on a row's edge: the rows
+    found by bisection equal the plain scan's (which a NaN-centred character forces)."""
+    import random
+
+    from mineru_tui.pdf.tables import _text_rows
+
+    rng = random.Random(30)
+    nan = _char("z", float("nan"), float("nan"))
+    found = 0
+    for _ in range(300):
+        xs = [0.0, 100.0, 200.0, 300.0]
+        ys = [0.0, 40.0, 80.0, 120.0]
+        chars = []
+        for _ in range(rng.randrange(4, 40)):
+            y = rng.choice([*ys, *(rng.uniform(0, 120) for _ in range(3)), 6.0, 22.0, 46.0, 62.0])
+            x = rng.choice([5.0, 40.0, 105.0, 150.0, 205.0, 250.0])
+            chars.append(_char(rng.choice("ab1."), x, y - 4.0))  # centred on y
+        rules = _text_rows(chars, xs, ys)
+        assert _text_rows(chars + [nan], xs, ys) == rules
+        found += bool(rules)
+    assert found > 10  # the grids draw rows often enough to compare
+
+
+def test_punctuation_runs_are_counted_as_the_plain_walk_counts_them():
+    """text_stats' runs of four or more ASCII punctuation marks with two kinds at least, on
+    seeded random texts (found over the page's text in one string), equal the character walk
+    the check is defined by."""
+    import random
+
+    from mineru_tui.pdf.classify import _ASCII_PUNCT, text_stats
+
+    def walked(texts):
+        total, run = 0, []
+        for t in texts + [" "]:
+            if t in _ASCII_PUNCT:
+                run.append(t)
+                continue
+            if len(run) >= 4 and len(set(run)) >= 2:
+                total += len(run)
+            run = []
+        return total
+
+    rng = random.Random(30)
+    alphabet = list(".,;:-!?()[]a b\u00e9\u4e00") + ["\n"]
+    for _ in range(400):
+        texts = [rng.choice(alphabet) for _ in range(rng.randrange(0, 60))]
+        chars = [_char(t, 5.0 * i, 0.0) for i, t in enumerate(texts)]
+        assert text_stats(chars).punct_in_runs == walked(texts), texts
