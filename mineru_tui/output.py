@@ -327,6 +327,8 @@ def _image_name(name: str) -> str:
 
 def _json_escaped(text: str) -> str:
     """A piece of JSON text with the characters :func:`dumps_json` escapes escaped."""
+    if text.isascii() and "\x7f" not in text:  # DEL is the one such character in ASCII
+        return text
     return JSON_ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
@@ -475,6 +477,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def _no_surrogates(text: str) -> str:
     """Lone surrogates (bytes of a non-UTF-8 file name) cannot be UTF-8: U+FFFD instead."""
+    if text.isascii():
+        return text
     return _SURROGATE.sub("\ufffd", text)
 
 
