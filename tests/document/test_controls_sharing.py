@@ -143,3 +143,29 @@ def test_an_object_the_quick_look_does_not_know_goes_through_the_full_walk(monke
 
     monkeypatch.setattr(controls, "_clean", counting)
     assert controls.page_without_controls(page) is page and walked == [page]  # walked, unchanged
+
+
+def test_shared_tables_build_a_tables_html_once_per_write(monkeypatch):
+    from mineru_tui.document import html_table
+    from mineru_tui.document.model import Cell, Table
+
+    def table(text):
+        return Table(rows=[[Cell(blocks=[html_table_block(text)])]])
+
+    def html_table_block(text):
+        from mineru_tui.document.model import Block, Line, Span, SpanType
+        return Block(type=BlockType.TEXT, bbox=[0, 0, 1, 1],
+                     lines=[Line(bbox=[0, 0, 1, 1], spans=[Span(type=SpanType.TEXT, content=text, bbox=[0, 0, 1, 1])])])
+
+    walks = []
+    walk = html_table._table_walk
+    monkeypatch.setattr(html_table, "_table_walk", lambda t, p: walks.append(t) or walk(t, p))
+    a, b = table("a & b"), table("c")
+    alone = html_table.table_html(a)
+    assert html_table.table_html(a) == alone and len(walks) == 2  # outside: built every time
+    with html_table.shared_tables():
+        assert [html_table.table_html(t) for t in (a, b, a, b)] == [alone, html_table.table_html(b)] * 2
+        assert len(walks) == 4  # a and b once each
+        assert html_table.table_html(a, "images/") == alone and len(walks) == 5  # another prefix: its own
+    a.rows[0][0].blocks[0].lines[0].spans[0].content = "changed"
+    assert "changed" in html_table.table_html(a)  # after the write, nothing remembered
