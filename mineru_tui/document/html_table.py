@@ -246,7 +246,7 @@ def table_html(table: Table, image_prefix: str = "") -> str:
 
 
 _SHARED: ContextVar[OrderedDict | None] = ContextVar("shared_table_html", default=None)
-_SHARED_KEEP = 256  # tables remembered: the writers side by side are at most a page apart
+_SHARED_KEEP = 16  # tables remembered: the writers side by side are at most a page apart
 
 
 @contextmanager
