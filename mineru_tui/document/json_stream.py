@@ -42,10 +42,12 @@ class JsonList:
         return dumps(value, self.indent)
 
     def item(self, value) -> str:
-        # JSON strings hold no raw newline: every newline of an item is indentation
-        piece = (self.before + "[" if self.empty else ",") + self.pad + self._dump(value).replace("\n", self.pad)
+        # encoded at the item's own indent: what dumps(value) gives with each newline
+        # (all indentation: JSON strings hold none) followed by the list's indent
+        out = [self.before + "[" + self.pad if self.empty else "," + self.pad]
+        _encode(value, out, self.pad, " " * self.indent)
         self.empty = False
-        return piece
+        return "".join(out)
 
     def end(self) -> str:
         return (self.before + "[]" if self.empty else self.close) + self.after
