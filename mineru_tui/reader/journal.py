@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 FORMAT = "mineru-tui page journal 1"
-SYNC_SECONDS = 0.25  # the longest a kept page waits for its flush to disk (fsync)
+SYNC_SECONDS = 0.25  # a page kept sooner after the last flush (fsync) waits for the next one
 SETTINGS = ("effort", "mode", "engine", "model", "image_analysis", "max_new_tokens", "pages")
 
 
