@@ -53,6 +53,7 @@ from mineru_tui.console import JSON_ESCAPED, is_control
 from mineru_tui.document import to_content_list, to_markdown
 from mineru_tui.document.content_list import content_list_entries
 from mineru_tui.document.controls import SharedCleaning
+from mineru_tui.document.html_table import shared_tables
 from mineru_tui.document.json_stream import json_chunks
 from mineru_tui.document.markdown import markdown_chunks
 from mineru_tui.document.middle_json import middle_json_chunks
@@ -161,7 +162,8 @@ def write_outputs(doc, out_dir: Path, stem: str, *, source: Path | None = None,
             tmp = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX, dir=out_dir))
             try:
                 # file names inside a set follow its folder name; written as streams
-                files = _write_files(tmp, _pieces(doc, name, mineru_format, source))
+                with shared_tables():  # a table's HTML built once for all the writers
+                    files = _write_files(tmp, _pieces(doc, name, mineru_format, source))
                 manifest = {"tool": "mineru-tui", "source": str(source) if source else None,
                             "files": sorted(files)}
                 (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n",
@@ -327,6 +329,8 @@ def _image_name(name: str) -> str:
 
 def _json_escaped(text: str) -> str:
     """A piece of JSON text with the characters :func:`dumps_json` escapes escaped."""
+    if text.isascii() and "\x7f" not in text:  # DEL is the one such character in ASCII
+        return text
     return JSON_ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
@@ -475,6 +479,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def _no_surrogates(text: str) -> str:
     """Lone surrogates (bytes of a non-UTF-8 file name) cannot be UTF-8: U+FFFD instead."""
+    if text.isascii():
+        return text
     return _SURROGATE.sub("\ufffd", text)
 
 

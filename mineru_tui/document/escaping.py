@@ -33,10 +33,18 @@ def _escape_line_start(m: re.Match) -> str:
     return m.group(1) + m.group(3) + "\\" + m.group(4)
 
 
+_LINE_START_CHARS = frozenset("#>+-=0123456789")  # what _LINE_START can match after [ \t]*
+
+
 def escape_md(text: str) -> str:
     """Escape the characters that would change meaning in Markdown inline text."""
     text = _MD_SPECIAL.sub(r"\\\1", unify_newlines(text))
-    text = _ENTITY_START.sub(r"\\&", text)
+    if "&" in text:
+        text = _ENTITY_START.sub(r"\\&", text)
+    # one line whose first character cannot start a block: nothing for _LINE_START (the
+    # common case, a span of words, skips its search)
+    if "\n" not in text and text.lstrip(" \t")[:1] not in _LINE_START_CHARS:
+        return text
     return _LINE_START.sub(_escape_line_start, text)
 
 

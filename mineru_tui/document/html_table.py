@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import html
 import re
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from html.parser import HTMLParser
 
 from mineru_tui.document.escaping import (ORDERED_MARKER, latex_links_safe, list_marker,
@@ -225,8 +229,38 @@ def clean_table_html(markup: str) -> str:
 
 def table_html(table: Table, image_prefix: str = "") -> str:
     """The table as one line of HTML, with colspan/rowspan and nested tables kept (at any
-    depth: the walk keeps its own stack, :mod:`.stackless`)."""
-    return drive(_table_walk(table, image_prefix))
+    depth: the walk keeps its own stack, :mod:`.stackless`). Inside :func:`shared_tables`,
+    a table object asked for again gives the HTML made for it the first time."""
+    memo = _SHARED.get()
+    if memo is None:
+        return drive(_table_walk(table, image_prefix))
+    key = (id(table), image_prefix)
+    hit = memo.get(key)
+    if hit is not None and hit[0] is table:
+        return hit[1]
+    text = drive(_table_walk(table, image_prefix))
+    memo[key] = (table, text)
+    if len(memo) > _SHARED_KEEP:
+        memo.popitem(last=False)
+    return text
+
+
+_SHARED: ContextVar[OrderedDict | None] = ContextVar("shared_table_html", default=None)
+_SHARED_KEEP = 16  # tables remembered: the writers side by side are at most a page apart
+
+
+@contextmanager
+def shared_tables() -> Iterator[None]:
+    """Within the block (in this thread or task), each table's HTML is built once, not once
+    per writer: the Markdown, the content list and MinerU 4's middle JSON all hold it (the
+    way :class:`.controls.SharedCleaning` shares a page's cleaning). Tables are known by
+    identity (the last ``_SHARED_KEEP`` held, so an identity is never reused while
+    remembered); use it over a write, while nothing changes the tables."""
+    token = _SHARED.set(OrderedDict())
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
 
 
 def _table_walk(table: Table, image_prefix: str) -> Walk[str]:

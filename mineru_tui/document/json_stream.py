@@ -42,10 +42,12 @@ class JsonList:
         return dumps(value, self.indent)
 
     def item(self, value) -> str:
-        # JSON strings hold no raw newline: every newline of an item is indentation
-        piece = (self.before + "[" if self.empty else ",") + self.pad + self._dump(value).replace("\n", self.pad)
+        # encoded at the item's own indent: what dumps(value) gives with each newline
+        # (all indentation: JSON strings hold none) followed by the list's indent
+        out = [self.before + "[" + self.pad if self.empty else "," + self.pad]
+        _encode(value, out, self.pad, " " * self.indent)
         self.empty = False
-        return piece
+        return "".join(out)
 
     def end(self) -> str:
         return (self.before + "[]" if self.empty else self.close) + self.after
@@ -79,6 +81,26 @@ def _float(f: float) -> str:
     if f == -_INFINITY:
         return "-Infinity"
     return float.__repr__(f)
+
+
+_FLOAT_TEXTS: dict[float, str] = {}  # a document's boxes repeat few numbers: 77k floats, 4.6k values
+_FLOAT_TEXTS_KEPT = 1 << 16
+
+
+def _float_text(f: float) -> str:
+    """The text of a float (an exact ``float``), remembered for the next time it comes: a
+    dict lookup is a quarter of ``float.__repr__``. Zeros are not remembered (0.0 and -0.0
+    are one key but two texts), nor NaN and the infinities (:func:`_float` writes them)."""
+    text = _FLOAT_TEXTS.get(f)
+    if text is None:
+        if f - f != 0.0:  # NaN or an infinity
+            return _float(f)
+        text = float.__repr__(f)
+        if f:
+            if len(_FLOAT_TEXTS) >= _FLOAT_TEXTS_KEPT:
+                _FLOAT_TEXTS.clear()
+            _FLOAT_TEXTS[f] = text
+    return text
 
 
 def _scalar(o) -> str | None:
@@ -127,7 +149,7 @@ def _encode(o, out: list[str], pad: str, step: str) -> None:
         out.append(encode_basestring(o))
         return
     if kind is float:
-        out.append(_float(o))
+        out.append(_float_text(o))
         return
     if kind is int:
         out.append(int.__repr__(o))
@@ -164,8 +186,7 @@ def _member(v, before: str, out: list[str], pad: str, step: str) -> None:
     if kind is str:
         out.append(before + encode_basestring(v))
     elif kind is float:
-        # v - v is 0.0 for a finite float only (NaN for NaN and the infinities)
-        out.append(before + (float.__repr__(v) if v - v == 0.0 else _float(v)))
+        out.append(before + (_FLOAT_TEXTS.get(v) or _float_text(v)))
     elif kind is int:
         out.append(before + int.__repr__(v))
     elif kind is dict or kind is list:

@@ -23,7 +23,7 @@ import pickle
 import tempfile
 import weakref
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from mineru_tui.document import model
@@ -80,6 +80,7 @@ class PageStore(Sequence):
         self._heads: list[tuple[int, dict]] = []  # (page_idx, extra) of each page: small
         self._theirs: set[int] = set()  # pages whose bytes another process made
         self._amends: dict[int, list] = {}  # blocks given back to a page when it is read
+        self._redos: dict[int, Callable] = {}  # a change made again to a page when it is read
         self._cache: OrderedDict[int, model.Page] = OrderedDict()
         self._cleanup = weakref.finalize(self, _remove, self._file, name)
 
@@ -101,6 +102,7 @@ class PageStore(Sequence):
         self._where[index] = self._write(dump_page(page))
         self._heads[index] = (page.page_idx, page.extra)
         self._theirs.discard(index)
+        self._redos.pop(index, None)  # the page written holds the change
         self._cache.pop(index, None)
 
     def heads(self) -> list[tuple[int, dict]]:
@@ -111,6 +113,15 @@ class PageStore(Sequence):
         """Give page ``index`` these para blocks (position, block) whenever it is read (a
         pass over every page changed them after the page went to disk: heading levels)."""
         self._amends[index] = list(blocks)
+        self._cache.pop(index, None)
+
+    def redo(self, index: int, change: Callable[[model.Page], object]) -> None:
+        """Make ``change`` (a function of the page, the same each time) to page ``index``
+        whenever it is read, before its :meth:`amend` blocks, instead of writing the changed
+        page again (a pass over every page moved its running furniture: writing the page
+        back cost more than moving it again). Putting the page back (``store[i] = page``)
+        ends it: that page holds the change."""
+        self._redos[index] = change
         self._cache.pop(index, None)
 
     def _write(self, data: bytes) -> tuple[int, int]:
@@ -133,6 +144,9 @@ class PageStore(Sequence):
         offset, length = self._where[index]
         self._file.seek(offset)
         page = load_page(self._file.read(length), ours=index not in self._theirs)
+        change = self._redos.get(index)
+        if change is not None:
+            change(page)
         for position, block in self._amends.get(index, ()):
             page.para_blocks[position] = block
         self._cache[index] = page

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from copy import copy
+from functools import partial
 from pathlib import Path
 
 from mineru_tui import __version__
@@ -119,11 +120,15 @@ def across_pages(doc, records, outline, marks: dict[int, list] | None = None) ->
         if j in changed and not isinstance(pages, list):  # on disk: the change goes back there
             pages[j] = page
 
+    redo = getattr(pages, "redo", None)  # on disk: the move made again when the page is read
     for i in range(len(pages)):
         page = pages[i]
         window[i] = page
         if i in layer and drop_marked(page, marks[i], repeats, len(text_layer)):
-            changed.add(i)
+            if redo is not None:
+                redo(i, partial(drop_marked, marks=marks[i], repeats=repeats, pages=len(text_layer)))
+            else:
+                changed.add(i)
         if i > 0 and merge.merge_pair(window[i - 1], page, hosts):
             changed.update(window)  # the pair, and a table's first part on an earlier page
         host = merge.chain_host(page, hosts)

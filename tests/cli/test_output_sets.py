@@ -259,3 +259,19 @@ def test_a_watch_style_writer_and_a_parse_share_a_folder(tmp_path):
     assert proc.wait(timeout=60) == 0 and proc.stderr.read() == ""
     assert sorted(p.name for p in out.iterdir()) == ["d0", "d1", "d2", "d3"]
     assert all(owned_set(p) for p in out.iterdir())
+
+
+@pytest.mark.parametrize("text", [
+    "plain ascii {\"a\": [1, 2]}",  # nothing to escape: the same text back
+    "ascii with DEL \x7f inside",  # the one escaped character ASCII has
+    "C1 \x9b and bidi \u202e and isolates \u2066\u2069, separators \u2028\u2029, lone \udc80",
+    "non-ASCII text with nothing to escape: caf\u00e9 \u2013 \u4e2d\u6587",
+])
+def test_a_json_piece_is_escaped_as_the_full_search_escapes_it(text):
+    """The writers' pieces skip the search when the text is ASCII without DEL; the result is
+    what the search gives for every piece."""
+    from mineru_tui.console import JSON_ESCAPED
+    from mineru_tui.output import _json_escaped, _no_surrogates
+
+    assert _json_escaped(text) == JSON_ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    assert _no_surrogates(text) == text.replace("\udc80", "\ufffd")

@@ -116,3 +116,19 @@ def test_dumps_is_json_dumps_on_any_json_value():
         assert dumps(value, indent) == json.dumps(value, ensure_ascii=False, indent=indent)
 
     check()
+
+
+def test_remembered_float_texts_are_json_dumps_texts(monkeypatch):
+    """Float texts are remembered across calls; a value that came before (0.0 after -0.0,
+    a box's number again, NaN) is still written as json.dumps writes it, and the memory
+    is emptied when full (kept small here) without changing a text."""
+    from mineru_tui.document import json_stream
+
+    monkeypatch.setattr(json_stream, "_FLOAT_TEXTS", {})
+    monkeypatch.setattr(json_stream, "_FLOAT_TEXTS_KEPT", 8)
+    values = [[-0.0, 0.0, 1.5, -1.5, 1e16, 0.1 + 0.2, float("nan"), float("inf")], -0.0, 0.0, 1.5,
+              {"bbox": [0.0, -0.0, 72.25, 72.25], "f": 1e-7}, [x / 7 for x in range(40)], 1e16]
+    for _ in range(3):
+        for value in values:
+            assert json_stream.dumps(value, 2) == json.dumps(value, ensure_ascii=False, indent=2)
+    assert 0 < len(json_stream._FLOAT_TEXTS) <= 8 and 0.0 not in json_stream._FLOAT_TEXTS

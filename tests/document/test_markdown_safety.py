@@ -895,3 +895,25 @@ def test_real_files_of_the_new_formats_are_safe(name):
         assert e.reason.startswith("password-protected"), e.reason
         return
     assert_safe(doc)
+
+
+def test_escape_md_skips_no_search_that_could_match():
+    """escape_md skips the entity search without "&" and the line-start search on one line
+    that cannot start a block; over random texts of the characters those rules turn on it
+    gives what all three searches give."""
+    import random
+
+    from mineru_tui.document import escaping
+
+    def searched(text):
+        text = escaping._MD_SPECIAL.sub(r"\\\1", escaping.unify_newlines(text))
+        text = escaping._ENTITY_START.sub(r"\\&", text)
+        return escaping._LINE_START.sub(escaping._escape_line_start, text)
+
+    rnd = random.Random(30)
+    alphabet = " \t\n\r#>+-=0123456789.)&;\\*_`|$~[]<>ampx"
+    for _ in range(20000):
+        text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 10)))
+        assert escaping.escape_md(text) == searched(text), repr(text)
+    assert escaping.escape_md("  12. item & more") == "  12\\. item & more"
+    assert escaping.escape_md("a &amp; b\n# c") == "a \\&amp; b\n\\# c"

@@ -109,3 +109,31 @@ def test_office_files_have_no_boxes_and_flash_tier():
     assert middle["metadata"]["file_suffix"] == "docx"
     assert middle["extensions"]["mineru"] == {"tier": "flash", "parse_mode": "txt"}
     assert not any("bbox" in b for p in middle["pages"] for b in p["blocks"])
+
+
+def test_structured_text_escaping_takes_its_shortcuts_only_where_nothing_changes():
+    """structured._escape skips the tag search on text without "<" (over random texts of the
+    characters its rules see, the result is the full rule's), and a paragraph of only "-"
+    (a rule line) is told by str.strip and still escaped."""
+    import html
+    import random
+
+    from mineru_tui.document.mineru4 import structured
+
+    def escaped(text):  # the rule in full: tag-like parts kept as escaped HTML
+        parts, pos = [], 0
+        for m in structured._HTML_LIKE.finditer(text):
+            parts.append(structured._SPECIAL.sub(r"\\\1", text[pos:m.start()]))
+            parts.append(html.escape(m.group(0), quote=False))
+            pos = m.end()
+        return "".join(parts + [structured._SPECIAL.sub(r"\\\1", text[pos:])])
+
+    rnd = random.Random(30)
+    for _ in range(20000):
+        text = "".join(rnd.choice("<>/!-_*`~$\\ a#+\n") for _ in range(rnd.randint(0, 10)))
+        assert structured._escape(text) == escaped(text), repr(text)
+
+    def text_md(text):
+        return structured._text_md([{"type": "text", "content": text}])
+
+    assert [text_md(t) for t in ("---", "-", "- -", "a-", "-a", "")] == ["\\---", "\\-", "\\- -", "a-", "-a", ""]

@@ -62,6 +62,33 @@ def test_the_store_is_a_sequence_of_pages_kept_on_disk(tmp_path):
     assert not file.exists()
 
 
+def test_a_change_redone_when_a_page_is_read_then_its_amends(tmp_path):
+    """A pass over every page can leave a change to be made again whenever a page is read
+    (redo) instead of writing the page back; amended blocks count positions after it, and
+    putting the page back ends it (the page written holds the change)."""
+    store = PageStore(tmp_path)
+    for i in range(CACHED + 4):
+        store.append(page(i))
+    made = []
+
+    def to_furniture(p):  # what the furniture pass does: the first para block discarded
+        made.append(p.page_idx)
+        p.discarded_blocks.append(p.para_blocks.pop(0))
+
+    store.redo(2, to_furniture)
+    title = Block(BlockType.TITLE, lines=[Line([text_span("a heading")])], level=1)
+    store.amend(2, [(0, title)])  # position 0 after the change: the table's place
+    for _ in range(2):  # read, then read again from disk after the cache went over the rest
+        for p in store:
+            assert p.para_blocks == ([title] if p.page_idx == 2 else page(p.page_idx).para_blocks)
+        assert [b.type for b in store[2].discarded_blocks] == [BlockType.PAGE_NUMBER, BlockType.TEXT]
+    assert made == [2, 2, 2]  # per load from disk (page 2 was loaded three times), never twice on one
+    store[2] = store[2]  # written back with the change: not made again when read from disk
+    for i in range(len(store)):
+        store[i]
+    assert len(made) == 3 and len(store[2].discarded_blocks) == 2 and store[2].para_blocks == [title]
+
+
 def pages_alive() -> int:
     gc.collect()
     return sum(1 for o in gc.get_objects() if type(o) is Page)

@@ -288,3 +288,34 @@ def test_a_kept_page_holding_anything_else_is_read_again(tmp_path, monkeypatch):
     run(pdf, out, effort="low")
     assert entry["page"] + 1 in read
     assert output_set(out / "long") == output_set(tmp_path / "whole" / "long")
+
+
+def test_pages_kept_in_a_quick_run_are_flushed_to_disk_together(tmp_path, monkeypatch):
+    """A page kept within SYNC_SECONDS of the last flush waits for the next flush (a page
+    read in milliseconds pays no fsync of its own); a page kept later, and close(), flush.
+    The clock is the test's own."""
+    from mineru_tui.reader import journal as journal_module
+
+    now = [1000.0]
+    synced = []
+    monkeypatch.setattr(journal_module.time, "monotonic", lambda: now[0])
+    real_fsync = os.fsync
+    monkeypatch.setattr(journal_module.os, "fsync", lambda fd: synced.append(fd) or real_fsync(fd))
+    path = tmp_path / "j"
+    j = Journal.open(path, {"sha256": "x", "effort": "low", "mode": "two-stage"})
+    j.keep(0, {"a": 0})
+    created = len(synced)  # the new file's header (and its folder, where the system allows)
+    for n in range(1, 5):
+        j.keep(n, {"a": n})
+    assert len(synced) == created  # all written, none flushed on its own yet
+    assert read_records(path) == {n: {"a": n} for n in range(5)}  # a kill loses nothing
+    now[0] += journal_module.SYNC_SECONDS
+    j.keep(5, {"a": 5})
+    assert len(synced) == created + 1  # a quarter second on: this page flushes them all
+    j.keep(6, {"a": 6})
+    j.close()
+    assert len(synced) == created + 2  # what close() found unflushed
+    again = Journal.open(path, {"sha256": "x", "effort": "low", "mode": "two-stage"})
+    assert again.done == {n: {"a": n} for n in range(7)}
+    again.remove()
+    assert len(synced) == created + 2 and not path.exists()  # removed, not flushed first

@@ -23,6 +23,8 @@ _DROPPED = {"content", "index", "guess_lang", "image_path", "image_base64", "ima
 
 
 def _escape(text: str) -> str:
+    if "<" not in text:  # no tag-like part: one pass (most text)
+        return _SPECIAL.sub(r"\\\1", text)
     parts, pos = [], 0
     for m in _HTML_LIKE.finditer(text):
         parts.append(_SPECIAL.sub(r"\\\1", text[pos:m.start()]))
@@ -82,7 +84,7 @@ def _text_md(spans: list[dict]) -> str:
     m = _BLOCK_PREFIX.match(text)
     if m:  # a paragraph starting "# " or "- " is text, not a heading or list
         text = text[: m.start("marker")] + "\\" + text[m.start("marker"):]
-    if text and (set(text) == {"_"} or set(text) == {"-"}):
+    if text and (not text.strip("_") or not text.strip("-")):  # only "_" or only "-"
         text = "\\" + text
     return text
 
