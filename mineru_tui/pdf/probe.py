@@ -187,11 +187,14 @@ class PageProbe:
             answer = self._answers.line(since + self.seconds)
         except OSError:
             answer = b""
-        if answer is None:  # the time limit: the child is stopped, the page refused
+        text = "" if answer is None else answer.decode("utf-8", "replace").strip()
+        word, _, took = text.partition(" ")
+        if answer is None or (word == "ok" and _over(took, self.seconds)):
+            # the time limit (no answer by then, or one that says it came later: a page
+            # asked ahead may be answered before this process looks): stopped, refused
             self._stop()
             return self._refuse(index, f"its content takes longer than {self.seconds:g} s to parse")
-        text = answer.decode("utf-8", "replace").strip()
-        if text == "ok":
+        if word == "ok":
             self._passed.add(index)
             return None
         if text.startswith("refused "):
@@ -222,6 +225,14 @@ class PageProbe:
         """Stop the child process."""
         with self._lock:
             self._stop()
+
+
+def _over(took: str, seconds: float) -> bool:
+    """Whether the child's ``ok SECONDS`` says the load took longer than ``seconds``."""
+    try:
+        return float(took) > seconds
+    except ValueError:  # a bare "ok"
+        return False
 
 
 class _Answers:

@@ -3,7 +3,8 @@
 Run as ``python -m mineru_tui.pdf.probe_child`` (or as a reader's module that calls
 :func:`main` with its reading function), it reads one JSON line (path, password, limits, the
 reader's options), then questions one per line (``INDEX``: load the page; ``read INDEX
-ORDINAL``: load it, then read it) and answers each with one line (``ok`` or ``refused WHY``);
+ORDINAL``: load it, then read it) and answers each with one line (``ok SECONDS``, the load's
+time counted from the question, or ``refused WHY``);
 after a read's ``ok`` come ``page LENGTH`` and that many bytes, the reading function's.
 """
 
@@ -13,6 +14,7 @@ import json
 import os
 import signal
 import sys
+import time
 
 REOPEN_EVERY = 50  # pages checked before the child opens the file afresh (as pdf/reader.py)
 
@@ -57,6 +59,7 @@ def _serve(read) -> None:
     _limit_memory(setup["memory_mb"])
     out = sys.stdout.buffer
     for n, line in enumerate(sys.stdin):
+        asked = time.monotonic()
         words = line.split()  # "INDEX", or "read INDEX ORDINAL"
         reading = words[0] == "read"
         index = int(words[1] if reading else words[0])
@@ -76,7 +79,9 @@ def _serve(read) -> None:
             out.flush()
             page.close()
             continue
-        out.write(b"ok\n")
+        # the load's time goes with its answer: the reading process may read the answer
+        # later than it came (a page asked ahead), and still holds the load to its limit
+        out.write(f"ok {time.monotonic() - asked!r}\n".encode())
         out.flush()  # the load's answer, before any reading
         if read is not None and reading:
             data = read(page, int(words[-1]), setup["reading"])

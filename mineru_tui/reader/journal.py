@@ -85,7 +85,7 @@ class Journal:
     note: str | None = None
     _file: object = None
     _forms: dict[int, tuple[int, int]] = field(default_factory=dict)  # where a kept page's line is
-    _synced: float = 0.0  # time.monotonic() of the last flush to disk
+    _synced: float = float("-inf")  # time.monotonic() of the last flush of pages to disk
     _unsynced: bool = False  # pages written since then
 
     @classmethod
@@ -123,7 +123,7 @@ class Journal:
             os.replace(tmp, self.path)
             _sync_dir(self.path.parent)
             self._file = open(self.path, "a", encoding="utf-8")
-            self._synced = time.monotonic()
+            # (the header's flush is not a page's: the first page is flushed as it is kept)
         entry = {"page": ordinal, "crc": _crc(record), "record": record}
         if page is not None and not pictures:
             form = base64.b64encode(page).decode("ascii")

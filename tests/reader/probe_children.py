@@ -5,7 +5,7 @@ never answers, dies after the load passed, or answers something else.
 ``PROBE_CHILD_ACT`` says what the child does on page ``PROBE_CHILD_PAGE`` (0-based, default
 1): ``silent`` (never answers the load), ``die`` (SIGKILL after the load's ``ok``),
 ``memory`` (a MemoryError while reading), ``garbage`` (a line that is not a page),
-``not a page`` (bytes that are not one). Every other page is loaded and read as the real
+``not a page`` (bytes that are not one), ``slow`` (its load takes ``SLOW_SECONDS`` more). Every other page is loaded and read as the real
 child does."""
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from mineru_tui.reader import whole_page
 
 ACT = os.environ.get("PROBE_CHILD_ACT", "")
 PAGE = int(os.environ.get("PROBE_CHILD_PAGE", "1"))
+SLOW_SECONDS = 2.0
 
 
 def _read(page, ordinal: int, reading: dict) -> bytes:
@@ -43,8 +44,24 @@ def _silent() -> None:
     time.sleep(60)  # the reading process stops it
 
 
+def _slow_loads() -> None:
+    """Page ``PAGE``'s load (before the child answers it) takes SLOW_SECONDS more."""
+    from mineru_tui.pdf import reader
+
+    class SlowPage(reader.PdfPage):
+        def __init__(self, doc, index, raw=None):
+            if index == PAGE:
+                time.sleep(SLOW_SECONDS)
+            super().__init__(doc, index, raw)
+
+    reader.PdfPage = SlowPage  # what probe_child makes of each page it loads
+
+
 if __name__ == "__main__":
     if ACT == "silent":
         _silent()
+    elif ACT == "slow":
+        _slow_loads()
+        probe_child.main(_read)
     else:
         probe_child.main(_read)

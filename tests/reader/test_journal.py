@@ -319,3 +319,24 @@ def test_pages_kept_in_a_quick_run_are_flushed_to_disk_together(tmp_path, monkey
     assert again.done == {n: {"a": n} for n in range(7)}
     again.remove()
     assert len(synced) == created + 2 and not path.exists()  # removed, not flushed first
+
+
+def test_the_first_page_kept_is_flushed_to_disk_as_it_is_kept(tmp_path, monkeypatch):
+    """The journal's creation is not a flush of any page: the first page kept (a model page
+    may take a minute to read) is on disk when keep() returns, not only with the next one."""
+    from mineru_tui.reader import journal as journal_module
+
+    path = tmp_path / "j"
+    on_disk = []  # the journal's size at each flush of it
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        if path.exists() and os.fstat(fd).st_ino == path.stat().st_ino:
+            on_disk.append(os.fstat(fd).st_size)
+        return real_fsync(fd)
+
+    monkeypatch.setattr(journal_module.os, "fsync", fsync)
+    j = Journal.open(path, {"sha256": "x", "effort": "high", "mode": "two-stage"})
+    j.keep(0, {"a": 0})
+    assert on_disk and on_disk[-1] == path.stat().st_size  # the page's line flushed
+    j.close()

@@ -259,6 +259,28 @@ def test_a_child_that_never_answers_the_load_is_stopped_at_the_time_limit(tmp_pa
         probe.close()
 
 
+def test_a_load_over_the_time_limit_is_refused_however_late_its_answer_is_looked_at(
+        tmp_path, monkeypatch):
+    """The time limit counts from the question, for a page asked ahead too: a load that took
+    longer is refused even when this process looks at its answer only after it came (it
+    kept the page before for longer than the limit), as when it waits for the answer."""
+    import select
+
+    _children(monkeypatch)
+    path = tmp_path / "three.pdf"
+    path.write_bytes(build_pdf([GOOD_PAGE, GOOD_PAGE, OTHER_PAGE]))
+    probe = _probe(path, "slow", monkeypatch)  # page 2's load takes 2 s more
+    try:
+        assert probe.read(0, 0, ahead=(1, 1)) is not None
+        probe.seconds = 0.5  # (page 1 had the default limit: the child's start is in it)
+        select.select([probe._answers.fd], [], [])  # page 2's answer has come: then look
+        assert probe.read(1, 1) is None
+        assert probe.check(1) == "its content takes longer than 0.5 s to parse"
+        assert whole_page.from_bytes(probe.read(2, 2)).record["page_no"] == 3
+    finally:
+        probe.close()
+
+
 def test_a_refused_page_is_refused_once_with_its_line(tmp_path, monkeypatch):
     monkeypatch.setenv("MINERU_TUI_PAGE_MEMORY_MB", "64")
     path = tmp_path / "bomb.pdf"
