@@ -17,6 +17,7 @@ ENGINE_WORDS = {"base", "events", "params", "defaults", "errors"}
 FLOORS = {
     "root": 0, "errors": 0, "console": 0, "interrupts": 0, "events": 0, "engines.words": 0,
     "units": 0, "kinds": 0,  # the table of kinds names its readers as strings, imports none
+    "collector": 0,  # the cycle collector's threshold for a reading job
     "document": 1, "detect": 1,
     "model_store": 1,           # where the model is kept: huggingface_hub's cache, no engine
     "office": 2, "pdf": 2,

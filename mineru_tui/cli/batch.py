@@ -26,7 +26,6 @@ Rules the CLI documents:
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import stat
 import sys
@@ -37,6 +36,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from mineru_tui import interrupts
+from mineru_tui.collector import collect_less
 from mineru_tui.console import line, shown
 from mineru_tui.detect import (DEFAULT_LIMITS, OFFICE_KINDS, PAGE_KINDS, SUPPORTED, Detected,
                                ZipLimits, detect, is_reported)
@@ -181,23 +181,10 @@ def _walk(root: Path, opts: Options, skip_dir: str | None) -> list[Item]:
     return unreadable + found
 
 
-COLLECT_EVERY = 50_000  # new container objects between two young-generation collections
-
-
-def _collect_less() -> None:
-    """Start Python's cycle collector after :data:`COLLECT_EVERY` new objects instead of its
-    700. A job makes millions of short-lived objects (characters, lines, pages loaded back
-    from disk, JSON pieces) and almost no cycles; at 700 the collector ran ~600 times on a
-    300-page PDF at ``--effort low`` and walked what was alive each time (0.18 CPU-s; 0.01 at
-    50,000). The few cycles wait a little longer; memory is not changed by it."""
-    young, middle, old = gc.get_threshold()
-    gc.set_threshold(max(young, COLLECT_EVERY), middle, old)
-
-
 def run(args: list[Path], opts: Options, stdout: TextIO | None = None,
         stderr: TextIO | None = None) -> int:
     """Parse every input; return the exit code."""
-    _collect_less()
+    collect_less()
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
 

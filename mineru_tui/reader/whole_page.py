@@ -90,14 +90,12 @@ def _serve(pdf_page, ordinal: int, reading: dict) -> bytes:
     return to_bytes(read_whole(pdf_page, ordinal, reading["classify"], isolated=True))
 
 
-COLLECT_EVERY = 50_000  # as ``parse`` (cli/batch.py): pages make many objects, few cycles
-
-
 if __name__ == "__main__":
     import gc
 
+    from mineru_tui.collector import collect_less
     from mineru_tui.pdf import probe_child
 
     gc.freeze()  # what the imports made is never garbage: no collection walks it
-    gc.set_threshold(COLLECT_EVERY, *gc.get_threshold()[1:])
+    collect_less()  # as ``parse`` does
     probe_child.main(_serve)
