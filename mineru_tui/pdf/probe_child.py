@@ -16,9 +16,6 @@ import signal
 import sys
 import time
 
-REOPEN_EVERY = 50  # pages checked before the child opens the file afresh (as pdf/reader.py)
-
-
 def _limit_memory(extra_mb: float) -> None:
     """Cap this process's address space at its current size plus ``extra_mb``."""
     try:
@@ -51,7 +48,7 @@ def _serve(read) -> None:
     import pypdfium2.raw as pdfium_c
 
     from mineru_tui.pdf.pdfium import owned
-    from mineru_tui.pdf.reader import PdfPage, open_pdf
+    from mineru_tui.pdf.reader import REOPEN_EVERY, PdfPage, open_pdf
 
     setup = json.loads(sys.stdin.readline())
     doc = open_pdf(setup["path"], password=setup.get("password"))
