@@ -85,15 +85,13 @@ def _text_only_page(page, without_unmapped: bool) -> list:
         raise NeedsModelError(page.number, "The page has no visible text.")
 
     directions = {c.direction for c in visible}
-    if len(directions) == 1:  # most pages: all their text runs one way
-        by_direction: dict[int, list] = {directions.pop(): list(visible)}
+    if len(directions) == 1:  # most pages: all their text runs one way, nothing to count
+        main = directions.pop()
+        by_direction: dict[int, list] = {main: list(visible)}
     else:
         by_direction = {}
         for c in visible:
             by_direction.setdefault(c.direction, []).append(c)
-    if len(by_direction) == 1:  # most pages: one direction, nothing to count
-        main = next(iter(by_direction))
-    else:
         main = max(by_direction, key=lambda d: (sum(not c.text.isspace() for c in by_direction[d]),
                                                 d == 0))
     page_structure = structure.PageStructure.read(page, visible)
