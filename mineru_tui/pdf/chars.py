@@ -13,6 +13,8 @@ import re
 import struct
 from dataclasses import dataclass
 
+from mineru_tui.pdf.pdfium import unlocked
+
 MAX_NATIVE_CHARS = 65_535  # MinerU sends a page's text to OCR above this many characters
 STANDARD_TOLERANCE = 0.1  # degrees: a character at 0/90/180/270 within this is "standard"
 MAX_TILT = 30.0  # degrees: tilted characters (faux italics) kept only up to this
@@ -94,11 +96,6 @@ def _read_chars(page, limit: int, fonts: dict | None = None) -> list[Char] | Non
     with owned(), collector_paused():  # PDFium is held over the whole page: the loop calls its bare functions
         return _read_chars_owned(page, limit, fonts=fonts)
 
-
-def _bare(function):
-    """A PDFium function without the per-call lock :mod:`.pdfium` wraps it in (the caller
-    holds the lock)."""
-    return getattr(function, "__wrapped__", function)
 
 
 def _read_chars_owned(page, limit: int, compiled: bool | None = None,
@@ -251,7 +248,8 @@ _SIX_DOUBLES, _FOUR_FLOATS = struct.Struct("=6d"), struct.Struct("=4f")
 class _AddressTyped:
     """The per-character PDFium functions typed to take a text page's address (an int)
     and output addresses: ctypes converts an int far faster than a pointer object, and
-    the character loop calls PDFium several times per character. Bare (see :func:`_bare`):
+    the character loop calls PDFium several times per character. Bare (see
+    :func:`.pdfium.unlocked`):
     the caller holds PDFium's lock."""
 
     NAMES = ("FPDFText_GetUnicode", "FPDFText_IsGenerated", "FPDFText_GetCharBox",
@@ -268,15 +266,15 @@ class _AddressTyped:
             return ctypes.c_void_p if t is not None and issubclass(t, ctypes._Pointer) else t
 
         for name in self.NAMES:
-            function = _bare(getattr(pdfium_c, name))
+            (function,) = unlocked(getattr(pdfium_c, name))
             address = ctypes.cast(function, ctypes.c_void_p).value
             prototype = ctypes.CFUNCTYPE(plain(function.restype),
                                          *(plain(t) for t in function.argtypes))
             setattr(self, name, prototype(address))
         # the functions' addresses, in NAMES' then OBJECT_FUNCTIONS' order, for the C loop
         # (_charloop.c)
-        self.addresses = tuple(ctypes.cast(_bare(getattr(pdfium_c, name)), ctypes.c_void_p).value
-                               for name in self.NAMES + OBJECT_FUNCTIONS)
+        bare = unlocked(*(getattr(pdfium_c, name) for name in self.NAMES + OBJECT_FUNCTIONS))
+        self.addresses = tuple(ctypes.cast(function, ctypes.c_void_p).value for function in bare)
 
 
 # the PDFium functions _object_facts calls on a text object, which the C loop calls itself
@@ -379,13 +377,13 @@ def _bare_functions(pdfium_c):
 
 
 class _BareFunctions:
-    """``pypdfium2.raw`` with its functions bare (:func:`_bare`), its constants and types
+    """``pypdfium2.raw`` with its functions bare (:func:`.pdfium.unlocked`), its constants and types
     as they are: for code that holds PDFium's lock already."""
 
     def __init__(self, module):
         self._module = module
 
     def __getattr__(self, name):
-        value = _bare(getattr(self._module, name))
+        (value,) = unlocked(getattr(self._module, name))
         setattr(self, name, value)  # looked up once
         return value

@@ -61,15 +61,14 @@ def font_styles(page, chars: list[Char]) -> dict[int, FontStyle]:
         del todo[key]
     if not todo:
         return cache
-    from mineru_tui.pdf.pdfium import owned
+    from mineru_tui.pdf.pdfium import owned, unlocked
 
     tp = page.textpage().raw
     buf = ctypes.create_string_buffer(256)
     size, flags = len(buf), ctypes.c_int()
     flags_ref = ctypes.byref(flags)
     # PDFium held once for the page's text objects, its functions called bare
-    font_info = getattr(pdfium_c.FPDFText_GetFontInfo, "__wrapped__", pdfium_c.FPDFText_GetFontInfo)
-    font_weight = getattr(pdfium_c.FPDFText_GetFontWeight, "__wrapped__", pdfium_c.FPDFText_GetFontWeight)
+    font_info, font_weight = unlocked(pdfium_c.FPDFText_GetFontInfo, pdfium_c.FPDFText_GetFontWeight)
     with owned():
         for key, index in todo.items():
             n = font_info(tp, index, buf, size, flags_ref)
