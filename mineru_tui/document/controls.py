@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-from collections import OrderedDict
 from enum import Enum
 
 from mineru_tui.console import document_text
 from mineru_tui.document.model import Block, Cell, Document, Line, Page, Span, Table
+from mineru_tui.document.recent import Recent
 from mineru_tui.document.stackless import Walk, drive
 
 _MODEL = (Span, Line, Block, Cell, Table, Page)
@@ -199,20 +199,12 @@ class SharedCleaning:
     """:func:`page_without_controls` for writers that go through the same pages side by side
     (``output._side_by_side``): a page object asked for again is cleaned once, not once per
     writer (the Markdown, the content list and MinerU 4's middle JSON each need it). Pages
-    are known by identity, the last ``keep`` held (so an identity is never reused while
-    remembered: side by side, the writers are at most a page apart, so two would do); make
-    one per write, over pages nothing changes while it lasts."""
+    are known by identity, the last ``keep`` remembered (:class:`.recent.Recent`; side by
+    side, the writers are at most a page apart, so two would do); make one per write, over
+    pages nothing changes while it lasts."""
 
     def __init__(self, keep: int = 2):
-        self.keep = keep
-        self._memo: OrderedDict[int, tuple[Page, Page]] = OrderedDict()
+        self._cleaned = Recent(keep)
 
     def __call__(self, page: Page) -> Page:
-        hit = self._memo.get(id(page))
-        if hit is not None and hit[0] is page:
-            return hit[1]
-        clean = _clean_page(page)
-        self._memo[id(page)] = (page, clean)
-        if len(self._memo) > self.keep:
-            self._memo.popitem(last=False)
-        return clean
+        return self._cleaned.get(page, _clean_page)

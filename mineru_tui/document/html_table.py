@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import html
 import re
-from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -21,6 +20,7 @@ from mineru_tui.document.escaping import (ORDERED_MARKER, latex_links_safe, list
                                           unify_newlines)
 from mineru_tui.document.links import safe_image_name, safe_image_url, safe_url
 from mineru_tui.document.model import Block, BlockType, Cell, Span, SpanType, Table, merge_spans, walk
+from mineru_tui.document.recent import Recent
 from mineru_tui.document.stackless import Walk, drive
 
 
@@ -231,21 +231,13 @@ def table_html(table: Table, image_prefix: str = "") -> str:
     """The table as one line of HTML, with colspan/rowspan and nested tables kept (at any
     depth: the walk keeps its own stack, :mod:`.stackless`). Inside :func:`shared_tables`,
     a table object asked for again gives the HTML made for it the first time."""
-    memo = _SHARED.get()
-    if memo is None:
+    recent = _SHARED.get()
+    if recent is None:
         return drive(_table_walk(table, image_prefix))
-    key = (id(table), image_prefix)
-    hit = memo.get(key)
-    if hit is not None and hit[0] is table:
-        return hit[1]
-    text = drive(_table_walk(table, image_prefix))
-    memo[key] = (table, text)
-    if len(memo) > _SHARED_KEEP:
-        memo.popitem(last=False)
-    return text
+    return recent.get(table, lambda t: drive(_table_walk(t, image_prefix)), image_prefix)
 
 
-_SHARED: ContextVar[OrderedDict | None] = ContextVar("shared_table_html", default=None)
+_SHARED: ContextVar[Recent | None] = ContextVar("shared_table_html", default=None)
 _SHARED_KEEP = 16  # tables remembered: the writers side by side are at most a page apart
 
 
@@ -254,9 +246,9 @@ def shared_tables() -> Iterator[None]:
     """Within the block (in this thread or task), each table's HTML is built once, not once
     per writer: the Markdown, the content list and MinerU 4's middle JSON all hold it (the
     way :class:`.controls.SharedCleaning` shares a page's cleaning). Tables are known by
-    identity (the last ``_SHARED_KEEP`` held, so an identity is never reused while
-    remembered); use it over a write, while nothing changes the tables."""
-    token = _SHARED.set(OrderedDict())
+    identity, the last ``_SHARED_KEEP`` remembered (:class:`.recent.Recent`); use it over a
+    write, while nothing changes the tables."""
+    token = _SHARED.set(Recent(_SHARED_KEEP))
     try:
         yield
     finally:
