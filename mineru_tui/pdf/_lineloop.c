@@ -1164,7 +1164,6 @@ rows(PyObject *self, PyObject *args)
     }
     PyObject *out = NULL;
     Py_ssize_t *solid = PyMem_Malloc((n ? n : 1) * sizeof(Py_ssize_t));
-    Py_ssize_t *group_of = PyMem_Malloc((n ? n : 1) * sizeof(Py_ssize_t));
     double *ext = PyMem_Malloc((n ? n : 1) * 2 * sizeof(double));
     double *k0 = PyMem_Malloc((n ? n : 1) * 2 * sizeof(double)), *k1 = k0 ? k0 + (n ? n : 1) : NULL;
     Py_ssize_t *order = NULL, *by = NULL;
@@ -1173,7 +1172,7 @@ rows(PyObject *self, PyObject *args)
     Vec *pieces = NULL;
     Py_ssize_t n_groups = 0, n_merged = 0, n_pieces = 0;
     double *mext = PyMem_Malloc((n ? n : 1) * 2 * sizeof(double));
-    if (!solid || !group_of || !ext || !k0 || !groups || !merged || !mext) {
+    if (!solid || !ext || !k0 || !groups || !merged || !mext) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1404,7 +1403,7 @@ rows(PyObject *self, PyObject *args)
             }
             if (!any)
                 continue;
-            Py_ssize_t start = n_pieces, prev = -1;
+            Py_ssize_t prev = -1;
             Vec current = {NULL, 0, 0};
             int current_solid = 0;
             for (Py_ssize_t j = 0; j < r->n; j++) {
@@ -1430,7 +1429,6 @@ rows(PyObject *self, PyObject *args)
                 pieces[n_pieces++] = current;
             else
                 PyMem_Free(current.v);
-            (void)start;
         }
         vecs_free(merged, n_merged);
         merged = pieces;
@@ -1476,7 +1474,6 @@ rows(PyObject *self, PyObject *args)
 done:
     PyMem_Free(tilt);
     PyMem_Free(solid);
-    PyMem_Free(group_of);
     PyMem_Free(ext);
     PyMem_Free(k0);
     PyMem_Free(order);
