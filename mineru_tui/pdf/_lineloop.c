@@ -1736,9 +1736,9 @@ line(PyObject *self, PyObject *args)
     }
     for (Py_ssize_t k = 0; k < nb; k++)
         work[k] = sizes[body[k]];
-    if (sort_doubles(work, nb) < 0)
+    double size;
+    if (upper_median(work, nb, &size) < 0)
         goto done;
-    double size = work[nb / 2];
     Py_ssize_t letters = 0, bold = 0, italic = 0;
     for (Py_ssize_t k = 0; k < nb; k++) {
         if (Py_UNICODE_ISALNUM(cps[body[k]])) {
@@ -1916,9 +1916,9 @@ cut_once(const PieceBoxes *pb, const double *height, Py_ssize_t *part, Py_ssize_
     }
     for (Py_ssize_t t = 0; t < m; t++)
         heights[t] = height[part[t]];
-    if (sort_doubles(heights, m) < 0)
+    double h_mid;
+    if (upper_median(heights, m, &h_mid) < 0)
         goto done;
-    double h_mid = heights[m / 2];
     double min_gap = number[K_GUTTER] * h_mid;
     memcpy(items, part, m * sizeof(Py_ssize_t));
     Py_ssize_t n_cols = split_parts(pb, items, m, 1, min_gap, starts);
