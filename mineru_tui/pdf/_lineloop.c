@@ -116,13 +116,13 @@ static PyTypeObject GlyphType = {
 
 /* ------------------------------------------------------------------- helpers ------- */
 
-/* the four floats of a 4-tuple of floats; 0 when it is anything else */
+/* the n floats of an n-tuple of floats (a box, an origin); 0 when it is anything else */
 static int
-four_floats(PyObject *t, double *v)
+tuple_floats(PyObject *t, int n, double *v)
 {
-    if (!t || !PyTuple_CheckExact(t) || PyTuple_GET_SIZE(t) != 4)
+    if (!t || !PyTuple_CheckExact(t) || PyTuple_GET_SIZE(t) != n)
         return 0;
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < n; k++) {
         PyObject *x = PyTuple_GET_ITEM(t, k);
         if (!PyFloat_CheckExact(x))
             return 0;
@@ -470,10 +470,7 @@ glyphs(PyObject *self, PyObject *args)
         int space = Py_UNICODE_ISSPACE(cp);
         if (obj && !space) {
             double size, origin[2];
-            PyObject *o = FIELD(c, C_ORIGIN);
-            if (!as_float(FIELD(c, C_SIZE), &size) || !o || !PyTuple_CheckExact(o)
-                || PyTuple_GET_SIZE(o) != 2 || !as_float(PyTuple_GET_ITEM(o, 0), &origin[0])
-                || !as_float(PyTuple_GET_ITEM(o, 1), &origin[1]))
+            if (!as_float(FIELD(c, C_SIZE), &size) || !tuple_floats(FIELD(c, C_ORIGIN), 2, origin))
                 goto python;
             double near = 0.07 * (1.0 > size ? 1.0 : size);
             double x = origin[0], y = origin[1];
@@ -521,11 +518,8 @@ glyphs(PyObject *self, PyObject *args)
         if (cdir != direction || tilt > number[K_MAX_TILT])
             continue;
         double b[4], l[4], baseline, org[2];
-        PyObject *o = FIELD(c, C_ORIGIN);
-        if (!four_floats(FIELD(c, C_BOX), b) || !four_floats(FIELD(c, C_LOOSE), l) || !o
-            || !PyTuple_CheckExact(o) || PyTuple_GET_SIZE(o) != 2
-            || !as_float(PyTuple_GET_ITEM(o, 0), &org[0])
-            || !as_float(PyTuple_GET_ITEM(o, 1), &org[1]))
+        if (!tuple_floats(FIELD(c, C_BOX), 4, b) || !tuple_floats(FIELD(c, C_LOOSE), 4, l)
+            || !tuple_floats(FIELD(c, C_ORIGIN), 2, org))
             goto python;
         PyObject *box = NULL, *loose = NULL;
         if (direction == 0) {
@@ -1719,7 +1713,7 @@ line(PyObject *self, PyObject *args)
     /* _make_line: the characters, the union of the solid ones' boxes, size, bold, italic */
     double box[4], u[4];
     for (Py_ssize_t k = 0; k < ns; k++) {
-        if (!four_floats(FIELD(gs[solid[k]]->chr, C_BOX), u))
+        if (!tuple_floats(FIELD(gs[solid[k]]->chr, C_BOX), 4, u))
             goto python;
         if (k == 0) {
             memcpy(box, u, sizeof box);
