@@ -632,7 +632,8 @@ fail:
 
 /* ------------------------------------------------------------------- groups -------- */
 
-/* the glyphs of a list when all are Glyphs (borrowed), else NULL with no error */
+/* the glyphs of a list when all are Glyphs (borrowed), else NULL with no error; a Glyph is
+ * made only by glyphs(), after setup(), so a function given Glyphs needs no READY_OR_NONE */
 static Glyph **
 glyph_array(PyObject *list)
 {
@@ -750,7 +751,6 @@ pieces(PyObject *self, PyObject *args)
     PyObject *list;
     if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &list))
         return NULL;
-    READY_OR_NONE();
     Py_ssize_t n = PyList_GET_SIZE(list);
     Glyph **gs = glyph_array(list);
     if (!gs)
@@ -1563,7 +1563,6 @@ line(PyObject *self, PyObject *args)
     PyObject *list;
     if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &list))
         return NULL;
-    READY_OR_NONE();
     Py_ssize_t n = PyList_GET_SIZE(list);
     Glyph **gs = glyph_array(list);
     if (!gs || n == 0)
@@ -1789,7 +1788,6 @@ letters(PyObject *self, PyObject *args)
     PyObject *list;
     if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &list))
         return NULL;
-    READY_OR_NONE();
     Py_ssize_t n = PyList_GET_SIZE(list), cjk = 0, rtl = 0, ltr = 0;
     Glyph **gs = glyph_array(list);
     if (!gs)
