@@ -1546,12 +1546,14 @@ median(double *v, Py_ssize_t n, double *out)
 enum { NO_SCRIPT, SUP, SUB };
 enum { NO_SPACE, GENERATED_SPACE, PDF_SPACE };
 
-static int
-put(Py_UCS4 *buf, Py_ssize_t *len, const char *ascii)
+/* "<sup>" or "<sub>", or its closing tag, written at buf + *len */
+static void
+put_tag(Py_UCS4 *buf, Py_ssize_t *len, char script, int closing)
 {
-    while (*ascii)
-        buf[(*len)++] = (Py_UCS4)*ascii++;
-    return 0;
+    const char *text = closing ? (script == SUP ? "</sup>" : "</sub>")
+                               : (script == SUP ? "<sup>" : "<sub>");
+    while (*text)
+        buf[(*len)++] = (Py_UCS4)*text++;
 }
 
 /* line(row) -> (chars, box, text, height, size, bold, italic), or None: lines._make_line for
@@ -1677,7 +1679,6 @@ line(PyObject *self, PyObject *args)
         space = NO_SPACE;
     }
     Py_ssize_t len = 0;
-    static const char *tag[] = {"", "sup", "sub"};
     if (!scripts) {
         for (Py_ssize_t k = 0; k < np; k++)
             put_text(buf, &len, part_text[k]);
@@ -1686,25 +1687,16 @@ line(PyObject *self, PyObject *args)
         for (Py_ssize_t k = 0; k < np; k++) {
             char script = part_script[k];
             if (script != current) {
-                if (current) {
-                    put(buf, &len, "</");
-                    put(buf, &len, tag[(int)current]);
-                    put(buf, &len, ">");
-                }
-                if (script) {
-                    put(buf, &len, "<");
-                    put(buf, &len, tag[(int)script]);
-                    put(buf, &len, ">");
-                }
+                if (current)
+                    put_tag(buf, &len, current, 1);
+                if (script)
+                    put_tag(buf, &len, script, 0);
                 current = script;
             }
             put_text(buf, &len, part_text[k]);
         }
-        if (current) {
-            put(buf, &len, "</");
-            put(buf, &len, tag[(int)current]);
-            put(buf, &len, ">");
-        }
+        if (current)
+            put_tag(buf, &len, current, 1);
     }
     /* _clean and strip() leave such a line as it is; a line they would change goes to Python */
     if (len == 0 || Py_UNICODE_ISSPACE(buf[0]) || Py_UNICODE_ISSPACE(buf[len - 1]))
