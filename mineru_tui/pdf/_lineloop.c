@@ -942,6 +942,32 @@ less_visual_key(const void *ctx, Py_ssize_t a, Py_ssize_t b)
     return x->vidx < y->vidx;
 }
 
+/* idx[0..n-1] sorted stably (in place) by less over the glyphs gs[idx[...]] */
+static int
+sort_glyphs(Glyph **gs, Py_ssize_t *idx, Py_ssize_t n, Less less)
+{
+    Glyph **picked = PyMem_Malloc((n ? n : 1) * sizeof(Glyph *));
+    Py_ssize_t *copy = PyMem_Malloc((n ? n : 1) * sizeof(Py_ssize_t));
+    Py_ssize_t *o = NULL;
+    if (picked && copy) {
+        for (Py_ssize_t k = 0; k < n; k++)
+            picked[k] = gs[idx[k]];
+        SortCtx ctx = {picked, NULL, NULL};
+        o = sorted_indices(n, less, &ctx);
+    } else {
+        PyErr_NoMemory();
+    }
+    if (o) {
+        memcpy(copy, idx, n * sizeof(Py_ssize_t));
+        for (Py_ssize_t k = 0; k < n; k++)
+            idx[k] = copy[o[k]];
+    }
+    PyMem_Free(picked);
+    PyMem_Free(copy);
+    PyMem_Free(o);
+    return o ? 0 : -1;
+}
+
 static int
 less_key0(const void *ctx, Py_ssize_t a, Py_ssize_t b)
 {
@@ -1160,7 +1186,7 @@ rows(PyObject *self, PyObject *args)
     Py_ssize_t *solid = PyMem_Malloc((n ? n : 1) * sizeof(Py_ssize_t));
     double *ext = PyMem_Malloc((n ? n : 1) * 2 * sizeof(double));
     double *k0 = PyMem_Malloc((n ? n : 1) * 2 * sizeof(double)), *k1 = k0 ? k0 + (n ? n : 1) : NULL;
-    Py_ssize_t *order = NULL, *by = NULL;
+    Py_ssize_t *by = NULL;
     Vec *groups = PyMem_Calloc(n ? n : 1, sizeof(Vec));
     Vec *merged = PyMem_Calloc(n ? n : 1, sizeof(Vec));
     Vec *pieces = NULL;
@@ -1175,29 +1201,14 @@ rows(PyObject *self, PyObject *args)
     for (Py_ssize_t i = 0; i < n; i++)
         if (!gs[i]->space)
             solid[ns++] = i;
-    {
-        SortCtx ctx = {gs, NULL, NULL};
-        Glyph **sg = PyMem_Malloc((ns ? ns : 1) * sizeof(Glyph *));
-        if (!sg) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        for (Py_ssize_t k = 0; k < ns; k++)
-            sg[k] = gs[solid[k]];
-        ctx.gs = sg;
-        order = sorted_indices(ns, less_row_key, &ctx);
-        PyMem_Free(sg);
-        if (!order)
-            goto done;
-        for (Py_ssize_t k = 0; k < ns; k++)
-            order[k] = solid[order[k]];
-    }
+    if (sort_glyphs(gs, solid, ns, less_row_key) < 0)
+        goto done;
     /* _core_groups */
     double overlap = number[K_LINE_OVERLAP];
     for (Py_ssize_t k = 0; k < ns; k++) {
-        const Glyph *g = gs[order[k]];
+        const Glyph *g = gs[solid[k]];
         Py_ssize_t best = join_core_group(ext, &n_groups, g->top, g->bottom, overlap);
-        if (vec_push(&groups[best], order[k]) < 0)
+        if (vec_push(&groups[best], solid[k]) < 0)
             goto done;
     }
     /* _rows: groups by their extents' bottoms, each joined to a recent one it overlaps */
@@ -1349,33 +1360,9 @@ rows(PyObject *self, PyObject *args)
         by = NULL;
     }
     /* each row left to right (its visual order) */
-    for (Py_ssize_t q = 0; q < n_merged; q++) {
-        Vec *r = &merged[q];
-        Glyph **rg = PyMem_Malloc((r->n ? r->n : 1) * sizeof(Glyph *));
-        if (!rg) {
-            PyErr_NoMemory();
+    for (Py_ssize_t q = 0; q < n_merged; q++)
+        if (sort_glyphs(gs, merged[q].v, merged[q].n, less_visual_key) < 0)
             goto done;
-        }
-        for (Py_ssize_t j = 0; j < r->n; j++)
-            rg[j] = gs[r->v[j]];
-        SortCtx ctx = {rg, NULL, NULL};
-        Py_ssize_t *o = sorted_indices(r->n, less_visual_key, &ctx);
-        PyMem_Free(rg);
-        if (!o)
-            goto done;
-        Py_ssize_t *v = PyMem_Malloc((r->n ? r->n : 1) * sizeof(Py_ssize_t));
-        if (!v) {
-            PyMem_Free(o);
-            PyErr_NoMemory();
-            goto done;
-        }
-        for (Py_ssize_t j = 0; j < r->n; j++)
-            v[j] = r->v[o[j]];
-        PyMem_Free(o);
-        PyMem_Free(r->v);
-        r->v = v;
-        r->cap = r->n ? r->n : 1;
-    }
     /* _split_row: cut at gaps wider than split_gap times the row's tallest glyph */
     if (split_o != Py_None) {
         pieces = PyMem_Calloc(n ? n : 1, sizeof(Vec));
@@ -1470,7 +1457,6 @@ done:
     PyMem_Free(solid);
     PyMem_Free(ext);
     PyMem_Free(k0);
-    PyMem_Free(order);
     PyMem_Free(by);
     PyMem_Free(mext);
     vecs_free(groups, n_groups);
