@@ -305,9 +305,8 @@ typedef struct {
 } Cell;
 
 typedef struct {
-    Cell *cells;
+    Cell *cells; /* twice as many slots as characters: never full */
     size_t mask;
-    size_t used;
 } CellMap;
 
 static size_t
@@ -436,7 +435,7 @@ glyphs(PyObject *self, PyObject *args)
         if (!Py_IS_TYPE(PyList_GET_ITEM(chars, i), char_type))
             Py_RETURN_NONE;
     Kept *kept = PyMem_Malloc((n ? n : 1) * sizeof(Kept));
-    CellMap map = {NULL, 0, 0};
+    CellMap map = {NULL, 0};
     size_t slots = 16;
     while (slots < (size_t)n * 2)
         slots <<= 1;
@@ -508,7 +507,6 @@ glyphs(PyObject *self, PyObject *args)
                 own->kx = kx;
                 own->ky = ky;
                 own->head = own->tail = n_kept;
-                map.used++;
             } else {
                 kept[own->tail].next = n_kept;
                 own->tail = n_kept;
