@@ -116,13 +116,13 @@ static PyTypeObject GlyphType = {
 
 /* ------------------------------------------------------------------- helpers ------- */
 
-/* the four floats of a 4-tuple of floats; 0 when it is anything else */
+/* the n floats of an n-tuple of floats (a box, an origin); 0 when it is anything else */
 static int
-four_floats(PyObject *t, double *v)
+tuple_floats(PyObject *t, int n, double *v)
 {
-    if (!t || !PyTuple_CheckExact(t) || PyTuple_GET_SIZE(t) != 4)
+    if (!t || !PyTuple_CheckExact(t) || PyTuple_GET_SIZE(t) != n)
         return 0;
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < n; k++) {
         PyObject *x = PyTuple_GET_ITEM(t, k);
         if (!PyFloat_CheckExact(x))
             return 0;
@@ -305,9 +305,8 @@ typedef struct {
 } Cell;
 
 typedef struct {
-    Cell *cells;
+    Cell *cells; /* twice as many slots as characters: never full */
     size_t mask;
-    size_t used;
 } CellMap;
 
 static size_t
@@ -436,7 +435,7 @@ glyphs(PyObject *self, PyObject *args)
         if (!Py_IS_TYPE(PyList_GET_ITEM(chars, i), char_type))
             Py_RETURN_NONE;
     Kept *kept = PyMem_Malloc((n ? n : 1) * sizeof(Kept));
-    CellMap map = {NULL, 0, 0};
+    CellMap map = {NULL, 0};
     size_t slots = 16;
     while (slots < (size_t)n * 2)
         slots <<= 1;
@@ -470,10 +469,7 @@ glyphs(PyObject *self, PyObject *args)
         int space = Py_UNICODE_ISSPACE(cp);
         if (obj && !space) {
             double size, origin[2];
-            PyObject *o = FIELD(c, C_ORIGIN);
-            if (!as_float(FIELD(c, C_SIZE), &size) || !o || !PyTuple_CheckExact(o)
-                || PyTuple_GET_SIZE(o) != 2 || !as_float(PyTuple_GET_ITEM(o, 0), &origin[0])
-                || !as_float(PyTuple_GET_ITEM(o, 1), &origin[1]))
+            if (!as_float(FIELD(c, C_SIZE), &size) || !tuple_floats(FIELD(c, C_ORIGIN), 2, origin))
                 goto python;
             double near = 0.07 * (1.0 > size ? 1.0 : size);
             double x = origin[0], y = origin[1];
@@ -511,7 +507,6 @@ glyphs(PyObject *self, PyObject *args)
                 own->kx = kx;
                 own->ky = ky;
                 own->head = own->tail = n_kept;
-                map.used++;
             } else {
                 kept[own->tail].next = n_kept;
                 own->tail = n_kept;
@@ -521,11 +516,8 @@ glyphs(PyObject *self, PyObject *args)
         if (cdir != direction || tilt > number[K_MAX_TILT])
             continue;
         double b[4], l[4], baseline, org[2];
-        PyObject *o = FIELD(c, C_ORIGIN);
-        if (!four_floats(FIELD(c, C_BOX), b) || !four_floats(FIELD(c, C_LOOSE), l) || !o
-            || !PyTuple_CheckExact(o) || PyTuple_GET_SIZE(o) != 2
-            || !as_float(PyTuple_GET_ITEM(o, 0), &org[0])
-            || !as_float(PyTuple_GET_ITEM(o, 1), &org[1]))
+        if (!tuple_floats(FIELD(c, C_BOX), 4, b) || !tuple_floats(FIELD(c, C_LOOSE), 4, l)
+            || !tuple_floats(FIELD(c, C_ORIGIN), 2, org))
             goto python;
         PyObject *box = NULL, *loose = NULL;
         if (direction == 0) {
@@ -638,7 +630,8 @@ fail:
 
 /* ------------------------------------------------------------------- groups -------- */
 
-/* the glyphs of a list when all are Glyphs (borrowed), else NULL with no error */
+/* the glyphs of a list when all are Glyphs (borrowed), else NULL with no error; a Glyph is
+ * made only by glyphs(), after setup(), so a function given Glyphs needs no READY_OR_NONE */
 static Glyph **
 glyph_array(PyObject *list)
 {
@@ -756,7 +749,6 @@ pieces(PyObject *self, PyObject *args)
     PyObject *list;
     if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &list))
         return NULL;
-    READY_OR_NONE();
     Py_ssize_t n = PyList_GET_SIZE(list);
     Glyph **gs = glyph_array(list);
     if (!gs)
@@ -946,6 +938,32 @@ less_visual_key(const void *ctx, Py_ssize_t a, Py_ssize_t b)
     if (x->vmid != y->vmid)
         return x->vmid < y->vmid;
     return x->vidx < y->vidx;
+}
+
+/* idx[0..n-1] sorted stably (in place) by less over the glyphs gs[idx[...]] */
+static int
+sort_glyphs(Glyph **gs, Py_ssize_t *idx, Py_ssize_t n, Less less)
+{
+    Glyph **picked = PyMem_Malloc((n ? n : 1) * sizeof(Glyph *));
+    Py_ssize_t *copy = PyMem_Malloc((n ? n : 1) * sizeof(Py_ssize_t));
+    Py_ssize_t *o = NULL;
+    if (picked && copy) {
+        for (Py_ssize_t k = 0; k < n; k++)
+            picked[k] = gs[idx[k]];
+        SortCtx ctx = {picked, NULL, NULL};
+        o = sorted_indices(n, less, &ctx);
+    } else {
+        PyErr_NoMemory();
+    }
+    if (o) {
+        memcpy(copy, idx, n * sizeof(Py_ssize_t));
+        for (Py_ssize_t k = 0; k < n; k++)
+            idx[k] = copy[o[k]];
+    }
+    PyMem_Free(picked);
+    PyMem_Free(copy);
+    PyMem_Free(o);
+    return o ? 0 : -1;
 }
 
 static int
@@ -1164,16 +1182,15 @@ rows(PyObject *self, PyObject *args)
     }
     PyObject *out = NULL;
     Py_ssize_t *solid = PyMem_Malloc((n ? n : 1) * sizeof(Py_ssize_t));
-    Py_ssize_t *group_of = PyMem_Malloc((n ? n : 1) * sizeof(Py_ssize_t));
     double *ext = PyMem_Malloc((n ? n : 1) * 2 * sizeof(double));
     double *k0 = PyMem_Malloc((n ? n : 1) * 2 * sizeof(double)), *k1 = k0 ? k0 + (n ? n : 1) : NULL;
-    Py_ssize_t *order = NULL, *by = NULL;
+    Py_ssize_t *by = NULL;
     Vec *groups = PyMem_Calloc(n ? n : 1, sizeof(Vec));
     Vec *merged = PyMem_Calloc(n ? n : 1, sizeof(Vec));
     Vec *pieces = NULL;
     Py_ssize_t n_groups = 0, n_merged = 0, n_pieces = 0;
     double *mext = PyMem_Malloc((n ? n : 1) * 2 * sizeof(double));
-    if (!solid || !group_of || !ext || !k0 || !groups || !merged || !mext) {
+    if (!solid || !ext || !k0 || !groups || !merged || !mext) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1182,29 +1199,14 @@ rows(PyObject *self, PyObject *args)
     for (Py_ssize_t i = 0; i < n; i++)
         if (!gs[i]->space)
             solid[ns++] = i;
-    {
-        SortCtx ctx = {gs, NULL, NULL};
-        Glyph **sg = PyMem_Malloc((ns ? ns : 1) * sizeof(Glyph *));
-        if (!sg) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        for (Py_ssize_t k = 0; k < ns; k++)
-            sg[k] = gs[solid[k]];
-        ctx.gs = sg;
-        order = sorted_indices(ns, less_row_key, &ctx);
-        PyMem_Free(sg);
-        if (!order)
-            goto done;
-        for (Py_ssize_t k = 0; k < ns; k++)
-            order[k] = solid[order[k]];
-    }
+    if (sort_glyphs(gs, solid, ns, less_row_key) < 0)
+        goto done;
     /* _core_groups */
     double overlap = number[K_LINE_OVERLAP];
     for (Py_ssize_t k = 0; k < ns; k++) {
-        const Glyph *g = gs[order[k]];
+        const Glyph *g = gs[solid[k]];
         Py_ssize_t best = join_core_group(ext, &n_groups, g->top, g->bottom, overlap);
-        if (vec_push(&groups[best], order[k]) < 0)
+        if (vec_push(&groups[best], solid[k]) < 0)
             goto done;
     }
     /* _rows: groups by their extents' bottoms, each joined to a recent one it overlaps */
@@ -1356,33 +1358,9 @@ rows(PyObject *self, PyObject *args)
         by = NULL;
     }
     /* each row left to right (its visual order) */
-    for (Py_ssize_t q = 0; q < n_merged; q++) {
-        Vec *r = &merged[q];
-        Glyph **rg = PyMem_Malloc((r->n ? r->n : 1) * sizeof(Glyph *));
-        if (!rg) {
-            PyErr_NoMemory();
+    for (Py_ssize_t q = 0; q < n_merged; q++)
+        if (sort_glyphs(gs, merged[q].v, merged[q].n, less_visual_key) < 0)
             goto done;
-        }
-        for (Py_ssize_t j = 0; j < r->n; j++)
-            rg[j] = gs[r->v[j]];
-        SortCtx ctx = {rg, NULL, NULL};
-        Py_ssize_t *o = sorted_indices(r->n, less_visual_key, &ctx);
-        PyMem_Free(rg);
-        if (!o)
-            goto done;
-        Py_ssize_t *v = PyMem_Malloc((r->n ? r->n : 1) * sizeof(Py_ssize_t));
-        if (!v) {
-            PyMem_Free(o);
-            PyErr_NoMemory();
-            goto done;
-        }
-        for (Py_ssize_t j = 0; j < r->n; j++)
-            v[j] = r->v[o[j]];
-        PyMem_Free(o);
-        PyMem_Free(r->v);
-        r->v = v;
-        r->cap = r->n ? r->n : 1;
-    }
     /* _split_row: cut at gaps wider than split_gap times the row's tallest glyph */
     if (split_o != Py_None) {
         pieces = PyMem_Calloc(n ? n : 1, sizeof(Vec));
@@ -1404,7 +1382,7 @@ rows(PyObject *self, PyObject *args)
             }
             if (!any)
                 continue;
-            Py_ssize_t start = n_pieces, prev = -1;
+            Py_ssize_t prev = -1;
             Vec current = {NULL, 0, 0};
             int current_solid = 0;
             for (Py_ssize_t j = 0; j < r->n; j++) {
@@ -1430,7 +1408,6 @@ rows(PyObject *self, PyObject *args)
                 pieces[n_pieces++] = current;
             else
                 PyMem_Free(current.v);
-            (void)start;
         }
         vecs_free(merged, n_merged);
         merged = pieces;
@@ -1476,10 +1453,8 @@ rows(PyObject *self, PyObject *args)
 done:
     PyMem_Free(tilt);
     PyMem_Free(solid);
-    PyMem_Free(group_of);
     PyMem_Free(ext);
     PyMem_Free(k0);
-    PyMem_Free(order);
     PyMem_Free(by);
     PyMem_Free(mext);
     vecs_free(groups, n_groups);
@@ -1555,12 +1530,14 @@ median(double *v, Py_ssize_t n, double *out)
 enum { NO_SCRIPT, SUP, SUB };
 enum { NO_SPACE, GENERATED_SPACE, PDF_SPACE };
 
-static int
-put(Py_UCS4 *buf, Py_ssize_t *len, const char *ascii)
+/* "<sup>" or "<sub>", or its closing tag, written at buf + *len */
+static void
+put_tag(Py_UCS4 *buf, Py_ssize_t *len, char script, int closing)
 {
-    while (*ascii)
-        buf[(*len)++] = (Py_UCS4)*ascii++;
-    return 0;
+    const char *text = closing ? (script == SUP ? "</sup>" : "</sub>")
+                               : (script == SUP ? "<sup>" : "<sub>");
+    while (*text)
+        buf[(*len)++] = (Py_UCS4)*text++;
 }
 
 /* line(row) -> (chars, box, text, height, size, bold, italic), or None: lines._make_line for
@@ -1572,7 +1549,6 @@ line(PyObject *self, PyObject *args)
     PyObject *list;
     if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &list))
         return NULL;
-    READY_OR_NONE();
     Py_ssize_t n = PyList_GET_SIZE(list);
     Glyph **gs = glyph_array(list);
     if (!gs || n == 0)
@@ -1687,7 +1663,6 @@ line(PyObject *self, PyObject *args)
         space = NO_SPACE;
     }
     Py_ssize_t len = 0;
-    static const char *tag[] = {"", "sup", "sub"};
     if (!scripts) {
         for (Py_ssize_t k = 0; k < np; k++)
             put_text(buf, &len, part_text[k]);
@@ -1696,25 +1671,16 @@ line(PyObject *self, PyObject *args)
         for (Py_ssize_t k = 0; k < np; k++) {
             char script = part_script[k];
             if (script != current) {
-                if (current) {
-                    put(buf, &len, "</");
-                    put(buf, &len, tag[(int)current]);
-                    put(buf, &len, ">");
-                }
-                if (script) {
-                    put(buf, &len, "<");
-                    put(buf, &len, tag[(int)script]);
-                    put(buf, &len, ">");
-                }
+                if (current)
+                    put_tag(buf, &len, current, 1);
+                if (script)
+                    put_tag(buf, &len, script, 0);
                 current = script;
             }
             put_text(buf, &len, part_text[k]);
         }
-        if (current) {
-            put(buf, &len, "</");
-            put(buf, &len, tag[(int)current]);
-            put(buf, &len, ">");
-        }
+        if (current)
+            put_tag(buf, &len, current, 1);
     }
     /* _clean and strip() leave such a line as it is; a line they would change goes to Python */
     if (len == 0 || Py_UNICODE_ISSPACE(buf[0]) || Py_UNICODE_ISSPACE(buf[len - 1]))
@@ -1722,7 +1688,7 @@ line(PyObject *self, PyObject *args)
     /* _make_line: the characters, the union of the solid ones' boxes, size, bold, italic */
     double box[4], u[4];
     for (Py_ssize_t k = 0; k < ns; k++) {
-        if (!four_floats(FIELD(gs[solid[k]]->chr, C_BOX), u))
+        if (!tuple_floats(FIELD(gs[solid[k]]->chr, C_BOX), 4, u))
             goto python;
         if (k == 0) {
             memcpy(box, u, sizeof box);
@@ -1739,9 +1705,9 @@ line(PyObject *self, PyObject *args)
     }
     for (Py_ssize_t k = 0; k < nb; k++)
         work[k] = sizes[body[k]];
-    if (sort_doubles(work, nb) < 0)
+    double size;
+    if (upper_median(work, nb, &size) < 0)
         goto done;
-    double size = work[nb / 2];
     Py_ssize_t letters = 0, bold = 0, italic = 0;
     for (Py_ssize_t k = 0; k < nb; k++) {
         if (Py_UNICODE_ISALNUM(cps[body[k]])) {
@@ -1798,7 +1764,6 @@ letters(PyObject *self, PyObject *args)
     PyObject *list;
     if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &list))
         return NULL;
-    READY_OR_NONE();
     Py_ssize_t n = PyList_GET_SIZE(list), cjk = 0, rtl = 0, ltr = 0;
     Glyph **gs = glyph_array(list);
     if (!gs)
@@ -1919,9 +1884,9 @@ cut_once(const PieceBoxes *pb, const double *height, Py_ssize_t *part, Py_ssize_
     }
     for (Py_ssize_t t = 0; t < m; t++)
         heights[t] = height[part[t]];
-    if (sort_doubles(heights, m) < 0)
+    double h_mid;
+    if (upper_median(heights, m, &h_mid) < 0)
         goto done;
-    double h_mid = heights[m / 2];
     double min_gap = number[K_GUTTER] * h_mid;
     memcpy(items, part, m * sizeof(Py_ssize_t));
     Py_ssize_t n_cols = split_parts(pb, items, m, 1, min_gap, starts);
